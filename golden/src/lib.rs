@@ -1,0 +1,26 @@
+//! # fp8gen golden model
+//!
+//! The bit-exact reference that every generated core is proven against. It owns formats
+//! ([`Format`], a run-time value with a NaN/Inf/zero family), decoding ([`Format::decode`]),
+//! the one unrounded intermediate ([`Exact`]) and the one rounder ([`project`]: P3109
+//! RoundToPrecision → Saturate → Encode, with IEEE-style [`Flags`]), and the operations built
+//! on them: conversion ([`convert`], [`project_f32`]), multiply ([`mul`]), FMA with a binary32
+//! accumulator ([`fma`]) and their power-of-two scaled variants.
+//!
+//! All arithmetic is exact integer arithmetic; nothing goes through f64. The crate does no I/O.
+
+pub mod format;
+pub mod ops;
+pub mod round;
+pub mod value;
+
+pub use format::{Format, FormatError, Specials, PRESETS};
+pub use ops::{
+    add_exact, convert, fma, fma_ieee_zero, fma_scaled, is_signaling_nan, mul, mul_exact,
+    mul_scaled, project_f32, FmaOptions, Scale,
+};
+pub use round::{project, Flags, Rounding, Saturation, Spec, Tininess};
+pub use value::{pow2, Class, Decoded, Exact, ExactClass};
+
+/// Version of the generator and model, written into every generated file and manifest.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

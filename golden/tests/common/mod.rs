@@ -1,0 +1,47 @@
+//! Helpers shared by the golden model's integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// `../shared/reference` beside the repository (override with FP8GEN_SHARED=<shared dir>).
+pub fn reference_dir() -> PathBuf {
+    let shared = std::env::var_os("FP8GEN_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let dir = shared.join("reference");
+    assert!(
+        dir.is_dir(),
+        "reference tables not found at {}; put the project's shared/ folder beside the repository or set FP8GEN_SHARED",
+        dir.display()
+    );
+    dir
+}
+
+/// An exact rational value `sign · m · 2^e` parsed from a C99 hex float such as
+/// `-0x1.8p+2` or `0x0.8p-16`; returns (negative, mantissa integer, exponent).
+pub fn parse_hex_float(s: &str) -> Option<(bool, u128, i32)> {
+    let (neg, rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let rest = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X"))?;
+    let (mant, exp) = rest.split_once(['p', 'P'])?;
+    let mut e: i32 = exp.parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let mut m: u128 = 0;
+    for c in int.chars().chain(frac.chars()) {
+        m = m.checked_mul(16)? + c.to_digit(16)? as u128;
+    }
+    e -= 4 * frac.len() as i32;
+    Some((neg, m, e))
+}
+
+/// Compares `sig·2^exp` with `m·2^e` exactly.
+pub fn same_value(sig: u128, exp: i32, m: u128, e: i32) -> bool {
+    if sig == 0 || m == 0 {
+        return sig == m;
+    }
+    let (a, ea) = (sig >> sig.trailing_zeros(), exp + sig.trailing_zeros() as i32);
+    let (b, eb) = (m >> m.trailing_zeros(), e + m.trailing_zeros() as i32);
+    a == b && ea == eb
+}

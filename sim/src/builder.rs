@@ -1,0 +1,866 @@
+//! Turning Verilog into a loadable shared library: the N-lane wrapper, the C ABI harness,
+//! `verilator --cc`, the C++ compile (model files in parallel, Verilator's runtime compiled
+//! once per toolchain and cached) and the link, all keyed and cached under the cache dir.
+//!
+//! The C++ compiler is invoked directly (`$CXX`, else `c++`/`g++`/`clang++`) rather than
+//! through the `cc` crate: the flags are fixed, we need a shared object (not a static
+//! archive for cargo), and a direct call gives us the exact command for error messages.
+//!
+//! Wrapper ports are named by position (`l<lane>_i<k>`, `l<lane>_o<k>`, `sim_clk`, `sim_rst`)
+//! so user port names never collide with C++ keywords or Verilator's name mangling.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::cache::{default_cache_dir, make_temp_dir, publish, KeyHasher};
+use crate::error::{tail, Result, SimError};
+use crate::spec::{CoreSpec, Direction, PortRole};
+use crate::toolchain::Toolchain;
+
+/// Version of the generated harness and C ABI; part of every cache key.
+pub const HARNESS_VERSION: u32 = 1;
+
+/// Name of the generated wrapper module (the Verilator top).
+pub const WRAPPER_MODULE: &str = "fp8gen_sim_top";
+
+/// Largest supported lane count.
+pub const MAX_LANES: u32 = 256;
+
+/// How to build a model.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Number of copies of the core evaluated by one `eval()` (1..=256). Lanes are
+    /// invisible to the Rust API; more lanes amortise Verilator's per-eval overhead.
+    pub lanes: u32,
+    /// Build with `--trace` (VCD output). Trace builds are for replays, not throughput.
+    pub trace: bool,
+    /// Cache directory; `None` = [`default_cache_dir`].
+    pub cache_dir: Option<PathBuf>,
+    /// Optimisation level for the model's hot C++ files (`-O<n>`, 0..=3).
+    pub opt_level: u8,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            lanes: 16,
+            trace: false,
+            cache_dir: None,
+            opt_level: 2,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// Options with the given lane count.
+    pub fn with_lanes(mut self, lanes: u32) -> Self {
+        self.lanes = lanes;
+        self
+    }
+
+    /// The cache directory these options resolve to.
+    pub fn resolved_cache_dir(&self) -> PathBuf {
+        self.cache_dir.clone().unwrap_or_else(default_cache_dir)
+    }
+}
+
+/// A finished build on disk.
+#[derive(Clone, Debug)]
+pub(crate) struct BuiltModel {
+    pub so_path: PathBuf,
+    pub dir: PathBuf,
+    pub cache_hit: bool,
+    pub seconds: f64,
+}
+
+/// Per-lane raw port lists of the harness: data inputs then `valid_in`; data outputs then
+/// `valid_out`. Each entry is (index into `spec.ports`).
+pub(crate) struct RawLayout {
+    pub inputs: Vec<usize>,
+    pub outputs: Vec<usize>,
+}
+
+impl RawLayout {
+    pub(crate) fn of(spec: &CoreSpec) -> RawLayout {
+        let idx = |pred: &dyn Fn(usize) -> bool| -> Vec<usize> {
+            (0..spec.ports.len()).filter(|&i| pred(i)).collect()
+        };
+        let mut inputs = idx(&|i| {
+            spec.ports[i].is_data() && spec.ports[i].direction == Direction::Input
+        });
+        inputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidIn));
+        let mut outputs = idx(&|i| {
+            spec.ports[i].is_data() && spec.ports[i].direction == Direction::Output
+        });
+        outputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidOut));
+        RawLayout { inputs, outputs }
+    }
+}
+
+/// The Verilog wrapper instantiating `lanes` copies of the core.
+pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
+    let layout = RawLayout::of(spec);
+    let clocked = spec.is_clocked();
+    let has_reset = spec.port_with_role(PortRole::Reset).is_some()
+        || spec.port_with_role(PortRole::ResetN).is_some();
+    let mut decls: Vec<String> = Vec::new();
+    if clocked {
+        decls.push("input wire sim_clk".into());
+    }
+    if has_reset {
+        decls.push("input wire sim_rst".into());
+    }
+    for l in 0..lanes {
+        for (k, &pi) in layout.inputs.iter().enumerate() {
+            let w = spec.ports[pi].width;
+            decls.push(format!("input wire [{}:0] l{l}_i{k}", w - 1));
+        }
+        for (k, &pi) in layout.outputs.iter().enumerate() {
+            let w = spec.ports[pi].width;
+            decls.push(format!("output wire [{}:0] l{l}_o{k}", w - 1));
+        }
+    }
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "// fp8gen simulation wrapper (harness v{HARNESS_VERSION}): {lanes} lane(s) of `{}`.",
+        spec.top
+    );
+    let _ = writeln!(v, "module {WRAPPER_MODULE} (");
+    let _ = writeln!(v, "  {}", decls.join(",\n  "));
+    let _ = writeln!(v, ");");
+    for l in 0..lanes {
+        let mut conns: Vec<String> = Vec::new();
+        for p in &spec.ports {
+            let expr = match p.role {
+                PortRole::Clock => "sim_clk".to_string(),
+                PortRole::Reset => "sim_rst".to_string(),
+                PortRole::ResetN => "~sim_rst".to_string(),
+                PortRole::Data | PortRole::ValidIn | PortRole::ValidOut => {
+                    let pi = spec.ports.iter().position(|q| q.name == p.name).unwrap_or(0);
+                    if p.direction == Direction::Input {
+                        let k = layout.inputs.iter().position(|&x| x == pi).unwrap_or(0);
+                        format!("l{l}_i{k}")
+                    } else {
+                        let k = layout.outputs.iter().position(|&x| x == pi).unwrap_or(0);
+                        format!("l{l}_o{k}")
+                    }
+                }
+            };
+            conns.push(format!(".{}({expr})", p.name));
+        }
+        let _ = writeln!(v, "  {} lane{l} (\n    {}\n  );", spec.top, conns.join(",\n    "));
+    }
+    let _ = writeln!(v, "endmodule");
+    v
+}
+
+/// The C++ harness exposing the C ABI (see `docs/verification.md`).
+pub(crate) fn harness_cpp(spec: &CoreSpec, lanes: u32) -> String {
+    let layout = RawLayout::of(spec);
+    let n_in = layout.inputs.len();
+    let n_out = layout.outputs.len();
+    let clocked = spec.is_clocked();
+    let has_reset = spec.port_with_role(PortRole::Reset).is_some()
+        || spec.port_with_role(PortRole::ResetN).is_some();
+    let top = format!("V{WRAPPER_MODULE}");
+    let mut set = String::new();
+    let mut zero = String::new();
+    let mut get = String::new();
+    for l in 0..lanes as usize {
+        for (k, &pi) in layout.inputs.iter().enumerate() {
+            let mask = spec.ports[pi].mask();
+            let _ = writeln!(
+                set,
+                "    t->l{l}_i{k} = in[{}] & 0x{mask:x}ULL;",
+                l * n_in + k
+            );
+            let _ = writeln!(zero, "    t->l{l}_i{k} = 0;");
+        }
+        for k in 0..n_out {
+            let _ = writeln!(get, "    out[{}] = (uint64_t)t->l{l}_o{k};", l * n_out + k);
+        }
+    }
+    let clk_low = if clocked { "t->sim_clk = 0;" } else { "" };
+    let rst_set = |v: u8| {
+        if has_reset {
+            format!("t->sim_rst = {v};")
+        } else {
+            String::new()
+        }
+    };
+    let mut c = String::new();
+    let _ = write!(
+        c,
+        r#"// fp8gen C ABI harness v{HARNESS_VERSION} for `{core}` ({lanes} lane(s)). Generated; do not edit.
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include "verilated.h"
+#include "{top}.h"
+#if VM_TRACE
+#include "verilated_vcd_c.h"
+#endif
+
+#define FP8_API extern "C" __attribute__((visibility("default")))
+
+namespace {{
+struct SimFatal {{
+    std::string msg;
+}};
+
+struct Handle {{
+    VerilatedContext* ctx = nullptr;
+    {top}* top = nullptr;
+#if VM_TRACE
+    VerilatedVcdC* vcd = nullptr;
+#endif
+    uint64_t time = 0;
+    std::string error;
+}};
+
+constexpr size_t LANES = {lanes};
+constexpr size_t RAW_IN = {n_in};   // per lane
+constexpr size_t RAW_OUT = {n_out}; // per lane
+
+inline void set_inputs({top}* t, const uint64_t* in) {{
+{set}}}
+
+inline void zero_inputs({top}* t) {{
+{zero}}}
+
+inline void get_outputs(const {top}* t, uint64_t* out) {{
+{get}}}
+
+inline void dump(Handle* h) {{
+#if VM_TRACE
+    if (h->vcd) h->vcd->dump(h->time);
+#endif
+    h->time += 1;
+}}
+
+std::string where(const char* filename, int linenum) {{
+    return std::string(filename ? filename : "?") + ":" + std::to_string(linenum);
+}}
+}}  // namespace
+
+// Verilator's fatal hooks (VL_USER_*): report to the caller instead of aborting the process.
+void vl_fatal(const char* filename, int linenum, const char* hier, const char* msg) {{
+    (void)hier;
+    throw SimFatal{{where(filename, linenum) + ": " + (msg ? msg : "fatal error")}};
+}}
+void vl_stop(const char* filename, int linenum, const char* hier) {{
+    (void)hier;
+    throw SimFatal{{where(filename, linenum) + ": Verilog $stop"}};
+}}
+void vl_finish(const char* filename, int linenum, const char* hier) {{
+    (void)filename; (void)linenum; (void)hier;
+    Verilated::threadContextp()->gotFinish(true);
+}}
+
+#define FP8_TRY try {{
+#define FP8_CATCH                                                   \
+    }} catch (const SimFatal& e) {{                                   \
+        h->error = e.msg;                                           \
+        return 1;                                                   \
+    }} catch (const std::exception& e) {{                             \
+        h->error = e.what();                                        \
+        return 2;                                                   \
+    }} catch (...) {{                                                 \
+        h->error = "unknown C++ exception";                         \
+        return 3;                                                   \
+    }}                                                              \
+    return 0;
+
+FP8_API uint32_t fp8_abi_version(void) {{ return {HARNESS_VERSION}; }}
+FP8_API uint32_t fp8_lanes(void) {{ return LANES; }}
+FP8_API uint32_t fp8_raw_inputs(void) {{ return RAW_IN; }}
+FP8_API uint32_t fp8_raw_outputs(void) {{ return RAW_OUT; }}
+FP8_API uint32_t fp8_has_trace(void) {{ return VM_TRACE ? 1 : 0; }}
+
+FP8_API void* fp8_new(void) {{
+    Handle* h = nullptr;
+    try {{
+        h = new Handle();
+        h->ctx = new VerilatedContext;
+        h->ctx->fatalOnError(true);
+#if VM_TRACE
+        h->ctx->traceEverOn(true);
+#endif
+        h->top = new {top}(h->ctx, "sim");
+        {top}* t = h->top;
+        zero_inputs(t);
+        {clk_low}
+        {rst_low}
+        t->eval();
+        return h;
+    }} catch (...) {{
+        if (h) {{
+            delete h->top;
+            delete h->ctx;
+            delete h;
+        }}
+        return nullptr;
+    }}
+}}
+
+FP8_API void fp8_free(void* p) {{
+    Handle* h = static_cast<Handle*>(p);
+    if (!h) return;
+    try {{
+#if VM_TRACE
+        if (h->vcd) {{
+            h->vcd->close();
+            delete h->vcd;
+        }}
+#endif
+        h->top->final();
+    }} catch (...) {{
+    }}
+    delete h->top;
+    delete h->ctx;
+    delete h;
+}}
+
+FP8_API const char* fp8_last_error(void* p) {{
+    return static_cast<Handle*>(p)->error.c_str();
+}}
+
+// n evaluations; each reads LANES*RAW_IN words and writes LANES*RAW_OUT words.
+FP8_API int fp8_eval(void* p, const uint64_t* in, uint64_t* out, size_t n) {{
+    Handle* h = static_cast<Handle*>(p);
+    {top}* t = h->top;
+    FP8_TRY
+    for (size_t i = 0; i < n; ++i) {{
+        set_inputs(t, in + i * (LANES * RAW_IN));
+        t->eval();
+        dump(h);
+        get_outputs(t, out + i * (LANES * RAW_OUT));
+    }}
+    FP8_CATCH
+}}
+"#,
+        core = spec.top,
+        rst_low = rst_set(0),
+    );
+    if clocked {
+        let _ = write!(
+            c,
+            r#"
+// n clock cycles: set inputs, clock low + eval, read outputs, rising edge + eval.
+FP8_API int fp8_cycle(void* p, const uint64_t* in, uint64_t* out, size_t n) {{
+    Handle* h = static_cast<Handle*>(p);
+    {top}* t = h->top;
+    FP8_TRY
+    for (size_t i = 0; i < n; ++i) {{
+        set_inputs(t, in + i * (LANES * RAW_IN));
+        t->sim_clk = 0;
+        t->eval();
+        dump(h);
+        get_outputs(t, out + i * (LANES * RAW_OUT));
+        t->sim_clk = 1;
+        t->eval();
+        dump(h);
+    }}
+    FP8_CATCH
+}}
+
+// Zero inputs, hold reset (if the core has one) for `cycles` rising edges, release it.
+FP8_API int fp8_reset(void* p, uint32_t cycles) {{
+    Handle* h = static_cast<Handle*>(p);
+    {top}* t = h->top;
+    FP8_TRY
+    zero_inputs(t);
+    {rst_high}
+    for (uint32_t i = 0; i < cycles; ++i) {{
+        t->sim_clk = 0;
+        t->eval();
+        dump(h);
+        t->sim_clk = 1;
+        t->eval();
+        dump(h);
+    }}
+    t->sim_clk = 0;
+    {rst_low}
+    t->eval();
+    dump(h);
+    FP8_CATCH
+}}
+"#,
+            rst_high = rst_set(1),
+            rst_low = rst_set(0),
+        );
+    }
+    let _ = write!(
+        c,
+        r#"
+FP8_API int fp8_trace_open(void* p, const char* path) {{
+    Handle* h = static_cast<Handle*>(p);
+#if VM_TRACE
+    FP8_TRY
+    if (h->vcd) {{
+        h->vcd->close();
+        delete h->vcd;
+    }}
+    h->vcd = new VerilatedVcdC;
+    h->top->trace(h->vcd, 99);
+    h->vcd->open(path);
+    if (!h->vcd->isOpen()) {{
+        h->error = std::string("cannot open VCD file ") + path;
+        return 4;
+    }}
+    h->time = 0;
+    h->vcd->dump(h->time);
+    h->time += 1;
+    FP8_CATCH
+#else
+    (void)path;
+    h->error = "model was built without --trace";
+    return 5;
+#endif
+}}
+
+FP8_API int fp8_trace_close(void* p) {{
+    Handle* h = static_cast<Handle*>(p);
+#if VM_TRACE
+    FP8_TRY
+    if (h->vcd) {{
+        h->vcd->close();
+        delete h->vcd;
+        h->vcd = nullptr;
+    }}
+    FP8_CATCH
+#else
+    h->error = "model was built without --trace";
+    return 5;
+#endif
+}}
+"#
+    );
+    c
+}
+
+/// Common C++ flags of the model, the harness and the runtime.
+fn cxx_flags(tc: &Toolchain, trace: bool) -> Vec<String> {
+    let inc = tc.include_dir();
+    let t = if trace { "1" } else { "0" };
+    let mut f: Vec<String> = [
+        "-std=gnu++17",
+        "-fPIC",
+        "-fvisibility=hidden",
+        "-fvisibility-inlines-hidden",
+        "-faligned-new",
+        "-fno-plt",
+        "-w",
+        "-DVM_COVERAGE=0",
+        "-DVM_SC=0",
+        "-DVM_TRACE_FST=0",
+        "-DVL_USER_FATAL",
+        "-DVL_USER_STOP",
+        "-DVL_USER_FINISH",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    f.push(format!("-DVM_TRACE={t}"));
+    f.push(format!("-DVM_TRACE_VCD={t}"));
+    f.push(format!("-I{}", inc.display()));
+    f.push(format!("-I{}", inc.join("vltstd").display()));
+    f
+}
+
+fn verilator_flags(trace: bool) -> Vec<String> {
+    let mut f: Vec<String> = [
+        "--cc",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "fast",
+        "--no-timing",
+        "-Wno-fatal",
+        "--top-module",
+        WRAPPER_MODULE,
+        "--prefix",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    f.push(format!("V{WRAPPER_MODULE}"));
+    if trace {
+        f.push("--trace".into());
+    }
+    f
+}
+
+fn command_line(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Runs one compiler/linker command; on failure returns a `Compile` error with its output tail.
+fn run_cxx(mut cmd: Command, build_dir: &Path, log: &Mutex<String>) -> Result<()> {
+    let line = command_line(&cmd);
+    let out = cmd
+        .output()
+        .map_err(|e| SimError::io(format!("running `{line}`"), e))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if let Ok(mut l) = log.lock() {
+        let _ = writeln!(l, "$ {line}\n{text}");
+    }
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(SimError::Compile {
+            command: line,
+            build_dir: build_dir.to_path_buf(),
+            stderr_tail: tail(&text, 30),
+        })
+    }
+}
+
+/// Compiles `(source, object, opt)` jobs on all cores; stops at the first failure.
+fn compile_parallel(
+    tc: &Toolchain,
+    flags: &[String],
+    jobs: &[(PathBuf, PathBuf, String)],
+    include: &[PathBuf],
+    build_dir: &Path,
+    log: &Mutex<String>,
+) -> Result<()> {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let first_err: Mutex<Option<SimError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= jobs.len() || first_err.lock().map(|e| e.is_some()).unwrap_or(true) {
+                    break;
+                }
+                let (src, obj, opt) = &jobs[i];
+                let mut cmd = tc.cxx_command();
+                cmd.args(flags).arg(opt);
+                for d in include {
+                    cmd.arg(format!("-I{}", d.display()));
+                }
+                cmd.arg("-c").arg(src).arg("-o").arg(obj);
+                if let Err(e) = run_cxx(cmd, build_dir, log) {
+                    if let Ok(mut slot) = first_err.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    break;
+                }
+            });
+        }
+    });
+    match first_err.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Parses a Verilator `*_classes.mk` into (fast sources, slow sources, runtime sources).
+fn parse_classes_mk(text: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut fast, mut slow, mut global) = (Vec::new(), Vec::new(), Vec::new());
+    let mut current: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some((var, _)) = trimmed.split_once("+=") {
+            current = Some(var.trim()).filter(|_| trimmed.ends_with('\\'));
+            continue;
+        }
+        let Some(var) = current else { continue };
+        let name = trimmed.trim_end_matches('\\').trim();
+        if !trimmed.ends_with('\\') {
+            current = None;
+        }
+        if name.is_empty() {
+            continue;
+        }
+        let name = name.to_string();
+        match var {
+            "VM_CLASSES_FAST" | "VM_SUPPORT_FAST" => fast.push(name),
+            "VM_CLASSES_SLOW" | "VM_SUPPORT_SLOW" => slow.push(name),
+            "VM_GLOBAL_FAST" | "VM_GLOBAL_SLOW" => global.push(name),
+            _ => {}
+        }
+    }
+    (fast, slow, global)
+}
+
+/// Ensures Verilator's runtime (`verilated.cpp`, ...) is compiled for this toolchain and
+/// returns the object files. Compiled once per (toolchain, file set, trace) and cached.
+fn ensure_runtime(
+    tc: &Toolchain,
+    cache: &Path,
+    names: &[String],
+    trace: bool,
+) -> Result<Vec<PathBuf>> {
+    let flags = cxx_flags(tc, trace);
+    let mut key = KeyHasher::new();
+    key.field("harness", &HARNESS_VERSION.to_le_bytes())
+        .field("verilator", tc.verilator_version.as_bytes())
+        .field("root", tc.verilator_root.to_string_lossy().as_bytes())
+        .field("cxx", tc.cxx.to_string_lossy().as_bytes())
+        .field("cxx-prefix", tc.cxx_prefix_args.join(" ").as_bytes())
+        .field("cxx-version", tc.cxx_version.as_bytes())
+        .field("flags", flags.join(" ").as_bytes())
+        .field("files", names.join(" ").as_bytes());
+    let dest = cache.join("runtime").join(key.hex());
+    let objects: Vec<PathBuf> = names.iter().map(|n| dest.join(format!("{n}.o"))).collect();
+    if dest.is_dir() && objects.iter().all(|o| o.is_file()) {
+        return Ok(objects);
+    }
+    let tmp = make_temp_dir(cache, "runtime")?;
+    let jobs: Vec<(PathBuf, PathBuf, String)> = names
+        .iter()
+        .map(|n| {
+            (
+                tc.include_dir().join(format!("{n}.cpp")),
+                tmp.join(format!("{n}.o")),
+                "-O2".to_string(),
+            )
+        })
+        .collect();
+    let log = Mutex::new(String::new());
+    compile_parallel(tc, &flags, &jobs, &[], &tmp, &log)?;
+    let _ = fs::write(tmp.join("build.log"), log.into_inner().unwrap_or_default());
+    publish(&tmp, &dest)?;
+    Ok(objects)
+}
+
+/// Builds (or finds in the cache) the shared library of `verilog` wrapped per `spec`/`opts`.
+pub(crate) fn build_model(
+    tc: &Toolchain,
+    verilog: &str,
+    spec: &CoreSpec,
+    opts: &BuildOptions,
+) -> Result<BuiltModel> {
+    let start = Instant::now();
+    spec.validate()?;
+    if opts.lanes == 0 || opts.lanes > MAX_LANES {
+        return Err(SimError::Usage(format!(
+            "lane count {} is out of range; use 1..={MAX_LANES}",
+            opts.lanes
+        )));
+    }
+    if opts.opt_level > 3 {
+        return Err(SimError::Usage(format!(
+            "opt_level {} is out of range; use 0..=3",
+            opts.opt_level
+        )));
+    }
+    let lanes = if opts.trace { 1 } else { opts.lanes };
+    if verilog.contains(WRAPPER_MODULE) {
+        return Err(SimError::InvalidSpec(format!(
+            "the Verilog source uses the name `{WRAPPER_MODULE}`, reserved for the simulation wrapper"
+        )));
+    }
+    if !declares_module(verilog, &spec.top) {
+        return Err(SimError::InvalidSpec(format!(
+            "the Verilog source declares no module `{}`; check the top module name",
+            spec.top
+        )));
+    }
+    let cache = opts.resolved_cache_dir();
+    let wrapper = wrapper_verilog(spec, lanes);
+    let harness = harness_cpp(spec, lanes);
+    let vflags = verilator_flags(opts.trace);
+    let cflags = cxx_flags(tc, opts.trace);
+    let fast_opt = format!("-O{}", opts.opt_level);
+    let spec_json = serde_json::to_string_pretty(spec).unwrap_or_default();
+
+    let mut key = KeyHasher::new();
+    key.field("harness", &HARNESS_VERSION.to_le_bytes())
+        .field("verilator", tc.verilator_version.as_bytes())
+        .field("root", tc.verilator_root.to_string_lossy().as_bytes())
+        .field("cxx", tc.cxx.to_string_lossy().as_bytes())
+        .field("cxx-prefix", tc.cxx_prefix_args.join(" ").as_bytes())
+        .field("cxx-version", tc.cxx_version.as_bytes())
+        .field("vflags", vflags.join(" ").as_bytes())
+        .field("cflags", cflags.join(" ").as_bytes())
+        .field("opt", fast_opt.as_bytes())
+        .field("spec", spec_json.as_bytes())
+        .field("wrapper", wrapper.as_bytes())
+        .field("harness-src", harness.as_bytes())
+        .field("verilog", verilog.as_bytes());
+    let dest = cache.join("models").join(key.hex());
+    let so_name = "model.so";
+    if dest.join(so_name).is_file() {
+        return Ok(BuiltModel {
+            so_path: dest.join(so_name),
+            dir: dest,
+            cache_hit: true,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+
+    let tmp = make_temp_dir(&cache, "model")?;
+    let wr = |name: &str, text: &str| {
+        fs::write(tmp.join(name), text)
+            .map_err(|e| SimError::io(format!("writing {}", tmp.join(name).display()), e))
+    };
+    wr("core.v", verilog)?;
+    wr("wrapper.v", &wrapper)?;
+    wr("harness.cpp", &harness)?;
+    wr("spec.json", &spec_json)?;
+    wr("exports.map", "{\n  global: fp8_*;\n  local: *;\n};\n")?;
+    let obj = tmp.join("obj");
+
+    let mut log = String::new();
+    let mut cmd = Command::new(&tc.verilator);
+    cmd.current_dir(&tmp)
+        .args(&vflags)
+        .arg("--Mdir")
+        .arg("obj")
+        .arg("core.v")
+        .arg("wrapper.v");
+    let line = command_line(&cmd);
+    let out = cmd
+        .output()
+        .map_err(|e| SimError::io(format!("running `{line}`"), e))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = writeln!(log, "$ (cd {}) {line}\n{text}", tmp.display());
+    if !out.status.success() {
+        let _ = fs::write(tmp.join("build.log"), &log);
+        return Err(SimError::Verilator {
+            command: line,
+            build_dir: tmp,
+            stderr_tail: tail(&text, 30),
+        });
+    }
+    let mk_path = obj.join(format!("V{WRAPPER_MODULE}_classes.mk"));
+    let mk = fs::read_to_string(&mk_path)
+        .map_err(|e| SimError::io(format!("reading {}", mk_path.display()), e))?;
+    let (fast, slow, global) = parse_classes_mk(&mk);
+    if fast.is_empty() {
+        return Err(SimError::Verilator {
+            command: line,
+            build_dir: tmp,
+            stderr_tail: format!("{} lists no model sources", mk_path.display()),
+        });
+    }
+    let runtime = ensure_runtime(tc, &cache, &global, opts.trace)?;
+
+    let mut jobs: Vec<(PathBuf, PathBuf, String)> = Vec::new();
+    jobs.push((
+        tmp.join("harness.cpp"),
+        obj.join("harness.o"),
+        fast_opt.clone(),
+    ));
+    for n in &fast {
+        jobs.push((
+            obj.join(format!("{n}.cpp")),
+            obj.join(format!("{n}.o")),
+            fast_opt.clone(),
+        ));
+    }
+    for n in &slow {
+        jobs.push((
+            obj.join(format!("{n}.cpp")),
+            obj.join(format!("{n}.o")),
+            "-O0".to_string(),
+        ));
+    }
+    // Largest sources first, so the longest compile starts early.
+    jobs.sort_by_key(|(src, _, _)| std::cmp::Reverse(fs::metadata(src).map(|m| m.len()).unwrap_or(0)));
+    let log = Mutex::new(log);
+    compile_parallel(tc, &cflags, &jobs, &[obj.clone()], &tmp, &log)?;
+
+    let mut cmd = tc.cxx_command();
+    cmd.arg("-shared")
+        .arg("-o")
+        .arg(tmp.join(so_name))
+        .args(jobs.iter().map(|(_, o, _)| o))
+        .args(&runtime)
+        .arg(format!(
+            "-Wl,--version-script={}",
+            tmp.join("exports.map").display()
+        ))
+        .arg("-Wl,-Bsymbolic")
+        .arg("-pthread");
+    run_cxx(cmd, &tmp, &log)?;
+    let _ = fs::write(tmp.join("build.log"), log.into_inner().unwrap_or_default());
+    // Objects are not needed once linked; keep the generated sources for inspection.
+    for (_, o, _) in &jobs {
+        let _ = fs::remove_file(o);
+    }
+    let dir = publish(&tmp, &dest)?;
+    Ok(BuiltModel {
+        so_path: dir.join(so_name),
+        dir,
+        cache_hit: false,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Whether `verilog` contains `module <name>` followed by a non-identifier character.
+fn declares_module(verilog: &str, name: &str) -> bool {
+    let words: Vec<&str> = verilog
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .any(|w| (w[0] == "module" || w[0] == "macromodule") && w[1] == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Port;
+
+    #[test]
+    fn classes_mk_is_split_into_fast_slow_and_runtime() {
+        let mk = "VM_CLASSES_FAST += \\\n\tVtop \\\n\tVtop__A \\\n\nVM_CLASSES_SLOW += \\\n\tVtop__Slow \\\n\nVM_SUPPORT_SLOW += \\\n\tVtop__Syms \\\n\nVM_GLOBAL_FAST += \\\n\tverilated \\\n\tverilated_threads \\\n\nVM_GLOBAL_SLOW += \\\n\n";
+        let (f, s, g) = parse_classes_mk(mk);
+        assert_eq!(f, ["Vtop", "Vtop__A"]);
+        assert_eq!(s, ["Vtop__Slow", "Vtop__Syms"]);
+        assert_eq!(g, ["verilated", "verilated_threads"]);
+    }
+
+    #[test]
+    fn wrapper_connects_every_port_of_every_lane() {
+        let spec = CoreSpec::pipelined(
+            "core",
+            vec![
+                Port::control("clk", PortRole::Clock),
+                Port::control("rst_n", PortRole::ResetN),
+                Port::control("valid_i", PortRole::ValidIn),
+                Port::input("a", 8),
+                Port::output("y", 32),
+                Port::control("valid_o", PortRole::ValidOut),
+            ],
+            2,
+        );
+        let v = wrapper_verilog(&spec, 2);
+        assert!(v.contains(".rst_n(~sim_rst)"), "{v}");
+        assert!(v.contains(".a(l1_i0)") && v.contains(".valid_i(l1_i1)"), "{v}");
+        assert!(v.contains(".y(l0_o0)") && v.contains(".valid_o(l0_o1)"), "{v}");
+        assert!(v.contains("output wire [31:0] l1_o0"), "{v}");
+        assert!(declares_module("module core(a);", "core"));
+        assert!(!declares_module("module core2(a);", "core"));
+    }
+}

@@ -1,0 +1,636 @@
+//! The equivalence engine: drive a model with every vector of an indexable space on all
+//! cores, compare every output bit with a golden function, count, keep the first
+//! counterexamples, and summarise as JSON. Unit-agnostic: vectors are `u64` words per port.
+//!
+//! Work is split into batches claimed from a shared counter; each thread owns one model
+//! instance (Verilated models are not shared). A shard `i/n` restricts the run to the
+//! `i`-th of `n` equal index ranges; shard summaries combine with [`Summary::merge`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::{Result, SimError};
+use crate::model::ModelLibrary;
+use crate::spec::{CoreSpec, Port};
+
+/// An indexable set of input vectors: vector `i` for `i < len()`, each `n_inputs` words.
+/// `vector` must be a pure function of `i` so the space can be sharded and split.
+pub trait VectorSpace: Sync {
+    /// Number of vectors.
+    fn len(&self) -> u64;
+    /// Writes vector `i` (one word per data input port) into `out`.
+    fn vector(&self, i: u64, out: &mut [u64]);
+    /// Whether the space is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Every combination of the given input widths; port 0 takes the lowest index bits.
+#[derive(Clone, Debug)]
+pub struct Exhaustive {
+    widths: Vec<u32>,
+    len: u64,
+}
+
+impl Exhaustive {
+    /// The full space of `widths` (total ≤ 63 bits).
+    pub fn new(widths: &[u32]) -> Result<Self> {
+        let total: u32 = widths.iter().sum();
+        if total > 63 {
+            return Err(SimError::Usage(format!(
+                "an exhaustive space of {total} input bits is too large (at most 63)"
+            )));
+        }
+        Ok(Exhaustive {
+            widths: widths.to_vec(),
+            len: 1u64 << total,
+        })
+    }
+
+    /// The full space of a core's data inputs.
+    pub fn of(spec: &CoreSpec) -> Result<Self> {
+        let widths: Vec<u32> = spec.data_inputs().map(|p| p.width).collect();
+        Self::new(&widths)
+    }
+}
+
+impl VectorSpace for Exhaustive {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn vector(&self, mut i: u64, out: &mut [u64]) {
+        for (o, &w) in out.iter_mut().zip(&self.widths) {
+            *o = i & ((1u64 << w) - 1);
+            i >>= w;
+        }
+    }
+}
+
+/// A space given by a length and a closure.
+pub struct FnSpace<F> {
+    len: u64,
+    f: F,
+}
+
+impl<F: Fn(u64, &mut [u64]) + Sync> FnSpace<F> {
+    /// Vectors `f(i)` for `i < len`.
+    pub fn new(len: u64, f: F) -> Self {
+        FnSpace { len, f }
+    }
+}
+
+impl<F> fmt::Debug for FnSpace<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnSpace").field("len", &self.len).finish()
+    }
+}
+
+impl<F: Fn(u64, &mut [u64]) + Sync> VectorSpace for FnSpace<F> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn vector(&self, i: u64, out: &mut [u64]) {
+        (self.f)(i, out)
+    }
+}
+
+/// Shard `index` of `count` (0-based), written `index/count` on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which part, `0..count`.
+    pub index: u32,
+    /// Into how many equal parts the space is split.
+    pub count: u32,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// The index range `[lo, hi)` of this shard in a space of `len` vectors.
+    pub fn range(&self, len: u64) -> (u64, u64) {
+        let at = |k: u32| ((len as u128 * k as u128) / self.count as u128) as u64;
+        (at(self.index), at(self.index + 1))
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = SimError;
+
+    fn from_str(s: &str) -> Result<Shard> {
+        let bad = || {
+            SimError::Usage(format!(
+                "bad shard `{s}`: expected i/n with 0 <= i < n, e.g. `--shard 0/4`"
+            ))
+        };
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// Port name → hex value, in port order; serialises as a JSON object in that order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PortValues(pub Vec<(String, String)>);
+
+impl PortValues {
+    fn of<'a>(ports: impl Iterator<Item = &'a Port>, words: &[u64]) -> Self {
+        PortValues(
+            ports
+                .zip(words)
+                .map(|(p, &w)| {
+                    (
+                        p.name.clone(),
+                        format!("0x{:0width$x}", w & p.mask(), width = p.hex_digits()),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// The values as words, in port order (fails on a malformed hex string).
+    pub fn words(&self) -> Result<Vec<u64>> {
+        self.0
+            .iter()
+            .map(|(name, hex)| {
+                u64::from_str_radix(hex.trim_start_matches("0x"), 16).map_err(|_| {
+                    SimError::Usage(format!("port `{name}` has a malformed hex value `{hex}`"))
+                })
+            })
+            .collect()
+    }
+
+    /// The value of one port, if present.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+impl Serialize for PortValues {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for PortValues {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PortValues;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of port name to hex value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<PortValues, A::Error> {
+                let mut v = Vec::new();
+                while let Some((k, x)) = a.next_entry::<String, String>()? {
+                    v.push((k, x));
+                }
+                Ok(PortValues(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// One failing vector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counterexample {
+    /// Index of the vector in the space.
+    pub index: u64,
+    /// Data inputs, by port name.
+    pub inputs: PortValues,
+    /// Golden outputs (masked), by port name.
+    pub expected: PortValues,
+    /// Simulated outputs (masked), by port name.
+    pub got: PortValues,
+    /// Output ports that differ.
+    pub mismatched_ports: Vec<String>,
+}
+
+/// Result of an equivalence run (or of several merged shards).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Unit name (free text, e.g. `mul`).
+    pub unit: String,
+    /// Format description (free text, e.g. `e4m3`).
+    pub format: String,
+    /// Top module of the core.
+    pub top: String,
+    /// Further free-form metadata (modes, seed, generator version, ...).
+    pub meta: BTreeMap<String, String>,
+    /// Size of the whole vector space (all shards).
+    pub space: u64,
+    /// Shards covered by this summary.
+    pub shards: Vec<Shard>,
+    /// Vectors simulated and compared.
+    pub vectors: u64,
+    /// Vectors whose outputs differ from the golden model in a compared bit.
+    pub mismatches: u64,
+    /// The first counterexamples by index (at most `counterexample_limit`).
+    pub counterexamples: Vec<Counterexample>,
+    /// Most counterexamples kept.
+    pub counterexample_limit: usize,
+    /// Whether every vector of the covered shards was run (false if stopped early).
+    pub complete: bool,
+    /// Wall-clock seconds (sum over merged shards).
+    pub seconds: f64,
+    /// `vectors / seconds`.
+    pub vectors_per_second: f64,
+    /// Worker threads used (max over merged shards).
+    pub threads: usize,
+    /// Lanes per model evaluation.
+    pub lanes: usize,
+}
+
+impl Summary {
+    /// No mismatch and every vector run.
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0 && self.complete
+    }
+
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// Combines the summaries of disjoint shards of the same run.
+    pub fn merge(&self, other: &Summary) -> Result<Summary> {
+        let same = self.unit == other.unit
+            && self.format == other.format
+            && self.top == other.top
+            && self.space == other.space
+            && self.meta == other.meta;
+        if !same {
+            return Err(SimError::Usage(format!(
+                "cannot merge summaries of different runs ({} {} {} over {} vectors vs \
+                 {} {} {} over {})",
+                self.unit, self.format, self.top, self.space, other.unit, other.format,
+                other.top, other.space
+            )));
+        }
+        let mut shards = self.shards.clone();
+        for s in &other.shards {
+            if shards.iter().any(|t| t.count != s.count) {
+                return Err(SimError::Usage(format!(
+                    "cannot merge shard {s} into shards of a different split"
+                )));
+            }
+            if shards.contains(s) {
+                return Err(SimError::Usage(format!("shard {s} is present twice")));
+            }
+            shards.push(*s);
+        }
+        shards.sort();
+        let limit = self.counterexample_limit.max(other.counterexample_limit);
+        let mut cex = self.counterexamples.clone();
+        cex.extend(other.counterexamples.iter().cloned());
+        cex.sort_by_key(|c| c.index);
+        cex.truncate(limit);
+        let vectors = self.vectors + other.vectors;
+        let seconds = self.seconds + other.seconds;
+        Ok(Summary {
+            unit: self.unit.clone(),
+            format: self.format.clone(),
+            top: self.top.clone(),
+            meta: self.meta.clone(),
+            space: self.space,
+            shards,
+            vectors,
+            mismatches: self.mismatches + other.mismatches,
+            counterexamples: cex,
+            counterexample_limit: limit,
+            complete: self.complete && other.complete,
+            seconds,
+            vectors_per_second: rate(vectors, seconds),
+            threads: self.threads.max(other.threads),
+            lanes: self.lanes.max(other.lanes),
+        })
+    }
+
+    /// Whether the merged shards cover the whole space.
+    pub fn covers_all_shards(&self) -> bool {
+        match self.shards.first() {
+            Some(s) => {
+                self.shards.len() == s.count as usize
+                    && self.shards.iter().enumerate().all(|(i, t)| t.index as usize == i)
+            }
+            None => false,
+        }
+    }
+}
+
+fn rate(vectors: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        vectors as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// Progress of a running check, reported about every 100 ms and once at the end.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Vectors done so far.
+    pub done: u64,
+    /// Vectors in this shard.
+    pub total: u64,
+    /// Mismatches so far.
+    pub mismatches: u64,
+    /// Seconds since the start.
+    pub seconds: f64,
+}
+
+/// Options of an equivalence run.
+#[derive(Clone, Debug)]
+pub struct EquivConfig {
+    /// Worker threads (0 = all available cores).
+    pub threads: usize,
+    /// Vectors per batch handed to a thread.
+    pub batch: usize,
+    /// Counterexamples to keep.
+    pub max_counterexamples: usize,
+    /// Stop once this many mismatches are seen (`None` = run everything).
+    pub stop_after_mismatches: Option<u64>,
+    /// Which part of the space to run.
+    pub shard: Shard,
+    /// Per data output, the bits to compare (`None` = all bits of every port).
+    pub output_masks: Option<Vec<u64>>,
+    /// Unit name for the summary.
+    pub unit: String,
+    /// Format description for the summary.
+    pub format: String,
+    /// Extra metadata for the summary.
+    pub meta: BTreeMap<String, String>,
+}
+
+impl Default for EquivConfig {
+    fn default() -> Self {
+        EquivConfig {
+            threads: 0,
+            batch: 1 << 14,
+            max_counterexamples: 8,
+            stop_after_mismatches: None,
+            shard: Shard::default(),
+            output_masks: None,
+            unit: String::new(),
+            format: String::new(),
+            meta: BTreeMap::new(),
+        }
+    }
+}
+
+/// Callback receiving [`Progress`] reports from worker threads.
+pub type ProgressFn<'a> = &'a (dyn Fn(&Progress) + Sync);
+
+struct Local {
+    mismatches: u64,
+    cex: Vec<Counterexample>,
+}
+
+/// Runs the shard of `space` selected by `cfg` through models of `lib` and compares every
+/// vector with `golden(inputs, expected_outputs)`.
+pub fn check_equivalence<S, G>(
+    lib: &ModelLibrary,
+    space: &S,
+    golden: G,
+    cfg: &EquivConfig,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary>
+where
+    S: VectorSpace + ?Sized,
+    G: Fn(&[u64], &mut [u64]) + Sync,
+{
+    let spec = lib.spec();
+    let (ni, no) = (spec.n_inputs(), spec.n_outputs());
+    let out_ports: Vec<&Port> = spec.data_outputs().collect();
+    let masks: Vec<u64> = match &cfg.output_masks {
+        Some(m) if m.len() != no => {
+            return Err(SimError::Usage(format!(
+                "{} output masks given for {no} data outputs of `{}`",
+                m.len(),
+                spec.top
+            )))
+        }
+        Some(m) => m.iter().zip(&out_ports).map(|(m, p)| m & p.mask()).collect(),
+        None => out_ports.iter().map(|p| p.mask()).collect(),
+    };
+    if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
+        return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
+    }
+    let threads = if cfg.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        cfg.threads
+    };
+    let lanes = lib.lanes();
+    // A multiple of the lane count, so only the last batch pads.
+    let batch = cfg.batch.max(1).div_ceil(lanes) * lanes;
+    let (lo, hi) = cfg.shard.range(space.len());
+    let total = hi - lo;
+    let next = AtomicU64::new(lo);
+    let done = AtomicU64::new(0);
+    let mism = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let first_err: Mutex<Option<SimError>> = Mutex::new(None);
+    let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
+    let last_report = Mutex::new(Instant::now());
+    let start = Instant::now();
+    let report = |force: bool| {
+        if let Some(cb) = progress {
+            let due = match last_report.try_lock() {
+                Ok(mut t) if force || t.elapsed() >= Duration::from_millis(100) => {
+                    *t = Instant::now();
+                    true
+                }
+                _ => false,
+            };
+            if due {
+                cb(&Progress {
+                    done: done.load(Ordering::Relaxed),
+                    total,
+                    mismatches: mism.load(Ordering::Relaxed),
+                    seconds: start.elapsed().as_secs_f64(),
+                });
+            }
+        }
+    };
+
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                let mut local = Local {
+                    mismatches: 0,
+                    cex: Vec::new(),
+                };
+                let result = (|| -> Result<()> {
+                    let mut model = lib.instantiate()?;
+                    let mut input = vec![0u64; batch * ni];
+                    let mut got = vec![0u64; batch * no];
+                    let mut exp = vec![0u64; no];
+                    while !stop.load(Ordering::Relaxed) {
+                        let b0 = next.fetch_add(batch as u64, Ordering::Relaxed);
+                        if b0 >= hi {
+                            break;
+                        }
+                        let n = (hi - b0).min(batch as u64) as usize;
+                        for (k, row) in input[..n * ni].chunks_exact_mut(ni).enumerate() {
+                            space.vector(b0 + k as u64, row);
+                        }
+                        model.eval(&input[..n * ni], &mut got[..n * no])?;
+                        let mut batch_mism = 0u64;
+                        for k in 0..n {
+                            let row = &input[k * ni..(k + 1) * ni];
+                            let g = &got[k * no..(k + 1) * no];
+                            golden(row, &mut exp);
+                            let bad = g
+                                .iter()
+                                .zip(&exp)
+                                .zip(&masks)
+                                .any(|((a, b), m)| (a ^ b) & m != 0);
+                            if bad {
+                                batch_mism += 1;
+                                if local.cex.len() < cfg.max_counterexamples {
+                                    let exp_m: Vec<u64> =
+                                        exp.iter().zip(&masks).map(|(e, m)| e & m).collect();
+                                    let got_m: Vec<u64> =
+                                        g.iter().zip(&masks).map(|(e, m)| e & m).collect();
+                                    local.cex.push(Counterexample {
+                                        index: b0 + k as u64,
+                                        inputs: PortValues::of(spec.data_inputs(), row),
+                                        expected: PortValues::of(out_ports.iter().copied(), &exp_m),
+                                        got: PortValues::of(out_ports.iter().copied(), &got_m),
+                                        mismatched_ports: out_ports
+                                            .iter()
+                                            .zip(exp_m.iter().zip(&got_m))
+                                            .filter(|(_, (e, g))| e != g)
+                                            .map(|(p, _)| p.name.clone())
+                                            .collect(),
+                                    });
+                                }
+                            }
+                        }
+                        local.mismatches += batch_mism;
+                        done.fetch_add(n as u64, Ordering::Relaxed);
+                        let m = mism.fetch_add(batch_mism, Ordering::Relaxed) + batch_mism;
+                        if cfg.stop_after_mismatches.is_some_and(|lim| m >= lim) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        report(false);
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = result {
+                    stop.store(true, Ordering::Relaxed);
+                    if let Ok(mut slot) = first_err.lock() {
+                        slot.get_or_insert(e);
+                    }
+                }
+                if let Ok(mut l) = locals.lock() {
+                    l.push(local);
+                }
+            });
+        }
+    });
+    if let Ok(Some(e)) = first_err.into_inner() {
+        return Err(e);
+    }
+    report(true);
+    let seconds = start.elapsed().as_secs_f64();
+    let locals = locals.into_inner().unwrap_or_default();
+    let mut cex: Vec<Counterexample> = locals.iter().flat_map(|l| l.cex.iter().cloned()).collect();
+    cex.sort_by_key(|c| c.index);
+    cex.truncate(cfg.max_counterexamples);
+    let vectors = done.load(Ordering::Relaxed);
+    Ok(Summary {
+        unit: cfg.unit.clone(),
+        format: cfg.format.clone(),
+        top: spec.top.clone(),
+        meta: cfg.meta.clone(),
+        space: space.len(),
+        shards: vec![cfg.shard],
+        vectors,
+        mismatches: locals.iter().map(|l| l.mismatches).sum(),
+        counterexamples: cex,
+        counterexample_limit: cfg.max_counterexamples,
+        complete: vectors == total,
+        seconds,
+        vectors_per_second: rate(vectors, seconds),
+        threads: threads.max(1),
+        lanes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_space() {
+        for len in [0u64, 1, 7, 1000, u64::MAX] {
+            let n = 7;
+            let mut prev = 0;
+            for i in 0..n {
+                let (lo, hi) = Shard { index: i, count: n }.range(len);
+                assert_eq!(lo, prev);
+                assert!(hi >= lo);
+                prev = hi;
+            }
+            assert_eq!(prev, len);
+        }
+        assert_eq!("2/5".parse::<Shard>().unwrap(), Shard { index: 2, count: 5 });
+        for bad in ["5/5", "1", "a/b", "0/0"] {
+            let e = bad.parse::<Shard>().unwrap_err().to_string();
+            assert!(e.contains("i/n"), "{e}");
+        }
+    }
+
+    #[test]
+    fn exhaustive_space_enumerates_fields() {
+        let s = Exhaustive::new(&[2, 3]).unwrap();
+        assert_eq!(s.len(), 32);
+        let mut v = [0u64; 2];
+        s.vector(0b101_11, &mut v);
+        assert_eq!(v, [0b11, 0b101]);
+        assert!(Exhaustive::new(&[32, 32]).is_err());
+    }
+
+    #[test]
+    fn port_values_keep_port_order_in_json() {
+        let pv = PortValues(vec![("z".into(), "0x1".into()), ("a".into(), "0x2".into())]);
+        let j = serde_json::to_string(&pv).unwrap();
+        assert_eq!(j, r#"{"z":"0x1","a":"0x2"}"#);
+        let back: PortValues = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, pv);
+        assert_eq!(back.words().unwrap(), vec![1, 2]);
+    }
+}

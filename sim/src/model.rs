@@ -1,0 +1,520 @@
+//! Loaded models: [`ModelLibrary`] (a built, cached shared library plus its interface) and
+//! [`Model`] (one simulated instance; not shareable between threads, create one per thread).
+//!
+//! Lanes are invisible here: callers pass any number of vectors; full groups of `lanes`
+//! vectors go to one `eval()`, the tail is padded. Combinational cores are evaluated in place
+//! (no copy); clocked cores are streamed one group per cycle, the pipe is flushed, outputs
+//! are realigned by the declared latency and `valid_o` is checked against `valid_i`.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use libloading::Library;
+
+use crate::builder::{build_model, BuildOptions, RawLayout, HARNESS_VERSION};
+use crate::error::{Result, SimError};
+use crate::spec::CoreSpec;
+use crate::toolchain::Toolchain;
+
+type NewFn = unsafe extern "C" fn() -> *mut c_void;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
+type EvalFn = unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, usize) -> c_int;
+type ResetFn = unsafe extern "C" fn(*mut c_void, u32) -> c_int;
+type ErrFn = unsafe extern "C" fn(*mut c_void) -> *const c_char;
+type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+type TraceCloseFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+type U32Fn = unsafe extern "C" fn() -> u32;
+
+/// Entry points of the harness (function pointers valid while `Inner::lib` is loaded).
+struct Api {
+    new: NewFn,
+    free: FreeFn,
+    eval: EvalFn,
+    cycle: Option<EvalFn>,
+    reset: Option<ResetFn>,
+    last_error: ErrFn,
+    trace_open: TraceOpenFn,
+    trace_close: TraceCloseFn,
+}
+
+struct Inner {
+    api: Api,
+    spec: CoreSpec,
+    verilog: String,
+    toolchain: Toolchain,
+    options: BuildOptions,
+    lanes: usize,
+    raw_in: usize,
+    raw_out: usize,
+    so_path: PathBuf,
+    dir: PathBuf,
+    cache_hit: bool,
+    build_seconds: f64,
+    // Declared last: dropped after everything that may point into it.
+    _lib: Library,
+}
+
+/// A built and loaded simulation model of one core; cheap to clone, shareable between
+/// threads. Create one [`Model`] per thread with [`ModelLibrary::instantiate`].
+#[derive(Clone)]
+pub struct ModelLibrary {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for ModelLibrary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelLibrary")
+            .field("top", &self.inner.spec.top)
+            .field("lanes", &self.inner.lanes)
+            .field("trace", &self.inner.options.trace)
+            .field("so_path", &self.inner.so_path)
+            .field("cache_hit", &self.inner.cache_hit)
+            .finish()
+    }
+}
+
+impl ModelLibrary {
+    /// Builds (or fetches from the cache) and loads the model of `verilog` whose top module
+    /// and ports are described by `spec`.
+    pub fn build(
+        tc: &Toolchain,
+        verilog: &str,
+        spec: &CoreSpec,
+        options: &BuildOptions,
+    ) -> Result<ModelLibrary> {
+        let built = build_model(tc, verilog, spec, options)?;
+        let path = &built.so_path;
+        let load_err = |m: String| SimError::Load {
+            path: path.clone(),
+            message: m,
+        };
+        // SAFETY: the library is one we generated and linked ourselves; its initialisers are
+        // the C++ runtime's and Verilator's, which have no preconditions.
+        let lib = unsafe { Library::new(path) }.map_err(|e| load_err(e.to_string()))?;
+        macro_rules! sym {
+            ($t:ty, $name:literal) => {{
+                // SAFETY: the symbol is exported by our harness with exactly this signature.
+                let s = unsafe { lib.get::<$t>($name) };
+                s.map(|s| *s).map_err(|e| load_err(format!("missing harness symbol {}: {e}", $name)))?
+            }};
+        }
+        let abi: U32Fn = sym!(U32Fn, "fp8_abi_version");
+        let lanes_fn: U32Fn = sym!(U32Fn, "fp8_lanes");
+        let raw_in_fn: U32Fn = sym!(U32Fn, "fp8_raw_inputs");
+        let raw_out_fn: U32Fn = sym!(U32Fn, "fp8_raw_outputs");
+        // SAFETY: plain functions without arguments returning constants.
+        let (abi, lanes, raw_in, raw_out) =
+            unsafe { (abi(), lanes_fn(), raw_in_fn(), raw_out_fn()) };
+        let layout = RawLayout::of(spec);
+        let want_lanes = if options.trace { 1 } else { options.lanes };
+        if abi != HARNESS_VERSION
+            || lanes != want_lanes
+            || raw_in as usize != layout.inputs.len()
+            || raw_out as usize != layout.outputs.len()
+        {
+            return Err(load_err(format!(
+                "harness mismatch (abi {abi}, lanes {lanes}, {raw_in} in / {raw_out} out words)"
+            )));
+        }
+        let clocked = spec.is_clocked();
+        let api = Api {
+            new: sym!(NewFn, "fp8_new"),
+            free: sym!(FreeFn, "fp8_free"),
+            eval: sym!(EvalFn, "fp8_eval"),
+            cycle: if clocked {
+                Some(sym!(EvalFn, "fp8_cycle"))
+            } else {
+                None
+            },
+            reset: if clocked {
+                Some(sym!(ResetFn, "fp8_reset"))
+            } else {
+                None
+            },
+            last_error: sym!(ErrFn, "fp8_last_error"),
+            trace_open: sym!(TraceOpenFn, "fp8_trace_open"),
+            trace_close: sym!(TraceCloseFn, "fp8_trace_close"),
+        };
+        Ok(ModelLibrary {
+            inner: Arc::new(Inner {
+                api,
+                spec: spec.clone(),
+                verilog: verilog.to_string(),
+                toolchain: tc.clone(),
+                options: options.clone(),
+                lanes: lanes as usize,
+                raw_in: raw_in as usize,
+                raw_out: raw_out as usize,
+                so_path: built.so_path.clone(),
+                dir: built.dir,
+                cache_hit: built.cache_hit,
+                build_seconds: built.seconds,
+                _lib: lib,
+            }),
+        })
+    }
+
+    /// [`ModelLibrary::build`] from a Verilog file.
+    pub fn build_file(
+        tc: &Toolchain,
+        verilog_path: &Path,
+        spec: &CoreSpec,
+        options: &BuildOptions,
+    ) -> Result<ModelLibrary> {
+        let text = std::fs::read_to_string(verilog_path)
+            .map_err(|e| SimError::io(format!("reading {}", verilog_path.display()), e))?;
+        Self::build(tc, &text, spec, options)
+    }
+
+    /// The same core built with `--trace` and one lane, for VCD replays.
+    pub fn trace_variant(&self) -> Result<ModelLibrary> {
+        if self.inner.options.trace {
+            return Ok(self.clone());
+        }
+        let mut opts = self.inner.options.clone();
+        opts.trace = true;
+        opts.lanes = 1;
+        Self::build(
+            &self.inner.toolchain,
+            &self.inner.verilog,
+            &self.inner.spec,
+            &opts,
+        )
+    }
+
+    /// Creates a fresh simulated instance (reset and with an empty pipeline).
+    pub fn instantiate(&self) -> Result<Model> {
+        // SAFETY: fp8_new has no preconditions; it returns null on failure.
+        let raw = unsafe { (self.inner.api.new)() };
+        let handle = NonNull::new(raw).ok_or_else(|| {
+            SimError::Runtime(format!(
+                "cannot create an instance of {}",
+                self.inner.so_path.display()
+            ))
+        })?;
+        let mut m = Model {
+            inner: Arc::clone(&self.inner),
+            handle,
+            raw_in: Vec::new(),
+            raw_out: Vec::new(),
+        };
+        m.reset()?;
+        Ok(m)
+    }
+
+    /// Builds the trace variant, replays `inputs` (one vector after the other, reset first
+    /// for clocked cores) and writes the waveform to `vcd_path`. Returns the path written.
+    pub fn replay_vcd(&self, inputs: &[u64], vcd_path: &Path) -> Result<PathBuf> {
+        let traced = self.trace_variant()?;
+        let mut m = traced.instantiate()?;
+        m.replay_vcd(inputs, vcd_path)
+    }
+
+    /// The interface this model was built for.
+    pub fn spec(&self) -> &CoreSpec {
+        &self.inner.spec
+    }
+
+    /// Number of lanes (core copies evaluated per `eval()`).
+    pub fn lanes(&self) -> usize {
+        self.inner.lanes
+    }
+
+    /// Whether this is a `--trace` build.
+    pub fn is_trace(&self) -> bool {
+        self.inner.options.trace
+    }
+
+    /// Path of the loaded shared library.
+    pub fn so_path(&self) -> &Path {
+        &self.inner.so_path
+    }
+
+    /// Cache directory entry of this model (sources, build log, library).
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// Whether the build was found in the cache.
+    pub fn cache_hit(&self) -> bool {
+        self.inner.cache_hit
+    }
+
+    /// Seconds spent building (or looking up) the model.
+    pub fn build_seconds(&self) -> f64 {
+        self.inner.build_seconds
+    }
+}
+
+/// One simulated instance of a core. `Send` but not `Sync`: use one per thread.
+pub struct Model {
+    inner: Arc<Inner>,
+    handle: NonNull<c_void>,
+    raw_in: Vec<u64>,
+    raw_out: Vec<u64>,
+}
+
+// SAFETY: a Verilated model with its own VerilatedContext may be driven from any thread, as
+// long as one thread at a time does so; `Model` is only used through `&mut self`.
+unsafe impl Send for Model {}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("top", &self.inner.spec.top)
+            .field("lanes", &self.inner.lanes)
+            .finish()
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from fp8_new of the same (still loaded) library and is
+        // freed exactly once.
+        unsafe { (self.inner.api.free)(self.handle.as_ptr()) }
+    }
+}
+
+impl Model {
+    /// Interface of the core.
+    pub fn spec(&self) -> &CoreSpec {
+        &self.inner.spec
+    }
+
+    /// Words per input vector (data input ports).
+    pub fn n_inputs(&self) -> usize {
+        self.inner.spec.n_inputs()
+    }
+
+    /// Words per output vector (data output ports).
+    pub fn n_outputs(&self) -> usize {
+        self.inner.spec.n_outputs()
+    }
+
+    /// Number of lanes of the underlying build.
+    pub fn lanes(&self) -> usize {
+        self.inner.lanes
+    }
+
+    fn check(&self, rc: c_int) -> Result<()> {
+        if rc == 0 {
+            return Ok(());
+        }
+        // SAFETY: the handle is live; the returned string lives until the next harness call.
+        let msg = unsafe {
+            let p = (self.inner.api.last_error)(self.handle.as_ptr());
+            if p.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
+        Err(SimError::Runtime(format!("{} (code {rc})", msg)))
+    }
+
+    /// Puts a clocked core into a known state: reset held for 4 cycles (if it has a reset
+    /// port), then `latency + 1` idle cycles with `valid_in` low. No-op for combinational cores.
+    pub fn reset(&mut self) -> Result<()> {
+        let Some(reset) = self.inner.api.reset else {
+            return Ok(());
+        };
+        // SAFETY: live handle.
+        let rc = unsafe { reset(self.handle.as_ptr(), 4) };
+        self.check(rc)?;
+        let idle = self.inner.spec.latency as usize + 1;
+        let lanes = self.inner.lanes;
+        let zeros = vec![0u64; idle * lanes * self.inner.raw_in];
+        let mut out = vec![0u64; idle * lanes * self.inner.raw_out];
+        self.cycle_raw(&zeros, &mut out, idle)
+    }
+
+    fn cycle_raw(&mut self, input: &[u64], output: &mut [u64], cycles: usize) -> Result<()> {
+        let cycle = self
+            .inner
+            .api
+            .cycle
+            .ok_or_else(|| SimError::Usage("core has no clock".into()))?;
+        debug_assert!(input.len() >= cycles * self.inner.lanes * self.inner.raw_in);
+        debug_assert!(output.len() >= cycles * self.inner.lanes * self.inner.raw_out);
+        // SAFETY: buffers hold `cycles` rows of lanes*raw words, as the harness reads/writes.
+        let rc = unsafe {
+            cycle(
+                self.handle.as_ptr(),
+                input.as_ptr(),
+                output.as_mut_ptr(),
+                cycles,
+            )
+        };
+        self.check(rc)
+    }
+
+    fn sizes(&self, inputs: &[u64], outputs: &[u64]) -> Result<usize> {
+        let (ni, no) = (self.n_inputs(), self.n_outputs());
+        let n = if ni == 0 {
+            outputs.len() / no
+        } else {
+            inputs.len() / ni
+        };
+        if inputs.len() != n * ni || outputs.len() != n * no {
+            return Err(SimError::Usage(format!(
+                "buffer sizes do not match the core: {} input words for {ni} per vector, \
+                 {} output words for {no} per vector",
+                inputs.len(),
+                outputs.len()
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Evaluates vectors: `inputs` holds `n * n_inputs()` words, `outputs` receives
+    /// `n * n_outputs()` words. Streams through the pipeline for clocked cores.
+    pub fn eval(&mut self, inputs: &[u64], outputs: &mut [u64]) -> Result<()> {
+        if self.inner.spec.is_clocked() {
+            self.eval_stream(inputs, outputs)
+        } else {
+            self.eval_comb(inputs, outputs)
+        }
+    }
+
+    /// Evaluates vectors of a combinational core (one `eval()` per group of `lanes`).
+    pub fn eval_comb(&mut self, inputs: &[u64], outputs: &mut [u64]) -> Result<()> {
+        if self.inner.spec.is_clocked() {
+            return Err(SimError::Usage(format!(
+                "`{}` is clocked; use eval_stream",
+                self.inner.spec.top
+            )));
+        }
+        let n = self.sizes(inputs, outputs)?;
+        let (ni, no, lanes) = (self.n_inputs(), self.n_outputs(), self.inner.lanes);
+        let groups = n / lanes;
+        if groups > 0 {
+            // SAFETY: without valid ports the raw row of a lane is exactly one vector, so
+            // `groups` evaluations read groups*lanes*ni and write groups*lanes*no words.
+            let rc = unsafe {
+                (self.inner.api.eval)(
+                    self.handle.as_ptr(),
+                    inputs.as_ptr(),
+                    outputs.as_mut_ptr(),
+                    groups,
+                )
+            };
+            self.check(rc)?;
+        }
+        let done = groups * lanes;
+        let rest = n - done;
+        if rest > 0 {
+            self.raw_in.clear();
+            self.raw_in.extend_from_slice(&inputs[done * ni..]);
+            self.raw_in.resize(lanes * ni, 0);
+            self.raw_out.clear();
+            self.raw_out.resize(lanes * no, 0);
+            // SAFETY: one evaluation over padded buffers of exactly lanes rows.
+            let rc = unsafe {
+                (self.inner.api.eval)(
+                    self.handle.as_ptr(),
+                    self.raw_in.as_ptr(),
+                    self.raw_out.as_mut_ptr(),
+                    1,
+                )
+            };
+            self.check(rc)?;
+            outputs[done * no..].copy_from_slice(&self.raw_out[..rest * no]);
+        }
+        Ok(())
+    }
+
+    /// Streams vectors through a clocked core, one group of `lanes` vectors per cycle with
+    /// `valid_in` high, then `latency` flush cycles; returns outputs aligned to inputs.
+    /// Fails with [`SimError::Protocol`] if `valid_out` does not follow `valid_in` after
+    /// exactly the declared latency.
+    pub fn eval_stream(&mut self, inputs: &[u64], outputs: &mut [u64]) -> Result<()> {
+        if !self.inner.spec.is_clocked() {
+            return Err(SimError::Usage(format!(
+                "`{}` has no clock; use eval_comb",
+                self.inner.spec.top
+            )));
+        }
+        let n = self.sizes(inputs, outputs)?;
+        let (ni, no, lanes) = (self.n_inputs(), self.n_outputs(), self.inner.lanes);
+        let (ri, ro) = (self.inner.raw_in, self.inner.raw_out);
+        let has_valid = self.inner.spec.has_valid();
+        let lat = self.inner.spec.latency as usize;
+        let groups = n.div_ceil(lanes);
+        let cycles = groups + lat;
+        let mut raw_in = std::mem::take(&mut self.raw_in);
+        let mut raw_out = std::mem::take(&mut self.raw_out);
+        raw_in.clear();
+        raw_in.resize(cycles * lanes * ri, 0);
+        raw_out.clear();
+        raw_out.resize(cycles * lanes * ro, 0);
+        for idx in 0..n {
+            let row = &mut raw_in[idx * ri..(idx + 1) * ri];
+            row[..ni].copy_from_slice(&inputs[idx * ni..(idx + 1) * ni]);
+            if has_valid {
+                row[ni] = 1;
+            }
+        }
+        let result = self.cycle_raw(&raw_in, &mut raw_out, cycles).and_then(|()| {
+            for c in 0..cycles {
+                for l in 0..lanes {
+                    let row = &raw_out[(c * lanes + l) * ro..(c * lanes + l + 1) * ro];
+                    let src = c.checked_sub(lat).map(|g| g * lanes + l).filter(|&i| i < n);
+                    if has_valid {
+                        let got = row[no] & 1 == 1;
+                        if got != src.is_some() {
+                            return Err(SimError::Protocol(format!(
+                                "`{}` lane {l}, cycle {c}: valid_out is {} but valid_in was {} \
+                                 {lat} cycle(s) earlier (declared latency {lat})",
+                                self.inner.spec.top,
+                                u8::from(got),
+                                u8::from(src.is_some())
+                            )));
+                        }
+                    }
+                    if let Some(i) = src {
+                        outputs[i * no..(i + 1) * no].copy_from_slice(&row[..no]);
+                    }
+                }
+            }
+            Ok(())
+        });
+        self.raw_in = raw_in;
+        self.raw_out = raw_out;
+        result
+    }
+
+    /// Writes a VCD of these vectors (requires a trace build, see
+    /// [`ModelLibrary::trace_variant`]); clocked cores are reset first. Returns the path.
+    pub fn replay_vcd(&mut self, inputs: &[u64], vcd_path: &Path) -> Result<PathBuf> {
+        if !self.inner.options.trace {
+            return Err(SimError::Usage(
+                "VCD replay needs a trace build; use ModelLibrary::trace_variant".into(),
+            ));
+        }
+        if let Some(parent) = vcd_path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
+        }
+        let cpath = CString::new(vcd_path.to_string_lossy().as_bytes()).map_err(|_| {
+            SimError::Usage(format!("VCD path {} contains a NUL byte", vcd_path.display()))
+        })?;
+        // SAFETY: live handle, NUL-terminated path.
+        let rc = unsafe { (self.inner.api.trace_open)(self.handle.as_ptr(), cpath.as_ptr()) };
+        self.check(rc)?;
+        let n = if self.n_inputs() == 0 {
+            0
+        } else {
+            inputs.len() / self.n_inputs()
+        };
+        let mut outputs = vec![0u64; n * self.n_outputs()];
+        let run = self.reset().and_then(|()| self.eval(inputs, &mut outputs));
+        // SAFETY: live handle.
+        let rc = unsafe { (self.inner.api.trace_close)(self.handle.as_ptr()) };
+        run?;
+        self.check(rc)?;
+        Ok(vcd_path.to_path_buf())
+    }
+}

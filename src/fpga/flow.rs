@@ -1,0 +1,297 @@
+//! `fp8gen synth`: yosys + nextpnr on a core inside the registered [`wrapper`], and the
+//! QoR report (LUTs, FFs, DSP blocks, carry cells, Fmax) as serde-serialisable JSON.
+//!
+//! [`wrapper`]: super::wrapper
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::build_dir::BuildDir;
+use super::report::{self, CellCounts};
+use super::tools::{self, Tool};
+use super::wrapper::{self, WrapperCost, WRAPPER_TOP};
+use super::{Arch, Core, FpgaError, Target};
+
+/// One synthesis run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SynthRequest {
+    /// The core to measure.
+    pub core: Core,
+    /// Device.
+    pub target: Target,
+    /// Clock the placer and router aim for, MHz (`--freq`); Fmax is reported either way.
+    pub freq_mhz: f64,
+    /// Allow hard multipliers / DSP blocks (iCE40: `synth_ice40 -dsp`; ECP5 and Gowin: on
+    /// unless `-nodsp`).
+    pub use_dsp: bool,
+    /// nextpnr placer seed (fixed for reproducible numbers).
+    pub seed: u32,
+    /// Keep all artifacts (Verilog, netlist, logs, reports) in this directory, which must
+    /// not exist yet or be empty.
+    pub keep_dir: Option<PathBuf>,
+}
+
+impl SynthRequest {
+    /// A request with the defaults: DSP allowed, seed 1, 100 MHz target, nothing kept.
+    pub fn new(core: Core, target: Target) -> SynthRequest {
+        SynthRequest {
+            core,
+            target,
+            freq_mhz: 100.0,
+            use_dsp: true,
+            seed: 1,
+            keep_dir: None,
+        }
+    }
+}
+
+/// Result of [`synth`]. Cell counts are the core's own (its module is kept separate from
+/// the wrapper); `fmax_mhz` is that of the whole wrapped design, i.e. of the core's
+/// register-to-register paths, because the wrapper adds only one-LUT-deep logic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SynthReport {
+    /// Core top module.
+    pub core: String,
+    /// Device.
+    pub target: Target,
+    /// LUTs of the core.
+    pub luts: u64,
+    /// Flip-flops of the core (pipeline registers; the wrapper's are in `wrapper`).
+    pub ffs: u64,
+    /// DSP / hard-multiplier blocks of the core.
+    pub dsp: u64,
+    /// Carry cells of the core.
+    pub carry: u64,
+    /// All logic cells of the core (LUTs + FFs + carry + DSP + muxes + RAM + other).
+    pub cells: u64,
+    /// The core's cells by primitive type.
+    pub cells_by_type: std::collections::BTreeMap<String, u64>,
+    /// Achieved Fmax, MHz (slowest clock).
+    pub fmax_mhz: f64,
+    /// Requested clock, MHz.
+    pub target_mhz: f64,
+    /// Whether the requested clock was met.
+    pub timing_met: bool,
+    /// Whether DSP blocks were allowed.
+    pub use_dsp: bool,
+    /// Pipeline latency of the core, cycles.
+    pub latency: u32,
+    /// Resources the wrapper adds.
+    pub wrapper: WrapperCost,
+    /// Device utilisation of the whole placed design (wrapper included): type → [used, available].
+    pub pnr_utilization: std::collections::BTreeMap<String, (u64, u64)>,
+    /// Tool versions.
+    pub tools: ToolVersions,
+    /// Wall time of yosys and of nextpnr, seconds.
+    pub seconds: Seconds,
+    /// Where the artifacts were kept, if requested.
+    pub artifacts: Option<PathBuf>,
+}
+
+/// Versions of the tools that produced a report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolVersions {
+    /// yosys version line.
+    pub yosys: Option<String>,
+    /// nextpnr version line.
+    pub nextpnr: Option<String>,
+}
+
+/// Wall-clock times of the flow steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Seconds {
+    /// yosys.
+    pub yosys: f64,
+    /// nextpnr.
+    pub nextpnr: f64,
+}
+
+/// The nextpnr tool of a target.
+pub(crate) fn nextpnr_tool(target: Target) -> Tool {
+    match target.arch() {
+        Arch::Ice40 => Tool::NextpnrIce40,
+        Arch::Ecp5 => Tool::NextpnrEcp5,
+        Arch::Gowin => Tool::NextpnrGowin,
+    }
+}
+
+/// The yosys script that synthesises `top` from `files` for `target` and writes
+/// `stat.json` (cell counts per module) and `netlist.json`.
+pub(crate) fn yosys_script(target: Target, files: &[&str], top: &str, use_dsp: bool) -> String {
+    let mut s = String::new();
+    for f in files {
+        s.push_str(&format!("read_verilog {f}\n"));
+    }
+    match target.arch() {
+        Arch::Ice40 => {
+            let dsp = if use_dsp { " -dsp" } else { "" };
+            s.push_str(&format!("synth_ice40 -top {top}{dsp}\n"));
+        }
+        Arch::Ecp5 => {
+            let dsp = if use_dsp { "" } else { " -nodsp" };
+            s.push_str(&format!("synth_ecp5 -top {top}{dsp}\n"));
+        }
+        Arch::Gowin => {
+            // Pads only on the top module (the kept core module must stay pad-free).
+            let dsp = if use_dsp { "" } else { " -nodsp" };
+            s.push_str(&format!("synth_gowin -top {top} -noiopads{dsp}\n"));
+            s.push_str(&format!(
+                "iopadmap -bits -inpad IBUF O:I -outpad OBUF I:O {top}\nclean\n"
+            ));
+        }
+    }
+    s.push_str("tee -q -o stat.json stat -json\n");
+    s.push_str("write_json netlist.json\n");
+    s
+}
+
+/// Runs yosys on `script` (written to `synth.ys`) in `dir`; returns seconds.
+pub(crate) fn run_yosys(yosys: &Path, dir: &Path, script: &str) -> Result<f64, FpgaError> {
+    write(dir, "synth.ys", script)?;
+    let args: Vec<String> = ["-q", "-l", "yosys.log", "-s", "synth.ys"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    tools::run(
+        Tool::Yosys,
+        yosys,
+        &args,
+        dir,
+        "yosys.out",
+        Some("yosys.log"),
+    )
+}
+
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), FpgaError> {
+    let p = dir.join(name);
+    std::fs::write(&p, text).map_err(|e| FpgaError::io(format!("writing {}", p.display()), e))
+}
+
+pub(crate) fn read(dir: &Path, name: &str) -> Result<String, FpgaError> {
+    let p = dir.join(name);
+    std::fs::read_to_string(&p).map_err(|e| FpgaError::io(format!("reading {}", p.display()), e))
+}
+
+/// Reads Fmax and utilisation from `report.json`, falling back to the log text.
+pub(crate) fn read_pnr(dir: &Path) -> Result<report::PnrResult, FpgaError> {
+    match read(dir, "report.json") {
+        Ok(text) => report::parse_nextpnr_report(&text),
+        Err(_) => report::parse_nextpnr_log(&read(dir, "nextpnr.log")?),
+    }
+}
+
+/// Synthesises, places and routes `req.core` for `req.target` and reports its QoR.
+///
+/// Errors: a missing tool (→ run `scripts/setup-fpga.sh`), an invalid core, a tool failure
+/// (with the tail of its log; the build directory is then left in place for inspection).
+pub fn synth(req: &SynthRequest) -> Result<SynthReport, FpgaError> {
+    req.core.validate(1024)?;
+    if !(req.freq_mhz.is_finite() && req.freq_mhz > 0.0 && req.freq_mhz <= 2000.0) {
+        return Err(FpgaError::BadRequest(format!(
+            "target frequency {} MHz is out of range; give 0 < MHz <= 2000",
+            req.freq_mhz
+        )));
+    }
+    let yosys = tools::find(Tool::Yosys)?;
+    let pnr_tool = nextpnr_tool(req.target);
+    let nextpnr = tools::find(pnr_tool)?;
+
+    let mut bd = BuildDir::new("fp8gen-synth", req.keep_dir.as_deref())?;
+    let result = synth_in(req, &yosys, &nextpnr, bd.path());
+    match result {
+        Ok(mut rep) => {
+            rep.tools.nextpnr = tools::version(pnr_tool, &nextpnr);
+            rep.artifacts = bd.finish()?;
+            Ok(rep)
+        }
+        Err(e) => {
+            if matches!(e, FpgaError::ToolFailed { .. }) {
+                bd.keep_for_debugging();
+            }
+            Err(e)
+        }
+    }
+}
+
+fn synth_in(
+    req: &SynthRequest,
+    yosys: &Path,
+    nextpnr: &Path,
+    dir: &Path,
+) -> Result<SynthReport, FpgaError> {
+    let core = &req.core;
+    let (wrapper_v, cost) = wrapper::wrapper_verilog(core);
+    write(dir, "core.v", &core.verilog)?;
+    write(dir, "wrapper.v", &wrapper_v)?;
+    let script = yosys_script(req.target, &["core.v", "wrapper.v"], WRAPPER_TOP, req.use_dsp);
+    let t_yosys = run_yosys(yosys, dir, &script)?;
+    let arch = req.target.arch();
+    let counts: CellCounts = report::parse_yosys_stat(arch, &read(dir, "stat.json")?, &core.top)?;
+
+    let mut args = req.target.nextpnr_device_args();
+    if arch == Arch::Gowin {
+        // himbaechel-gowin refuses unconstrained I/O: use Tang Nano 9K pins.
+        write(
+            dir,
+            "synth.cst",
+            "IO_LOC \"clk\" 52;\nIO_LOC \"si\" 18;\nIO_LOC \"so\" 17;\n",
+        )?;
+        args.extend(["--vopt".to_string(), "cst=synth.cst".to_string()]);
+    }
+    args.extend(
+        [
+            "--json",
+            "netlist.json",
+            "--freq",
+            &format!("{}", req.freq_mhz),
+            "--seed",
+            &req.seed.to_string(),
+            "--timing-allow-fail",
+            "--report",
+            "report.json",
+            "-l",
+            "nextpnr.log",
+        ]
+        .map(String::from),
+    );
+    let t_pnr = tools::run(
+        nextpnr_tool(req.target),
+        nextpnr,
+        &args,
+        dir,
+        "nextpnr.out",
+        Some("nextpnr.log"),
+    )?;
+    let pnr = read_pnr(dir)?;
+    let fmax = pnr.fmax().ok_or_else(|| {
+        FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
+    })?;
+    let yosys_log = read(dir, "yosys.log").unwrap_or_default();
+    Ok(SynthReport {
+        core: core.top.clone(),
+        target: req.target,
+        luts: counts.luts,
+        ffs: counts.ffs,
+        dsp: counts.dsp,
+        carry: counts.carry,
+        cells: counts.cells,
+        cells_by_type: counts.by_type,
+        fmax_mhz: (fmax * 100.0).round() / 100.0,
+        target_mhz: req.freq_mhz,
+        timing_met: pnr.met(),
+        use_dsp: req.use_dsp,
+        latency: core.latency,
+        wrapper: cost,
+        pnr_utilization: pnr.utilization,
+        tools: ToolVersions {
+            yosys: report::yosys_version_from_log(&yosys_log),
+            nextpnr: None,
+        },
+        seconds: Seconds {
+            yosys: t_yosys,
+            nextpnr: t_pnr,
+        },
+        artifacts: None,
+    })
+}

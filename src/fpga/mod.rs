@@ -1,0 +1,464 @@
+//! FPGA flow of fp8gen (SPEC §5): open-toolchain synthesis of a core for QoR numbers
+//! ([`synth`]), board builds that wrap a core in a UART test shell and produce a bitstream
+//! ([`board_build`]), and the host side that replays vectors over the serial line
+//! ([`board_test_serial`], [`exchange`]).
+//!
+//! The tools are YoWASP yosys / nextpnr (installed by `scripts/setup-fpga.sh` into the
+//! project's `.venv`), native yosys / nextpnr on `PATH`, or explicit overrides (see
+//! [`tools`]). Every tool runs with its working directory set to a private build directory
+//! and is handed relative paths only (YoWASP tools run in a WASI sandbox); results are read
+//! from the files they write (`-l`, `--report`, `stat -json`), never from their stdout.
+//!
+//! This module owns: the synthesis wrapper ([`wrapper`]), report parsing ([`report`]),
+//! tool discovery ([`tools`]), the board UART shell ([`shell`]), board constraints
+//! ([`board`]), the serial host ([`host`]) and the reference cores ([`refcores`]).
+
+pub mod board;
+pub mod build_dir;
+pub mod flow;
+pub mod host;
+pub mod refcores;
+pub mod report;
+pub mod shell;
+pub mod tools;
+pub mod wrapper;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub use board::{board_build, Board, BoardBuildReport, BoardRequest};
+pub use flow::{synth, SynthReport, SynthRequest};
+pub use host::{board_test_serial, exchange, open_serial, Response};
+pub use shell::ShellLayout;
+
+/// Direction of a core port, seen from the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Driven into the core.
+    Input,
+    /// Driven by the core.
+    Output,
+}
+
+/// What the wrappers do with a port (same names and JSON spelling as the `sim` crate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PortRole {
+    /// Operand or result: carried by the vectors.
+    #[default]
+    Data,
+    /// Rising-edge clock, 1-bit input.
+    Clock,
+    /// Active-high reset, 1-bit input (board shell: asserted at power-up).
+    Reset,
+    /// Active-low reset, 1-bit input (board shell: asserted at power-up).
+    ResetN,
+    /// Input handshake, 1-bit input (board shell: pulsed for one cycle per vector).
+    ValidIn,
+    /// Output handshake, 1-bit output (board shell: reported in the status byte).
+    ValidOut,
+}
+
+/// One port of a core.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Port {
+    /// Plain Verilog identifier.
+    pub name: String,
+    /// Input or output.
+    pub direction: Direction,
+    /// Width in bits (1..=64 for board builds, 1..=1024 for synthesis).
+    pub width: u32,
+    /// Role; `data` when omitted.
+    #[serde(default)]
+    pub role: PortRole,
+}
+
+impl Port {
+    /// A data input.
+    pub fn input(name: &str, width: u32) -> Port {
+        Port {
+            name: name.to_string(),
+            direction: Direction::Input,
+            width,
+            role: PortRole::Data,
+        }
+    }
+
+    /// A data output.
+    pub fn output(name: &str, width: u32) -> Port {
+        Port {
+            name: name.to_string(),
+            direction: Direction::Output,
+            width,
+            role: PortRole::Data,
+        }
+    }
+
+    /// A 1-bit control port; its direction follows from the role.
+    pub fn control(name: &str, role: PortRole) -> Port {
+        let direction = if role == PortRole::ValidOut {
+            Direction::Output
+        } else {
+            Direction::Input
+        };
+        Port {
+            name: name.to_string(),
+            direction,
+            width: 1,
+            role,
+        }
+    }
+}
+
+/// A Verilog core as the FPGA flow sees it: source text, top module, ports, latency.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Core {
+    /// Complete Verilog-2005 source of the core (may hold several modules).
+    pub verilog: String,
+    /// Name of the core's top module.
+    pub top: String,
+    /// Every port of the top module.
+    pub ports: Vec<Port>,
+    /// Pipeline latency in clock cycles (0 for a combinational core).
+    #[serde(default)]
+    pub latency: u32,
+}
+
+/// Names the wrappers use for themselves; a core must not use them as module names.
+pub(crate) const RESERVED_MODULES: [&str; 3] = [
+    wrapper::WRAPPER_TOP,
+    shell::SHELL_TOP,
+    shell::SHELL_UART_MODULE,
+];
+
+impl Core {
+    /// Checks identifiers, widths, roles and latency; the error names what is wrong.
+    pub fn validate(&self, max_width: u32) -> Result<(), FpgaError> {
+        let bad = |m: String| Err(FpgaError::BadCore(m));
+        if !is_identifier(&self.top) {
+            return bad(format!(
+                "top module name `{}` is not a plain Verilog identifier",
+                self.top
+            ));
+        }
+        if RESERVED_MODULES.contains(&self.top.as_str()) {
+            return bad(format!(
+                "top module name `{}` is reserved for fp8gen's wrappers; rename the core",
+                self.top
+            ));
+        }
+        if !self.verilog.contains(&format!("module {}", self.top)) {
+            return bad(format!(
+                "the Verilog source has no `module {}`; pass the core's real top module name",
+                self.top
+            ));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for p in &self.ports {
+            if !is_identifier(&p.name) {
+                return bad(format!(
+                    "port name `{}` is not a plain Verilog identifier",
+                    p.name
+                ));
+            }
+            if seen.contains(&p.name.as_str()) {
+                return bad(format!("port `{}` is listed twice", p.name));
+            }
+            seen.push(&p.name);
+            if p.width == 0 || p.width > max_width {
+                return bad(format!(
+                    "port `{}` is {} bits wide; this flow supports 1..={} bits per port",
+                    p.name, p.width, max_width
+                ));
+            }
+            let want = match p.role {
+                PortRole::Data => p.direction,
+                PortRole::ValidOut => Direction::Output,
+                _ => Direction::Input,
+            };
+            if p.direction != want {
+                return bad(format!(
+                    "port `{}` has role {:?} but is declared {:?}",
+                    p.name, p.role, p.direction
+                ));
+            }
+            if p.role != PortRole::Data && p.width != 1 {
+                return bad(format!(
+                    "port `{}` has role {:?} and must be 1 bit wide, not {}",
+                    p.name, p.role, p.width
+                ));
+            }
+        }
+        for role in [
+            PortRole::Clock,
+            PortRole::Reset,
+            PortRole::ResetN,
+            PortRole::ValidIn,
+            PortRole::ValidOut,
+        ] {
+            if self.ports.iter().filter(|p| p.role == role).count() > 1 {
+                return bad(format!("more than one port has role {role:?}"));
+            }
+        }
+        let clocked = self.clock().is_some();
+        if !clocked && self.latency != 0 {
+            return bad(format!(
+                "latency is {} but no port has role `clock`; mark the clock port",
+                self.latency
+            ));
+        }
+        if !clocked {
+            if let Some(p) = self.ports.iter().find(|p| p.role != PortRole::Data) {
+                return bad(format!(
+                    "port `{}` has role {:?} but the core has no clock port",
+                    p.name, p.role
+                ));
+            }
+        }
+        if self.data_inputs().next().is_none() {
+            return bad(format!("core `{}` has no data input", self.top));
+        }
+        if self.outputs().next().is_none() {
+            return bad(format!("core `{}` has no output", self.top));
+        }
+        Ok(())
+    }
+
+    /// The clock port, if the core is clocked.
+    pub fn clock(&self) -> Option<&Port> {
+        self.with_role(PortRole::Clock)
+    }
+
+    /// The port with the given role.
+    pub fn with_role(&self, role: PortRole) -> Option<&Port> {
+        self.ports.iter().find(|p| p.role == role)
+    }
+
+    /// Data inputs in port order (the order of operands in a vector).
+    pub fn data_inputs(&self) -> impl Iterator<Item = &Port> {
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Input && p.role == PortRole::Data)
+    }
+
+    /// Data outputs in port order (the order of results in a vector).
+    pub fn data_outputs(&self) -> impl Iterator<Item = &Port> {
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Output && p.role == PortRole::Data)
+    }
+
+    /// All outputs (data and `valid_out`) in port order.
+    pub fn outputs(&self) -> impl Iterator<Item = &Port> {
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Output)
+    }
+}
+
+/// Whether `s` is a plain (non-escaped) Verilog identifier.
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// An FPGA device the flow can place and route for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Target {
+    /// Lattice iCE40 UP5K, SG48 package (iCEBreaker).
+    #[serde(rename = "ice40-up5k")]
+    Ice40Up5k,
+    /// Lattice ECP5 LFE5U-25F, CABGA381.
+    #[serde(rename = "ecp5-25k")]
+    Ecp5_25k,
+    /// Lattice ECP5 LFE5U-85F, CABGA381 (ULX3S 85F).
+    #[serde(rename = "ecp5-85k")]
+    Ecp5_85k,
+    /// Gowin GW1NR-LV9QN88PC6/I5 (GW1NR-9C, Tang Nano 9K).
+    #[serde(rename = "gowin-gw1nr9")]
+    GowinGw1nr9,
+}
+
+/// The architecture family of a [`Target`]: which yosys `synth_*` and nextpnr to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// `synth_ice40` + `nextpnr-ice40` + `icepack`.
+    Ice40,
+    /// `synth_ecp5` + `nextpnr-ecp5` + `ecppack`.
+    Ecp5,
+    /// `synth_gowin` + `nextpnr-himbaechel` (gowin) + apycula `gowin_pack`.
+    Gowin,
+}
+
+impl Target {
+    /// Every target, in a fixed order.
+    pub const ALL: [Target; 4] = [
+        Target::Ice40Up5k,
+        Target::Ecp5_25k,
+        Target::Ecp5_85k,
+        Target::GowinGw1nr9,
+    ];
+
+    /// Command-line name (`ice40-up5k`, `ecp5-25k`, `ecp5-85k`, `gowin-gw1nr9`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Ice40Up5k => "ice40-up5k",
+            Target::Ecp5_25k => "ecp5-25k",
+            Target::Ecp5_85k => "ecp5-85k",
+            Target::GowinGw1nr9 => "gowin-gw1nr9",
+        }
+    }
+
+    /// Architecture family.
+    pub fn arch(self) -> Arch {
+        match self {
+            Target::Ice40Up5k => Arch::Ice40,
+            Target::Ecp5_25k | Target::Ecp5_85k => Arch::Ecp5,
+            Target::GowinGw1nr9 => Arch::Gowin,
+        }
+    }
+
+    /// Device-selection arguments for nextpnr.
+    pub fn nextpnr_device_args(self) -> Vec<String> {
+        let v: &[&str] = match self {
+            Target::Ice40Up5k => &["--up5k", "--package", "sg48"],
+            Target::Ecp5_25k => &["--25k", "--package", "CABGA381"],
+            Target::Ecp5_85k => &["--85k", "--package", "CABGA381"],
+            Target::GowinGw1nr9 => &[
+                "--device",
+                "GW1NR-LV9QN88PC6/I5",
+                "--vopt",
+                "family=GW1N-9C",
+            ],
+        };
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Device name as `gowin_pack -d` wants it (Gowin only).
+    pub fn gowin_pack_device(self) -> Option<&'static str> {
+        match self {
+            Target::GowinGw1nr9 => Some("GW1N-9C"),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Target {
+    type Err = FpgaError;
+    fn from_str(s: &str) -> Result<Target, FpgaError> {
+        let l = s.to_ascii_lowercase();
+        Target::ALL
+            .into_iter()
+            .find(|t| t.name() == l)
+            .ok_or_else(|| {
+                FpgaError::BadRequest(format!(
+                    "unknown target `{s}`; choose one of: {}",
+                    Target::ALL.map(|t| t.name()).join(", ")
+                ))
+            })
+    }
+}
+
+/// Everything that can go wrong in the FPGA flow. Messages say what failed and what to do.
+#[derive(Debug)]
+pub enum FpgaError {
+    /// A required tool was not found anywhere.
+    ToolMissing {
+        /// The tool's role (e.g. `yosys`, `nextpnr-ice40`).
+        tool: String,
+        /// Where it was looked for.
+        searched: Vec<String>,
+    },
+    /// A tool ran and failed.
+    ToolFailed {
+        /// The tool's role.
+        tool: String,
+        /// Exit status as text.
+        status: String,
+        /// Log file holding the full output (inside the build directory).
+        log: PathBuf,
+        /// The last lines of its log / stderr.
+        tail: String,
+    },
+    /// The core description is inconsistent.
+    BadCore(String),
+    /// The request is inconsistent (unknown target, bad frequency, output exists …).
+    BadRequest(String),
+    /// A tool's report could not be understood.
+    Parse(String),
+    /// File-system or serial I/O failed.
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The board (or the simulated board) answered wrongly or not at all.
+    Link(String),
+}
+
+impl FpgaError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> FpgaError {
+        FpgaError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for FpgaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FpgaError::ToolMissing { tool, searched } => write!(
+                f,
+                "FPGA tool `{tool}` not found (looked for: {}); run `scripts/setup-fpga.sh` \
+                 in the fp8gen checkout to install the pinned YoWASP toolchain into .venv, \
+                 or set FP8GEN_VENV / {} to an existing installation",
+                searched.join(", "),
+                tools::env_var_for(tool)
+            ),
+            FpgaError::ToolFailed {
+                tool,
+                status,
+                log,
+                tail,
+            } => write!(
+                f,
+                "{tool} failed ({status}); full log: {}\n{tail}",
+                log.display()
+            ),
+            FpgaError::BadCore(m) => write!(f, "invalid core: {m}"),
+            FpgaError::BadRequest(m) => write!(f, "invalid request: {m}"),
+            FpgaError::Parse(m) => write!(f, "could not read tool report: {m}"),
+            FpgaError::Io { context, source } => write!(f, "{context}: {source}"),
+            FpgaError::Link(m) => write!(f, "board link: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for FpgaError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FpgaError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
