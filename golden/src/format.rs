@@ -128,17 +128,49 @@ pub struct Format {
 
 /// Named presets, in the order `fp8gen formats` lists them (name, format, description).
 pub const PRESETS: &[(&str, Format, &str)] = &[
-    ("e4m3", Format::E4M3, "OCP FP8 E4M3 (= E4M3FN): no Inf, NaN S.1111.111, max 448"),
-    ("e5m2", Format::E5M2, "OCP FP8 E5M2: IEEE-like, ±Inf, NaN, max 57344"),
-    ("e4m3fnuz", Format::E4M3FNUZ, "E4M3FNUZ (bias 8): NaN 0x80, no Inf, no -0, max 240"),
-    ("e5m2fnuz", Format::E5M2FNUZ, "E5M2FNUZ (bias 16): NaN 0x80, no Inf, no -0, max 57344"),
-    ("e4m3b11fnuz", Format::E4M3B11FNUZ, "E4M3B11FNUZ (bias 11): NaN 0x80, no -0, max 30"),
-    ("e4m3-ieee", Format::E4M3_IEEE, "ml_dtypes float8_e4m3: IEEE-like, ±Inf, max 240"),
-    ("e3m4", Format::E3M4, "ml_dtypes float8_e3m4: IEEE-like, ±Inf, max 15.5"),
+    (
+        "e4m3",
+        Format::E4M3,
+        "OCP FP8 E4M3 (= E4M3FN): no Inf, NaN S.1111.111, max 448",
+    ),
+    (
+        "e5m2",
+        Format::E5M2,
+        "OCP FP8 E5M2: IEEE-like, ±Inf, NaN, max 57344",
+    ),
+    (
+        "e4m3fnuz",
+        Format::E4M3FNUZ,
+        "E4M3FNUZ (bias 8): NaN 0x80, no Inf, no -0, max 240",
+    ),
+    (
+        "e5m2fnuz",
+        Format::E5M2FNUZ,
+        "E5M2FNUZ (bias 16): NaN 0x80, no Inf, no -0, max 57344",
+    ),
+    (
+        "e4m3b11fnuz",
+        Format::E4M3B11FNUZ,
+        "E4M3B11FNUZ (bias 11): NaN 0x80, no -0, max 30",
+    ),
+    (
+        "e4m3-ieee",
+        Format::E4M3_IEEE,
+        "ml_dtypes float8_e4m3: IEEE-like, ±Inf, max 240",
+    ),
+    (
+        "e3m4",
+        Format::E3M4,
+        "ml_dtypes float8_e3m4: IEEE-like, ±Inf, max 15.5",
+    ),
     ("e3m2", Format::E3M2, "OCP MX FP6 E3M2: no Inf/NaN, max 28"),
     ("e2m3", Format::E2M3, "OCP MX FP6 E2M3: no Inf/NaN, max 7.5"),
     ("e2m1", Format::E2M1, "OCP MX FP4 E2M1: no Inf/NaN, max 6"),
-    ("e8m0", Format::E8M0, "OCP MX scale E8M0: unsigned powers of two 2^-127..2^127, NaN 0xFF"),
+    (
+        "e8m0",
+        Format::E8M0,
+        "OCP MX scale E8M0: unsigned powers of two 2^-127..2^127, NaN 0xFF",
+    ),
 ];
 
 /// Aliases accepted by [`Format::parse`].
@@ -207,7 +239,13 @@ impl Format {
             Specials::P3109Finite
         };
         check_kp(k, p, signed)?;
-        Format::new(k, p, Format::default_bias(k, p, signed, specials), signed, specials)
+        Format::new(
+            k,
+            p,
+            Format::default_bias(k, p, signed, specials),
+            signed,
+            specials,
+        )
     }
 
     /// The family's default bias: P3109 `2^(K−P−1)` signed / `2^(K−P)` unsigned; FNUZ
@@ -307,6 +345,9 @@ impl Format {
         if let Some(rest) = canonical.strip_prefix("binary") {
             return parse_p3109(rest, name);
         }
+        if let Some(f) = parse_custom_name(canonical) {
+            return f;
+        }
         Err(FormatError::new(
             "format",
             format!(
@@ -334,7 +375,8 @@ impl Format {
         let su = if self.signed { 's' } else { 'u' };
         match self.specials {
             Specials::P3109Finite | Specials::P3109Extended
-                if self.bias == Format::default_bias(self.k, self.p, self.signed, self.specials) =>
+                if self.bias
+                    == Format::default_bias(self.k, self.p, self.signed, self.specials) =>
             {
                 let d = if self.specials == Specials::P3109Extended {
                     'e'
@@ -422,7 +464,11 @@ impl Format {
 
     /// Whether −0 is a distinct code (IEEE, fn, nonan families when signed).
     pub const fn has_neg_zero(&self) -> bool {
-        self.signed && matches!(self.specials, Specials::Ieee | Specials::Fn | Specials::NoNan)
+        self.signed
+            && matches!(
+                self.specials,
+                Specials::Ieee | Specials::Fn | Specials::NoNan
+            )
     }
 
     /// Whether biased exponent 0 encodes zero and subnormals (all families but e8m0).
@@ -435,7 +481,9 @@ impl Format {
         let m = self.mag_bits();
         let all = if m >= 32 { u32::MAX } else { (1u32 << m) - 1 };
         match self.specials {
-            Specials::Ieee => ((((1u32 << self.exp_bits()) - 1) as u64) << self.man_bits()) as u32 - 1,
+            Specials::Ieee => {
+                ((((1u32 << self.exp_bits()) - 1) as u64) << self.man_bits()) as u32 - 1
+            }
             Specials::Fn => all - 1,
             Specials::Fnuz => all,
             Specials::P3109Finite => {
@@ -460,10 +508,10 @@ impl Format {
     /// The canonical NaN code (what projection writes), if the format has a NaN.
     pub const fn nan_code(&self) -> Option<u32> {
         match self.specials {
-            Specials::Ieee => {
-                Some(((((1u32 << self.exp_bits()) - 1) as u64) << self.man_bits()) as u32
-                    | (1u32 << (self.man_bits() - 1)))
-            }
+            Specials::Ieee => Some(
+                ((((1u32 << self.exp_bits()) - 1) as u64) << self.man_bits()) as u32
+                    | (1u32 << (self.man_bits() - 1)),
+            ),
             Specials::Fn => Some(self.code_mask() >> 1),
             Specials::Fnuz => Some(self.sign_bit()),
             Specials::P3109Finite | Specials::P3109Extended => {
@@ -481,7 +529,9 @@ impl Format {
     /// The code of +Inf, if any.
     pub const fn pos_inf_code(&self) -> Option<u32> {
         match self.specials {
-            Specials::Ieee => Some((((1u32 << self.exp_bits()) - 1) as u64) as u32 * (1u32 << self.man_bits())),
+            Specials::Ieee => {
+                Some((((1u32 << self.exp_bits()) - 1) as u64) as u32 * (1u32 << self.man_bits()))
+            }
             Specials::P3109Extended => {
                 if self.signed {
                     Some(self.sign_bit() - 1)
@@ -545,6 +595,23 @@ fn check_kp(k: u32, p: u32, signed: bool) -> Result<(), FormatError> {
         ));
     }
     Ok(())
+}
+
+/// Parses the canonical custom name `k{K}p{P}b{B}{s|u}-{family}` written by [`Format::name`].
+fn parse_custom_name(s: &str) -> Option<Result<Format, FormatError>> {
+    let rest = s.strip_prefix('k')?;
+    let (k, rest) = rest.split_once('p')?;
+    let (p, rest) = rest.split_once('b')?;
+    let (head, fam) = rest.split_once('-')?;
+    let signed = match head.chars().last()? {
+        's' => true,
+        'u' => false,
+        _ => return None,
+    };
+    let bias: i32 = head[..head.len() - 1].parse().ok()?;
+    let k: u32 = k.parse().ok()?;
+    let p: u32 = p.parse().ok()?;
+    Some(Specials::parse(fam).and_then(|sp| Format::new(k, p, bias, signed, sp)))
 }
 
 fn parse_p3109(rest: &str, orig: &str) -> Result<Format, FormatError> {

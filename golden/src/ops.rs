@@ -3,7 +3,7 @@
 //! [`project`] once.
 
 use crate::format::{Format, Specials};
-use crate::round::{nan, project, Flags, Rounding, Spec};
+use crate::round::{nan, project, project_to, Flags, Rounding, Spec, Target};
 use crate::value::{Class, Decoded, Exact, ExactClass};
 
 /// Whether `code` is a signaling NaN of an external IEEE format (binary32/16, bfloat16):
@@ -241,7 +241,7 @@ fn fma_tail(
         (_, Inf) => Exact::inf(ze.sign),
         _ => add_exact(p, &ze, spec.rounding),
     };
-    let (mut c, mut fl) = project(&sum, &b32, spec, 0);
+    let (mut c, mut fl) = project_to(&sum, &Target::BINARY32, spec, 0);
     let sign_bit = b32.sign_bit();
     if opts.ftz && c & 0x7F80_0000 == 0 && c & 0x007F_FFFF != 0 {
         c &= sign_bit;
@@ -310,4 +310,116 @@ pub fn add_exact(a: &Exact, b: &Exact, rounding: Rounding) -> Exact {
         return Exact::zero(rounding == Rounding::Rtn);
     }
     reduce(sign, le, m)
+}
+
+/// A conversion `from → to` with fixed modes and its constants derived once: the fast path
+/// for batch and verification loops.
+///
+/// For an IEEE input format (binary32/16, bfloat16) and a deterministic rounding mode, the
+/// result of the one rounder depends only on the sign, the exponent of the leading one, the
+/// P bits after the leading one and whether anything below them is nonzero (every rounding
+/// position of a P-bit target lies at or above the P-th bit after the leading one, and the
+/// round bit and sticky bit are among those bits). `Projector` therefore memoizes the rounder
+/// over those classes: at construction it calls [`project_to`] once per class on a
+/// representative input and afterwards answers with one table look-up. Nothing is computed
+/// twice by different code: every table entry is the rounder's own answer, and the
+/// equivalence with the direct path is tested on all classes of inputs.
+#[derive(Clone, Debug)]
+pub struct Projector {
+    from: Format,
+    to: Target,
+    spec: Spec,
+    /// Memo table: index = ((sign · 512 + exponent index) << (P + 1)) | (P bits << 1) | sticky;
+    /// entry = code | flags << 24.
+    table: Option<Vec<u32>>,
+}
+
+/// Largest target precision that gets a memo table (2^(P+11) entries).
+const MEMO_MAX_P: u32 = 10;
+
+impl Projector {
+    /// A projector from `from` (e.g. binary32) to `to`.
+    pub fn new(from: Format, to: Format, spec: Spec) -> Projector {
+        let mut pr = Projector {
+            from,
+            to: Target::new(to),
+            spec,
+            table: None,
+        };
+        let memo = spec.rounding.random_bits() == 0
+            && from.specials == Specials::Ieee
+            && from.k >= 16
+            && to.p <= MEMO_MAX_P
+            && to.p + 1 < from.p
+            && to.k <= 24;
+        if memo {
+            let pb = to.p;
+            let n = 1usize << (pb + 11);
+            let mut t = vec![0u32; n];
+            let man = from.man_bits();
+            let min_lsb = from.emin() - man as i32; // exponent of the smallest subnormal
+            for (i, e) in t.iter_mut().enumerate() {
+                let sticky = (i & 1) as u64;
+                let bits = ((i >> 1) & ((1 << pb) - 1)) as u64;
+                let expidx = ((i >> (pb + 1)) & 511) as i32;
+                let sign = i >> (pb + 10) != 0;
+                // Representative: leading one, the P class bits, then a sticky bit at the bottom.
+                let sig = (1u64 << man) | (bits << (man - pb)) | sticky;
+                let x = Exact::finite(sign, min_lsb + expidx - man as i32, sig);
+                let (c, fl) = project_to(&x, &pr.to, &spec, 0);
+                *e = c | (fl.0 as u32) << 24;
+            }
+            pr.table = Some(t);
+        }
+        pr
+    }
+
+    /// Converts one code (`rnd` = random bits for stochastic modes).
+    #[inline(always)]
+    pub fn convert(&self, code: u32, rnd: u32) -> (u32, Flags) {
+        if let Some(t) = &self.table {
+            let f = &self.from;
+            let man = f.man_bits();
+            let mag = code & !f.sign_bit() & f.code_mask();
+            let eb = mag >> man;
+            let emax_field = (1u32 << f.exp_bits()) - 1;
+            if eb != emax_field && mag != 0 {
+                // Normalize: leading one at bit `man`; exponent index = log2 position above
+                // the smallest subnormal.
+                let m = mag & ((1u32 << man) - 1);
+                let (sig, expidx) = if eb == 0 {
+                    let lz = m.leading_zeros() - (31 - man);
+                    (m << lz, man as i32 - lz as i32)
+                } else {
+                    (m | (1u32 << man), man as i32 + eb as i32 - 1)
+                };
+                let pb = self.to.format.p;
+                let low = man - pb;
+                let bits = (sig >> low) & ((1u32 << pb) - 1);
+                let sticky = (sig & ((1u32 << low) - 1) != 0) as u32;
+                let sign = (code & f.sign_bit() != 0) as u32;
+                let idx = (((sign << 9) | expidx as u32) << (pb + 1)) | (bits << 1) | sticky;
+                let e = t[idx as usize];
+                return (e & 0xFF_FFFF, Flags((e >> 24) as u8));
+            }
+        }
+        self.convert_direct(code, rnd)
+    }
+
+    /// The direct path: decode and call the rounder.
+    #[inline]
+    pub fn convert_direct(&self, code: u32, rnd: u32) -> (u32, Flags) {
+        let d = self.from.decode(code);
+        let (c, fl) = project_to(&d.exact(), &self.to, &self.spec, rnd);
+        if d.class == Class::Nan && is_signaling_nan(&self.from, code) {
+            (c, Flags(fl.0 | Flags::INVALID))
+        } else {
+            (c, fl)
+        }
+    }
+
+    /// Whether the memo table is in use.
+    pub fn is_memoized(&self) -> bool {
+        self.table.is_some()
+    }
 }

@@ -297,23 +297,22 @@ fn decide(x: &Exact, q: i32, rounding: Rounding, rnd: u32, bias: i32, p: u32) ->
     } else {
         (x.sig as u128, shift as u32)
     };
+    if shift < 64 && !rounding_is_stochastic(rounding) {
+        return decide_u64(x, x.sig, shift, rounding, q, bias, p);
+    }
     let s = (sig >> shift) as u64;
     let rem = sig & ((1u128 << shift) - 1);
     let half = 1u128 << (shift - 1);
     let sticky = x.sticky;
     let nonzero = rem != 0 || sticky;
-    let odd_code = if p > 1 {
-        s & 1 == 1
+    let cmp = if rem == half && !sticky {
+        std::cmp::Ordering::Equal
+    } else if rem >= half {
+        std::cmp::Ordering::Greater
     } else {
-        s != 0 && (q + bias) & 1 != 0
+        std::cmp::Ordering::Less
     };
     let away = match rounding {
-        Rounding::Rtz => false,
-        Rounding::Rtp => nonzero && !x.sign,
-        Rounding::Rtn => nonzero && x.sign,
-        Rounding::Rna => rem >= half,
-        Rounding::Rne => rem > half || (rem == half && (sticky || odd_code)),
-        Rounding::Rto => nonzero && !odd_code,
         Rounding::Sra(n) => {
             let (hi, _) = top_bits(rem, shift, sticky, n as u32);
             hi + rnd as u64 >= 1u64 << n
@@ -331,7 +330,78 @@ fn decide(x: &Exact, q: i32, rounding: Rounding, rnd: u32, bias: i32, p: u32) ->
             };
             r + rnd as u64 >= 1u64 << n
         }
+        _ => round_away(rounding, x.sign, nonzero, cmp, odd_code(s, q, bias, p)),
     };
+    Decision {
+        s,
+        away,
+        inexact: nonzero,
+    }
+}
+
+/// CodeIsEven's negation (P3109 §4.7.4): the parity of `⌊S̃⌋` for P > 1; for P = 1 the code
+/// parity is that of the biased exponent `Q + B` (and a zero floor is even).
+#[inline(always)]
+fn odd_code(s: u64, q: i32, bias: i32, p: u32) -> bool {
+    if p > 1 {
+        s & 1 == 1
+    } else {
+        s != 0 && (q + bias) & 1 != 0
+    }
+}
+
+/// RoundAway(µ) of P3109 §4.7.4 for the deterministic modes: `nonzero` is ν > 0, `cmp` is
+/// ν compared with ½, `odd` is "not CodeIsEven".
+#[inline(always)]
+fn round_away(
+    rounding: Rounding,
+    sign: bool,
+    nonzero: bool,
+    cmp: std::cmp::Ordering,
+    odd: bool,
+) -> bool {
+    use std::cmp::Ordering::*;
+    match rounding {
+        Rounding::Rtz => false,
+        Rounding::Rtp => nonzero && !sign,
+        Rounding::Rtn => nonzero && sign,
+        Rounding::Rna => cmp != Less,
+        Rounding::Rne => cmp == Greater || (cmp == Equal && odd),
+        Rounding::Rto => nonzero && !odd,
+        // Stochastic modes are decided by `decide` with their random bits.
+        Rounding::Sra(_) | Rounding::Srb(_) | Rounding::Src(_) => false,
+    }
+}
+
+#[inline(always)]
+fn rounding_is_stochastic(r: Rounding) -> bool {
+    matches!(r, Rounding::Sra(_) | Rounding::Srb(_) | Rounding::Src(_))
+}
+
+/// [`decide`] for deterministic modes when `1 ≤ shift < 64` (the common case), in u64.
+#[inline(always)]
+fn decide_u64(
+    x: &Exact,
+    sig: u64,
+    shift: u32,
+    rounding: Rounding,
+    q: i32,
+    bias: i32,
+    p: u32,
+) -> Decision {
+    let s = sig >> shift;
+    let rem = sig & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    let sticky = x.sticky;
+    let nonzero = rem != 0 || sticky;
+    let cmp = if rem == half && !sticky {
+        std::cmp::Ordering::Equal
+    } else if rem >= half {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Less
+    };
+    let away = round_away(rounding, x.sign, nonzero, cmp, odd_code(s, q, bias, p));
     Decision {
         s,
         away,
@@ -372,15 +442,55 @@ fn top_bits(rem: u128, shift: u32, sticky: bool, m: u32) -> (u64, Lo) {
     }
 }
 
+/// Everything the rounder needs about a result format, derived once from a [`Format`]
+/// (so hot loops do not recompute it per value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The format.
+    pub format: Format,
+    man: u32,
+    emin: i32,
+    subn: bool,
+    max_mag: u32,
+    pos_inf: Option<u32>,
+    neg_inf: Option<u32>,
+    nan: Option<u32>,
+}
+
+impl Target {
+    /// Derives the rounder's constants of `f`.
+    pub const fn new(f: Format) -> Target {
+        Target {
+            format: f,
+            man: f.man_bits(),
+            emin: f.emin(),
+            subn: f.has_subnormals(),
+            max_mag: f.max_finite_mag(),
+            pos_inf: f.pos_inf_code(),
+            neg_inf: f.neg_inf_code(),
+            nan: f.nan_code(),
+        }
+    }
+
+    /// binary32 (the FMA result format).
+    pub const BINARY32: Target = Target::new(Format::BINARY32);
+}
+
 /// Project an exact value to `f` (RoundToPrecision → Saturate → Encode) and return the code
 /// and the exception flags. `rnd` holds the random bits of stochastic modes (ignored otherwise).
 #[inline]
 pub fn project(x: &Exact, f: &Format, spec: &Spec, rnd: u32) -> (u32, Flags) {
+    project_to(x, &Target::new(*f), spec, rnd)
+}
+
+/// [`project`] with the target's constants derived beforehand.
+#[inline(always)]
+pub fn project_to(x: &Exact, t: &Target, spec: &Spec, rnd: u32) -> (u32, Flags) {
     match x.class {
-        ExactClass::Finite => project_finite(x, f, spec, rnd),
-        ExactClass::Zero => encode_zero(f, x.sign),
-        ExactClass::Inf => saturate_inf(f, spec, x.sign),
-        ExactClass::Nan => nan(f, spec, 0),
+        ExactClass::Finite => project_finite(x, t, spec, rnd),
+        ExactClass::Zero => encode_zero(&t.format, x.sign),
+        ExactClass::Inf => saturate_inf(&t.format, spec, x.sign),
+        ExactClass::Nan => nan(&t.format, spec, 0),
     }
 }
 
@@ -389,7 +499,10 @@ pub fn project(x: &Exact, f: &Format, spec: &Spec, rnd: u32) -> (u32, Flags) {
 pub(crate) fn nan(f: &Format, spec: &Spec, extra: u8) -> (u32, Flags) {
     match f.nan_code() {
         Some(c) => (c, Flags(extra)),
-        None => (spec.nonan_code & f.code_mask(), Flags(extra | Flags::INVALID)),
+        None => (
+            spec.nonan_code & f.code_mask(),
+            Flags(extra | Flags::INVALID),
+        ),
     }
 }
 
@@ -418,11 +531,17 @@ fn saturate_inf(f: &Format, spec: &Spec, sign: bool) -> (u32, Flags) {
     if sign && !f.signed {
         // −∞ into an unsigned format: M_lo (= the smallest value) or NaN under SatNone.
         return match spec.saturation {
-            Saturation::SatNone | Saturation::SatNoneV4 if f.has_nan() => nan(f, spec, Flags::INVALID),
+            Saturation::SatNone | Saturation::SatNoneV4 if f.has_nan() => {
+                nan(f, spec, Flags::INVALID)
+            }
             _ => (0, Flags::NONE),
         };
     }
-    let inf = if sign { f.neg_inf_code() } else { f.pos_inf_code() };
+    let inf = if sign {
+        f.neg_inf_code()
+    } else {
+        f.pos_inf_code()
+    };
     match (spec.saturation, inf) {
         (Saturation::SatFinite, _) => (max_finite(f, sign), Flags::NONE),
         (_, Some(c)) => (c, Flags::NONE),
@@ -432,12 +551,13 @@ fn saturate_inf(f: &Format, spec: &Spec, sign: bool) -> (u32, Flags) {
 }
 
 #[inline(always)]
-fn project_finite(x: &Exact, f: &Format, spec: &Spec, rnd: u32) -> (u32, Flags) {
+fn project_finite(x: &Exact, t: &Target, spec: &Spec, rnd: u32) -> (u32, Flags) {
+    let f = &t.format;
     let p = f.p;
-    let man = p - 1;
-    let emin = f.emin();
+    let man = t.man;
+    let emin = t.emin;
     let e = x.log2_floor();
-    let subn = f.has_subnormals();
+    let subn = t.subn;
     let q = if subn { e.max(emin) } else { e } - man as i32;
     let d = decide(x, q, spec.rounding, rnd, f.bias, p);
     let s = d.s + d.away as u64;
@@ -473,7 +593,7 @@ fn project_finite(x: &Exact, f: &Format, spec: &Spec, rnd: u32) -> (u32, Flags) 
             return (0, Flags(flags | Flags::UNDERFLOW | Flags::INEXACT));
         }
     }
-    let max = f.max_finite_mag() as i64;
+    let max = t.max_mag as i64;
     let sign = x.sign;
     if sign && !f.signed {
         // Negative value into an unsigned format: only a rounded zero is in range.
@@ -497,10 +617,10 @@ fn project_finite(x: &Exact, f: &Format, spec: &Spec, rnd: u32) -> (u32, Flags) 
             Rounding::Rto => !f.signed && f.specials == Specials::P3109Extended,
             _ => false,
         };
-        let inf = if sign { f.neg_inf_code() } else { f.pos_inf_code() };
+        let inf = if sign { t.neg_inf } else { t.pos_inf };
         return match spec.saturation {
             Saturation::SatFinite | Saturation::SatPropagate => (max_finite(f, sign), Flags(flags)),
-            _ if toward_finite || !f.has_nan() => (max_finite(f, sign), Flags(flags)),
+            _ if toward_finite || t.nan.is_none() => (max_finite(f, sign), Flags(flags)),
             Saturation::SatNone | Saturation::SatNoneV4 if inf.is_some() => {
                 (inf.unwrap_or(0), Flags(flags))
             }

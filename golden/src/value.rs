@@ -50,6 +50,39 @@ impl Decoded {
         }
     }
 
+    /// The exact value as a C99 hex float (`0x1.cp+8`, `-0x1p-9`, `0x0p+0`, `inf`, `nan`),
+    /// normalized with a leading `1.` for nonzero values.
+    pub fn to_hex_float(&self) -> String {
+        let s = if self.sign { "-" } else { "" };
+        match self.class {
+            Class::Nan => "nan".into(),
+            Class::Inf => format!("{s}inf"),
+            Class::Zero => format!("{s}0x0p+0"),
+            _ => {
+                let nb = 32 - self.sig.leading_zeros();
+                let e = self.exp + nb as i32 - 1;
+                // Fraction bits after the leading 1, padded to whole hex digits.
+                let frac_bits = nb - 1;
+                let digits = frac_bits.div_ceil(4);
+                let frac =
+                    (self.sig as u64 & ((1u64 << frac_bits) - 1)) << (digits * 4 - frac_bits);
+                let mut f = if digits == 0 {
+                    String::new()
+                } else {
+                    format!("{:0width$x}", frac, width = digits as usize)
+                };
+                while f.ends_with('0') {
+                    f.pop();
+                }
+                if f.is_empty() {
+                    format!("{s}0x1p{e:+}")
+                } else {
+                    format!("{s}0x1.{f}p{e:+}")
+                }
+            }
+        }
+    }
+
     /// The value as an f64 (exact: every value of a K ≤ 16 format or binary32 fits in f64).
     /// For display and tests only; no arithmetic in the model goes through f64.
     pub fn to_f64(&self) -> f64 {
@@ -105,7 +138,11 @@ impl Format {
         let t = mag & ((1u32 << man) - 1);
         if eb == 0 && self.has_subnormals() {
             Decoded {
-                class: if t == 0 { Class::Zero } else { Class::Subnormal },
+                class: if t == 0 {
+                    Class::Zero
+                } else {
+                    Class::Subnormal
+                },
                 sign,
                 exp: self.emin() - man as i32,
                 sig: t,

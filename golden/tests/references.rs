@@ -5,7 +5,7 @@
 //! SoftFloat's rounding mode and flags are process-global state, so all SoftFloat checks run
 //! inside one test function.
 
-use golden::{fma, mul, project_f32, FmaOptions, Flags, Format, Rounding, Spec};
+use golden::{fma, mul, project_f32, Flags, FmaOptions, Format, Rounding, Spec};
 use rustc_apfloat::ieee::{Float8E4M3FN, Float8E5M2, Single};
 use rustc_apfloat::{Float, FloatConvert, Round, Status};
 use softfloat_wrapper::{ExceptionFlags, Float as SfFloat, RoundingMode, F32};
@@ -50,9 +50,22 @@ impl Rng {
 fn z_set(prod: f32, rng: &mut Rng, out: &mut Vec<u32>) {
     out.clear();
     out.extend_from_slice(&[
-        0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x7FA0_0000,
-        0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x807F_FFFF, 0x0080_0000, 0x8080_0000,
-        0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000, 0xBF80_0000,
+        0x0000_0000,
+        0x8000_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7FA0_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x807F_FFFF,
+        0x0080_0000,
+        0x8080_0000,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x3F80_0000,
+        0xBF80_0000,
     ]);
     let pb = prod.to_bits();
     let pexp = ((pb >> 23) & 0xFF) as i32;
@@ -94,7 +107,11 @@ fn check_fma_against_softfloat(f: Format, rng: &mut Rng) -> u64 {
                 for r in Rounding::IEEE {
                     let mut flags = ExceptionFlags::default();
                     flags.set();
-                    let sf = F32::from_bits(x32).fused_mul_add(F32::from_bits(y32), F32::from_bits(z), sf_mode(r));
+                    let sf = F32::from_bits(x32).fused_mul_add(
+                        F32::from_bits(y32),
+                        F32::from_bits(z),
+                        sf_mode(r),
+                    );
                     flags.get();
                     let (got, gf) = fma(&f, x, &f, y, z, &Spec::ieee(r), opts);
                     let want = sf.to_bits();
@@ -124,7 +141,12 @@ fn check_fma_against_softfloat(f: Format, rng: &mut Rng) -> u64 {
 /// A small-float code as binary32 (must be exact for these formats).
 fn project_f32_exact(f: Format, code: u32) -> (u32, Flags) {
     let r = golden::convert(&f, code, &Format::BINARY32, &Spec::ieee(Rounding::Rne), 0);
-    assert_eq!(r.1, Flags::NONE, "{} {code:#x} not exact in binary32", f.name());
+    assert_eq!(
+        r.1,
+        Flags::NONE,
+        "{} {code:#x} not exact in binary32",
+        f.name()
+    );
     r
 }
 
@@ -162,33 +184,62 @@ fn mul_matches_apfloat_exhaustively() {
         for x in 0..256u32 {
             for y in 0..256u32 {
                 // E5M2 × E5M2 → E5M2
-                let a = Float8E5M2::from_bits(x as u128).mul_r(Float8E5M2::from_bits(y as u128), ap_mode(r));
+                let a = Float8E5M2::from_bits(x as u128)
+                    .mul_r(Float8E5M2::from_bits(y as u128), ap_mode(r));
                 let (got, gf) = mul(&Format::E5M2, x, &Format::E5M2, y, &Format::E5M2, &spec, 0);
-                let ok = if a.value.is_nan() { Format::E5M2.is_nan_code(got) } else { got as u128 == a.value.to_bits() };
-                assert!(ok, "e5m2 {x:#04x}*{y:#04x} {r}: apfloat {:#04x}, model {got:#04x}", a.value.to_bits());
+                let ok = if a.value.is_nan() {
+                    Format::E5M2.is_nan_code(got)
+                } else {
+                    got as u128 == a.value.to_bits()
+                };
+                assert!(
+                    ok,
+                    "e5m2 {x:#04x}*{y:#04x} {r}: apfloat {:#04x}, model {got:#04x}",
+                    a.value.to_bits()
+                );
                 // apfloat treats E5M2 codes with a clear top trailing bit as signaling NaNs; OCP
                 // E5M2 does not distinguish them, so `invalid` is compared on non-NaN operands.
                 let nan_in = Format::E5M2.is_nan_code(x) || Format::E5M2.is_nan_code(y);
                 // APFloat does not raise `overflow` when a directed mode rounds to the largest
                 // finite value (IEEE 754 §7.4 and SoftFloat do; see the SoftFloat test), so
                 // `overflow` is compared only where the result is infinite.
-                let ovf = if Format::E5M2.decode(got).class == golden::Class::Inf { 0b0100 } else { 0 };
+                let ovf = if Format::E5M2.decode(got).class == golden::Class::Inf {
+                    0b0100
+                } else {
+                    0
+                };
                 let mask = if nan_in { 0b0001 } else { 0b1001 } | ovf;
-                assert_eq!(gf.0 & mask, ap_flags(a.status) & mask, "e5m2 {x:#04x}*{y:#04x} {r} flags");
+                assert_eq!(
+                    gf.0 & mask,
+                    ap_flags(a.status) & mask,
+                    "e5m2 {x:#04x}*{y:#04x} {r} flags"
+                );
                 // E4M3FN × E4M3FN → E4M3FN
-                let a = Float8E4M3FN::from_bits(x as u128).mul_r(Float8E4M3FN::from_bits(y as u128), ap_mode(r));
+                let a = Float8E4M3FN::from_bits(x as u128)
+                    .mul_r(Float8E4M3FN::from_bits(y as u128), ap_mode(r));
                 let (got, _) = mul(&Format::E4M3, x, &Format::E4M3, y, &Format::E4M3, &spec, 0);
-                let exact = (Format::E4M3.decode(x).to_f64() * Format::E4M3.decode(y).to_f64()).abs();
+                let exact =
+                    (Format::E4M3.decode(x).to_f64() * Format::E4M3.decode(y).to_f64()).abs();
                 if apfloat_e4m3_known_bad(r, exact) {
                     skipped += 1;
                     continue;
                 }
-                let ok = if a.value.is_nan() { Format::E4M3.is_nan_code(got) } else { got as u128 == a.value.to_bits() };
-                assert!(ok, "e4m3 {x:#04x}*{y:#04x} {r}: apfloat {:#04x}, model {got:#04x}", a.value.to_bits());
+                let ok = if a.value.is_nan() {
+                    Format::E4M3.is_nan_code(got)
+                } else {
+                    got as u128 == a.value.to_bits()
+                };
+                assert!(
+                    ok,
+                    "e4m3 {x:#04x}*{y:#04x} {r}: apfloat {:#04x}, model {got:#04x}",
+                    a.value.to_bits()
+                );
             }
         }
     }
-    eprintln!("skipped {skipped} E4M3 products in (448, 480) under directed rounding (apfloat bug)");
+    eprintln!(
+        "skipped {skipped} E4M3 products in (448, 480) under directed rounding (apfloat bug)"
+    );
 }
 
 #[test]
@@ -207,17 +258,39 @@ fn binary32_projection_matches_apfloat() {
         for m in Rounding::IEEE {
             let spec = Spec::ieee(m);
             let mut lost = false;
-            let a: rustc_apfloat::StatusAnd<Float8E5M2> = Single::from_bits(bits as u128).convert_r(ap_mode(m), &mut lost);
+            let a: rustc_apfloat::StatusAnd<Float8E5M2> =
+                Single::from_bits(bits as u128).convert_r(ap_mode(m), &mut lost);
             let (got, gf) = project_f32(&Format::E5M2, bits, &spec, 0);
-            let ok = if a.value.is_nan() { Format::E5M2.is_nan_code(got) } else { got as u128 == a.value.to_bits() };
-            assert!(ok, "binary32 {bits:#010x} → e5m2 {m}: apfloat {:#04x}, model {got:#04x}", a.value.to_bits());
-            assert_eq!(gf.inexact(), a.status.contains(Status::INEXACT), "{bits:#010x} e5m2 {m}");
-            let a: rustc_apfloat::StatusAnd<Float8E4M3FN> = Single::from_bits(bits as u128).convert_r(ap_mode(m), &mut lost);
+            let ok = if a.value.is_nan() {
+                Format::E5M2.is_nan_code(got)
+            } else {
+                got as u128 == a.value.to_bits()
+            };
+            assert!(
+                ok,
+                "binary32 {bits:#010x} → e5m2 {m}: apfloat {:#04x}, model {got:#04x}",
+                a.value.to_bits()
+            );
+            assert_eq!(
+                gf.inexact(),
+                a.status.contains(Status::INEXACT),
+                "{bits:#010x} e5m2 {m}"
+            );
+            let a: rustc_apfloat::StatusAnd<Float8E4M3FN> =
+                Single::from_bits(bits as u128).convert_r(ap_mode(m), &mut lost);
             let exact = f32::from_bits(bits).abs() as f64;
             if !apfloat_e4m3_known_bad(m, exact) {
                 let (got, _) = project_f32(&Format::E4M3, bits, &spec, 0);
-                let ok = if a.value.is_nan() { Format::E4M3.is_nan_code(got) } else { got as u128 == a.value.to_bits() };
-                assert!(ok, "binary32 {bits:#010x} → e4m3 {m}: apfloat {:#04x}, model {got:#04x}", a.value.to_bits());
+                let ok = if a.value.is_nan() {
+                    Format::E4M3.is_nan_code(got)
+                } else {
+                    got as u128 == a.value.to_bits()
+                };
+                assert!(
+                    ok,
+                    "binary32 {bits:#010x} → e4m3 {m}: apfloat {:#04x}, model {got:#04x}",
+                    a.value.to_bits()
+                );
             }
             n += 1;
         }

@@ -15,7 +15,11 @@ fn decode_matches_every_p3109_value_table() {
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
         .collect();
     entries.sort();
-    assert!(entries.len() >= 190, "expected the full set of tables, found {}", entries.len());
+    assert!(
+        entries.len() >= 190,
+        "expected the full set of tables, found {}",
+        entries.len()
+    );
     let mut codes = 0usize;
     for path in &entries {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
@@ -28,14 +32,21 @@ fn decode_matches_every_p3109_value_table() {
             assert_eq!(cols.len(), 3, "{name}:{}: {line}", lineno + 1);
             let code = u32::from_str_radix(cols[0].trim_start_matches("0x"), 16).unwrap();
             let d = f.decode(code);
-            let ctx = format!("{name} code {:#x}: table says {}, model {:?}", code, cols[1], d);
+            let ctx = format!(
+                "{name} code {:#x}: table says {}, model {:?}",
+                code, cols[1], d
+            );
             match cols[1] {
                 "NaN" => assert_eq!(d.class, Class::Nan, "{ctx}"),
                 "Inf" => assert!(d.class == Class::Inf && !d.sign, "{ctx}"),
                 "-Inf" => assert!(d.class == Class::Inf && d.sign, "{ctx}"),
                 v => {
-                    let (neg, m, e) = parse_hex_float(v).unwrap_or_else(|| panic!("{ctx}: bad hex float"));
-                    assert!(matches!(d.class, Class::Zero | Class::Subnormal | Class::Normal), "{ctx}");
+                    let (neg, m, e) =
+                        parse_hex_float(v).unwrap_or_else(|| panic!("{ctx}: bad hex float"));
+                    assert!(
+                        matches!(d.class, Class::Zero | Class::Subnormal | Class::Normal),
+                        "{ctx}"
+                    );
                     assert!(same_value(d.sig as u128, d.exp, m, e), "{ctx}");
                     if m != 0 {
                         assert_eq!(d.sign, neg, "{ctx}");
@@ -146,7 +157,10 @@ fn fnuz_and_p3109_aliases_are_bit_identical() {
         assert_eq!(Format::E4M3FNUZ.decode(c), p4sf.decode(c), "code {c:#x}");
         assert_eq!(Format::E5M2FNUZ.decode(c), p3sf.decode(c), "code {c:#x}");
     }
-    assert_eq!(Format::parse("BINARY8P4SE").unwrap().specials, Specials::P3109Extended);
+    assert_eq!(
+        Format::parse("BINARY8P4SE").unwrap().specials,
+        Specials::P3109Extended
+    );
 }
 
 #[test]
@@ -159,7 +173,8 @@ fn binary32_decode_matches_hardware_f32() {
         let h = f32::from_bits(x) as f64;
         let got = d.to_f64();
         assert!(
-            (h.is_nan() && got.is_nan()) || (h == got && h.is_sign_negative() == got.is_sign_negative()),
+            (h.is_nan() && got.is_nan())
+                || (h == got && h.is_sign_negative() == got.is_sign_negative()),
             "{x:#010x}"
         );
     }

@@ -1,7 +1,363 @@
 //! # fp8gen RTL generator
 //!
-//! Owns the typed Verilog AST and its deterministic emitter, the reusable datapath blocks
-//! (unpack, leading-zero count + normalize, alignment shifter with sticky, the one rounder,
-//! saturation/encode), pipelining, and the hardware units. Also owns `manifest.json`.
+//! Owns the typed Verilog AST ([`ast`]) and its deterministic emitter ([`emit`], which also
+//! places pipeline registers), the reusable datapath blocks ([`blocks`]: unpack, leading-zero
+//! count + normalize, alignment/denormalization shifter with sticky, THE ONE rounder,
+//! saturation/encode), the hardware units ([`units`]) and `manifest.json` ([`manifest`]).
+//!
+//! Entry points: [`generate`] (a [`GenRequest`] → Verilog text + [`manifest::Manifest`]),
+//! [`write_core`] (atomic write of `<top>.v` + `manifest.json`) and [`units::GoldenModel`]
+//! (the expected value of every output port for an input vector, from the golden model).
 
+pub mod ast;
+pub mod blocks;
+pub mod emit;
 pub mod manifest;
+pub mod units;
+
+use golden::{Format, Rounding, Saturation, Tininess};
+use manifest::{Formats, Manifest, Unit};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Rounding mode: fixed at generation (smallest logic) or chosen at run time by `rm_i`
+/// (encoding [`manifest::ROUNDING_ENCODING`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundingSel {
+    /// Fixed mode (stochastic modes carry their number of random bits).
+    Fixed(Rounding),
+    /// Run-time `rm_i` port.
+    Dynamic,
+}
+
+/// Saturation mode: fixed, or chosen at run time by `sat_i`
+/// (encoding [`manifest::SATURATION_ENCODING`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaturationSel {
+    /// Fixed mode.
+    Fixed(Saturation),
+    /// Run-time `sat_i` port.
+    Dynamic,
+}
+
+/// Options beyond the modes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Tininess detection for the underflow flag (default after rounding).
+    pub tininess: Tininess,
+    /// Code written for a NaN result in a format without NaN (default +0).
+    pub nonan_code: u32,
+    /// Flush subnormals to zero (fma/mac only; rejected for decode/project).
+    pub ftz: bool,
+}
+
+/// What to generate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenRequest {
+    /// Unit kind.
+    pub unit: Unit,
+    /// Formats: decode — `x` is the decoded format, `r` is binary32; project — `x` is the
+    /// input format (binary32, binary16 or bfloat16), `r` the result format.
+    pub formats: Formats,
+    /// Rounding mode.
+    pub rounding: RoundingSel,
+    /// Saturation mode.
+    pub saturation: SaturationSel,
+    /// Random bits of stochastic rounding (dynamic: 0 = no stochastic encodings; fixed
+    /// stochastic: 0 or the mode's own N).
+    pub sr_bits: u32,
+    /// Pipeline stages (0 = combinational).
+    pub stages: u32,
+    /// Options.
+    pub options: GenOptions,
+    /// The command line, written into the header and the manifest.
+    pub command: String,
+}
+
+impl GenRequest {
+    /// A combinational decoder of `format`.
+    pub fn decode(format: Format) -> GenRequest {
+        GenRequest {
+            unit: Unit::Decode,
+            formats: Formats {
+                x: format,
+                y: None,
+                r: Format::BINARY32,
+            },
+            rounding: RoundingSel::Fixed(Rounding::Rne),
+            saturation: SaturationSel::Fixed(Saturation::SatNone),
+            sr_bits: 0,
+            stages: 0,
+            options: GenOptions::default(),
+            command: String::new(),
+        }
+    }
+
+    /// A combinational binary32 → `format` projection.
+    pub fn project(format: Format, rounding: RoundingSel, saturation: SaturationSel) -> GenRequest {
+        GenRequest {
+            unit: Unit::Project,
+            formats: Formats {
+                x: Format::BINARY32,
+                y: None,
+                r: format,
+            },
+            rounding,
+            saturation,
+            sr_bits: match rounding {
+                RoundingSel::Fixed(r) => r.random_bits(),
+                RoundingSel::Dynamic => 0,
+            },
+            stages: 0,
+            options: GenOptions::default(),
+            command: String::new(),
+        }
+    }
+
+    /// The same request with `n` pipeline stages.
+    pub fn with_stages(mut self, n: u32) -> GenRequest {
+        self.stages = n;
+        self
+    }
+
+    /// The same request with `n` random bits.
+    pub fn with_sr_bits(mut self, n: u32) -> GenRequest {
+        self.sr_bits = n;
+        self
+    }
+
+    /// Number of random bits the core consumes (0 when no stochastic mode is possible).
+    pub fn random_bits(&self) -> u32 {
+        match self.rounding {
+            RoundingSel::Fixed(r) => r.random_bits(),
+            RoundingSel::Dynamic => self.sr_bits,
+        }
+    }
+}
+
+/// Why a core could not be generated or written.
+#[derive(Debug)]
+pub enum GenError {
+    /// The request is not supported (unit, format combination, option).
+    Unsupported(String),
+    /// A field of the request is invalid.
+    BadRequest(String),
+    /// Writing the output failed.
+    Io(String, std::io::Error),
+    /// A generator bug (width mismatch …); please report it.
+    Internal(String),
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenError::Unsupported(m) => write!(f, "unsupported request: {m}"),
+            GenError::BadRequest(m) => write!(f, "invalid request: {m}"),
+            GenError::Io(what, e) => write!(f, "{what}: {e}"),
+            GenError::Internal(m) => write!(f, "internal generator error (please report): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// A generated core.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedCore {
+    /// The Verilog file text.
+    pub verilog: String,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Top module name (the Verilog file is `<top>.v`).
+    pub top: String,
+}
+
+/// Largest pipeline depth accepted.
+pub const MAX_STAGES: u32 = 32;
+
+fn check_format(f: &Format, what: &str) -> Result<(), GenError> {
+    Format::new(f.k, f.p, f.bias, f.signed, f.specials)
+        .map(|_| ())
+        .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))
+}
+
+/// Validates a request (everything [`generate`] checks before building logic).
+pub fn validate(req: &GenRequest) -> Result<(), GenError> {
+    if req.stages > MAX_STAGES {
+        return Err(GenError::BadRequest(format!(
+            "--stages {} is too deep; use 0..={MAX_STAGES}",
+            req.stages
+        )));
+    }
+    if req.options.ftz {
+        return Err(GenError::Unsupported(format!(
+            "--ftz applies to fma/mac only, not to the {} unit",
+            req.unit.name()
+        )));
+    }
+    match req.rounding {
+        RoundingSel::Fixed(r) => {
+            let n = r.random_bits();
+            if n > 0 && !(1..=32).contains(&n) {
+                return Err(GenError::BadRequest(format!(
+                    "stochastic rounding needs 1..=32 random bits, got {n}"
+                )));
+            }
+            if req.sr_bits != 0 && req.sr_bits != n {
+                return Err(GenError::BadRequest(format!(
+                    "--sr-bits {} does not match the fixed rounding mode {r} ({} random bits)",
+                    req.sr_bits, n
+                )));
+            }
+        }
+        RoundingSel::Dynamic => {
+            if req.sr_bits > 32 {
+                return Err(GenError::BadRequest(format!(
+                    "--sr-bits {} is out of range; stochastic rounding uses 1..=32 random bits (0 = no stochastic modes on rm_i)",
+                    req.sr_bits
+                )));
+            }
+        }
+    }
+    match req.unit {
+        Unit::Decode => {
+            check_format(&req.formats.x, "decoded")?;
+            if req.formats.r != Format::BINARY32 {
+                return Err(GenError::Unsupported(format!(
+                    "decode produces binary32 (r_o) plus the exact fields; result format {} is not supported",
+                    req.formats.r.name()
+                )));
+            }
+        }
+        Unit::Project => {
+            let x = req.formats.x;
+            if ![Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&x) {
+                return Err(GenError::Unsupported(format!(
+                    "project reads binary32, binary16 or bfloat16; input format {} is not supported",
+                    x.name()
+                )));
+            }
+            check_format(&req.formats.r, "result")?;
+            let r = req.formats.r;
+            if !r.has_nan() && req.options.nonan_code > r.code_mask() {
+                return Err(GenError::BadRequest(format!(
+                    "--nan-code {:#x} does not fit in the {}-bit format {}",
+                    req.options.nonan_code,
+                    r.k,
+                    r.name()
+                )));
+            }
+        }
+        u => {
+            return Err(GenError::Unsupported(format!(
+                "the {} unit is not implemented by this generator yet; available units: decode, project",
+                u.name()
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Generates a core: Verilog text, manifest and top module name. Same request → same bytes.
+pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
+    validate(req)?;
+    match req.unit {
+        Unit::Decode => units::decode::generate(req),
+        Unit::Project => units::project::generate(req),
+        u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
+    }
+}
+
+/// The first header line: `Generated by fp8gen <version>: <command>. Do not edit.`
+pub fn header_line(command: &str) -> String {
+    let cmd: String = command
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cmd = if cmd.trim().is_empty() {
+        "rtl::generate".to_string()
+    } else {
+        cmd.trim().to_string()
+    };
+    format!(
+        "Generated by fp8gen {}: {cmd}. Do not edit.",
+        golden::VERSION
+    )
+}
+
+fn tmp_sibling(dir: &Path, tag: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "core".into());
+    let parent = dir.parent().unwrap_or_else(|| Path::new("."));
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let mut i = 0u32;
+    loop {
+        let p = parent.join(format!(".{name}.{tag}-{}-{i}", std::process::id()));
+        if !p.exists() {
+            return p;
+        }
+        i += 1;
+    }
+}
+
+/// Writes `<top>.v` and `manifest.json` into `dir` atomically: the files are written into a
+/// temporary directory next to `dir`, which is then renamed into place, so `dir` is never
+/// half-written. An existing non-empty `dir` is replaced only with `force`.
+pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), GenError> {
+    let io = |what: String| move |e: std::io::Error| GenError::Io(what, e);
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(GenError::BadRequest(format!(
+                "output path {} exists and is not a directory",
+                dir.display()
+            )));
+        }
+        let non_empty = std::fs::read_dir(dir)
+            .map_err(io(format!("cannot read {}", dir.display())))?
+            .next()
+            .is_some();
+        if non_empty && !force {
+            return Err(GenError::BadRequest(format!(
+                "output directory {} is not empty; choose another directory or pass --force to replace it",
+                dir.display()
+            )));
+        }
+    }
+    let tmp = tmp_sibling(dir, "tmp");
+    let result = (|| -> Result<(), GenError> {
+        std::fs::create_dir_all(&tmp).map_err(io(format!("cannot create {}", tmp.display())))?;
+        let vpath = tmp.join(format!("{}.v", core.top));
+        std::fs::write(&vpath, &core.verilog)
+            .map_err(io(format!("cannot write {}", vpath.display())))?;
+        let mpath = tmp.join("manifest.json");
+        std::fs::write(&mpath, core.manifest.to_json())
+            .map_err(io(format!("cannot write {}", mpath.display())))?;
+        if dir.exists() {
+            let old = tmp_sibling(dir, "old");
+            std::fs::rename(dir, &old)
+                .map_err(io(format!("cannot move {} aside", dir.display())))?;
+            if let Err(e) = std::fs::rename(&tmp, dir) {
+                let _ = std::fs::rename(&old, dir);
+                return Err(GenError::Io(
+                    format!("cannot rename into {}", dir.display()),
+                    e,
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&old);
+        } else {
+            std::fs::rename(&tmp, dir)
+                .map_err(io(format!("cannot rename into {}", dir.display())))?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}

@@ -50,10 +50,18 @@ pub enum Role {
     Flags,
     /// Class flags of `decode`: {nan, inf, zero, subnormal} (bit 3..0).
     Class,
+    /// Sign of a decoded value (`decode`).
+    Sign,
+    /// Two's complement exponent of the most significant significand bit (`decode`).
+    Exponent,
+    /// Normalized significand, MSB = hidden bit (`decode`).
+    Significand,
 }
 
 /// Encoding of the `rm_i` port: index into this list.
-pub const ROUNDING_ENCODING: [&str; 9] = ["rne", "rna", "rtp", "rtn", "rtz", "rto", "sra", "srb", "src"];
+pub const ROUNDING_ENCODING: [&str; 9] = [
+    "rne", "rna", "rtp", "rtn", "rtz", "rto", "sra", "srb", "src",
+];
 
 /// Encoding of the `sat_i` port: index into this list.
 pub const SATURATION_ENCODING: [&str; 4] = ["satfinite", "satpropagate", "satnone", "satnone-v4"];

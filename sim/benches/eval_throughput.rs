@@ -7,8 +7,7 @@
 use std::time::Instant;
 
 use sim::{
-    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary, Port,
-    Toolchain,
+    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary, Port, Toolchain,
 };
 
 const DEC8: &str = r#"
@@ -53,6 +52,9 @@ fn proj_ref(x: u64) -> u64 {
     (s << 7) | body
 }
 
+/// (name, Verilog, interface, reference function, input mask).
+type BenchCore = (&'static str, &'static str, CoreSpec, fn(u64) -> u64, u64);
+
 fn main() {
     let tc = match Toolchain::detect() {
         Ok(t) => t,
@@ -66,7 +68,7 @@ fn main() {
         .unwrap_or(1);
     println!("{} / {}", tc.verilator_version, tc.cxx_version);
     println!("core   lanes  build_s  eval_1thread_vec/s  engine_{threads}threads_vec/s");
-    let cores: [(&str, &str, CoreSpec, fn(u64) -> u64, u64); 2] = [
+    let cores: [BenchCore; 2] = [
         (
             "dec8",
             DEC8,

@@ -90,13 +90,11 @@ impl RawLayout {
         let idx = |pred: &dyn Fn(usize) -> bool| -> Vec<usize> {
             (0..spec.ports.len()).filter(|&i| pred(i)).collect()
         };
-        let mut inputs = idx(&|i| {
-            spec.ports[i].is_data() && spec.ports[i].direction == Direction::Input
-        });
+        let mut inputs =
+            idx(&|i| spec.ports[i].is_data() && spec.ports[i].direction == Direction::Input);
         inputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidIn));
-        let mut outputs = idx(&|i| {
-            spec.ports[i].is_data() && spec.ports[i].direction == Direction::Output
-        });
+        let mut outputs =
+            idx(&|i| spec.ports[i].is_data() && spec.ports[i].direction == Direction::Output);
         outputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidOut));
         RawLayout { inputs, outputs }
     }
@@ -142,7 +140,11 @@ pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
                 PortRole::Reset => "sim_rst".to_string(),
                 PortRole::ResetN => "~sim_rst".to_string(),
                 PortRole::Data | PortRole::ValidIn | PortRole::ValidOut => {
-                    let pi = spec.ports.iter().position(|q| q.name == p.name).unwrap_or(0);
+                    let pi = spec
+                        .ports
+                        .iter()
+                        .position(|q| q.name == p.name)
+                        .unwrap_or(0);
                     if p.direction == Direction::Input {
                         let k = layout.inputs.iter().position(|&x| x == pi).unwrap_or(0);
                         format!("l{l}_i{k}")
@@ -154,7 +156,12 @@ pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
             };
             conns.push(format!(".{}({expr})", p.name));
         }
-        let _ = writeln!(v, "  {} lane{l} (\n    {}\n  );", spec.top, conns.join(",\n    "));
+        let _ = writeln!(
+            v,
+            "  {} lane{l} (\n    {}\n  );",
+            spec.top,
+            conns.join(",\n    ")
+        );
     }
     let _ = writeln!(v, "endmodule");
     v
@@ -785,9 +792,11 @@ pub(crate) fn build_model(
         ));
     }
     // Largest sources first, so the longest compile starts early.
-    jobs.sort_by_key(|(src, _, _)| std::cmp::Reverse(fs::metadata(src).map(|m| m.len()).unwrap_or(0)));
+    jobs.sort_by_key(|(src, _, _)| {
+        std::cmp::Reverse(fs::metadata(src).map(|m| m.len()).unwrap_or(0))
+    });
     let log = Mutex::new(log);
-    compile_parallel(tc, &cflags, &jobs, &[obj.clone()], &tmp, &log)?;
+    compile_parallel(tc, &cflags, &jobs, std::slice::from_ref(&obj), &tmp, &log)?;
 
     let mut cmd = tc.cxx_command();
     cmd.arg("-shared")
@@ -857,8 +866,14 @@ mod tests {
         );
         let v = wrapper_verilog(&spec, 2);
         assert!(v.contains(".rst_n(~sim_rst)"), "{v}");
-        assert!(v.contains(".a(l1_i0)") && v.contains(".valid_i(l1_i1)"), "{v}");
-        assert!(v.contains(".y(l0_o0)") && v.contains(".valid_o(l0_o1)"), "{v}");
+        assert!(
+            v.contains(".a(l1_i0)") && v.contains(".valid_i(l1_i1)"),
+            "{v}"
+        );
+        assert!(
+            v.contains(".y(l0_o0)") && v.contains(".valid_o(l0_o1)"),
+            "{v}"
+        );
         assert!(v.contains("output wire [31:0] l1_o0"), "{v}");
         assert!(declares_module("module core(a);", "core"));
         assert!(!declares_module("module core2(a);", "core"));

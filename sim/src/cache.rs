@@ -117,7 +117,12 @@ mod tests {
 
     #[test]
     fn key_depends_on_every_field_and_its_boundaries() {
-        let k = |a: &str, b: &str| KeyHasher::new().field("a", a.as_bytes()).field("b", b.as_bytes()).hex();
+        let k = |a: &str, b: &str| {
+            KeyHasher::new()
+                .field("a", a.as_bytes())
+                .field("b", b.as_bytes())
+                .hex()
+        };
         assert_eq!(k("x", "y"), k("x", "y"));
         assert_ne!(k("x", "y"), k("x", "z"));
         assert_ne!(k("xy", ""), k("x", "y"));

@@ -186,7 +186,10 @@ impl PortValues {
 
     /// The value of one port, if present.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -208,7 +211,10 @@ impl<'de> Deserialize<'de> for PortValues {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of port name to hex value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<PortValues, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<PortValues, A::Error> {
                 let mut v = Vec::new();
                 while let Some((k, x)) = a.next_entry::<String, String>()? {
                     v.push((k, x));
@@ -292,8 +298,14 @@ impl Summary {
             return Err(SimError::Usage(format!(
                 "cannot merge summaries of different runs ({} {} {} over {} vectors vs \
                  {} {} {} over {})",
-                self.unit, self.format, self.top, self.space, other.unit, other.format,
-                other.top, other.space
+                self.unit,
+                self.format,
+                self.top,
+                self.space,
+                other.unit,
+                other.format,
+                other.top,
+                other.space
             )));
         }
         let mut shards = self.shards.clone();
@@ -340,7 +352,11 @@ impl Summary {
         match self.shards.first() {
             Some(s) => {
                 self.shards.len() == s.count as usize
-                    && self.shards.iter().enumerate().all(|(i, t)| t.index as usize == i)
+                    && self
+                        .shards
+                        .iter()
+                        .enumerate()
+                        .all(|(i, t)| t.index as usize == i)
             }
             None => false,
         }
@@ -439,7 +455,11 @@ where
                 spec.top
             )))
         }
-        Some(m) => m.iter().zip(&out_ports).map(|(m, p)| m & p.mask()).collect(),
+        Some(m) => m
+            .iter()
+            .zip(&out_ports)
+            .map(|(m, p)| m & p.mask())
+            .collect(),
         None => out_ports.iter().map(|p| p.mask()).collect(),
     };
     if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
@@ -607,7 +627,10 @@ mod tests {
             }
             assert_eq!(prev, len);
         }
-        assert_eq!("2/5".parse::<Shard>().unwrap(), Shard { index: 2, count: 5 });
+        assert_eq!(
+            "2/5".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 5 }
+        );
         for bad in ["5/5", "1", "a/b", "0/0"] {
             let e = bad.parse::<Shard>().unwrap_err().to_string();
             assert!(e.contains("i/n"), "{e}");
@@ -619,7 +642,7 @@ mod tests {
         let s = Exhaustive::new(&[2, 3]).unwrap();
         assert_eq!(s.len(), 32);
         let mut v = [0u64; 2];
-        s.vector(0b101_11, &mut v);
+        s.vector(0b1_0111, &mut v);
         assert_eq!(v, [0b11, 0b101]);
         assert!(Exhaustive::new(&[32, 32]).is_err());
     }

@@ -32,5 +32,5 @@ pub use equiv::{
 };
 pub use error::{Result, SimError};
 pub use model::{Model, ModelLibrary};
-pub use spec::{width_mask, CoreSpec, Direction, Port, PortRole};
+pub use spec::{width_mask, CoreSpec, Direction, ManifestCore, Port, PortRole};
 pub use toolchain::Toolchain;

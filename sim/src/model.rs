@@ -98,7 +98,8 @@ impl ModelLibrary {
             ($t:ty, $name:literal) => {{
                 // SAFETY: the symbol is exported by our harness with exactly this signature.
                 let s = unsafe { lib.get::<$t>($name) };
-                s.map(|s| *s).map_err(|e| load_err(format!("missing harness symbol {}: {e}", $name)))?
+                s.map(|s| *s)
+                    .map_err(|e| load_err(format!("missing harness symbol {}: {e}", $name)))?
             }};
         }
         let abi: U32Fn = sym!(U32Fn, "fp8_abi_version");
@@ -167,6 +168,16 @@ impl ModelLibrary {
         let text = std::fs::read_to_string(verilog_path)
             .map_err(|e| SimError::io(format!("reading {}", verilog_path.display()), e))?;
         Self::build(tc, &text, spec, options)
+    }
+
+    /// Builds the core described by a `manifest.json` (see [`crate::ManifestCore`]).
+    pub fn build_from_manifest(
+        tc: &Toolchain,
+        manifest_path: &Path,
+        options: &BuildOptions,
+    ) -> Result<ModelLibrary> {
+        let core = crate::spec::ManifestCore::load(manifest_path)?;
+        Self::build_file(tc, &core.verilog_path, &core.spec, options)
     }
 
     /// The same core built with `--trace` and one lane, for VCD replays.
@@ -353,11 +364,8 @@ impl Model {
 
     fn sizes(&self, inputs: &[u64], outputs: &[u64]) -> Result<usize> {
         let (ni, no) = (self.n_inputs(), self.n_outputs());
-        let n = if ni == 0 {
-            outputs.len() / no
-        } else {
-            inputs.len() / ni
-        };
+        // A validated spec has at least one data input and output.
+        let n = inputs.len() / ni.max(1);
         if inputs.len() != n * ni || outputs.len() != n * no {
             return Err(SimError::Usage(format!(
                 "buffer sizes do not match the core: {} input words for {ni} per vector, \
@@ -457,30 +465,32 @@ impl Model {
                 row[ni] = 1;
             }
         }
-        let result = self.cycle_raw(&raw_in, &mut raw_out, cycles).and_then(|()| {
-            for c in 0..cycles {
-                for l in 0..lanes {
-                    let row = &raw_out[(c * lanes + l) * ro..(c * lanes + l + 1) * ro];
-                    let src = c.checked_sub(lat).map(|g| g * lanes + l).filter(|&i| i < n);
-                    if has_valid {
-                        let got = row[no] & 1 == 1;
-                        if got != src.is_some() {
-                            return Err(SimError::Protocol(format!(
+        let result = self
+            .cycle_raw(&raw_in, &mut raw_out, cycles)
+            .and_then(|()| {
+                for c in 0..cycles {
+                    for l in 0..lanes {
+                        let row = &raw_out[(c * lanes + l) * ro..(c * lanes + l + 1) * ro];
+                        let src = c.checked_sub(lat).map(|g| g * lanes + l).filter(|&i| i < n);
+                        if has_valid {
+                            let got = row[no] & 1 == 1;
+                            if got != src.is_some() {
+                                return Err(SimError::Protocol(format!(
                                 "`{}` lane {l}, cycle {c}: valid_out is {} but valid_in was {} \
                                  {lat} cycle(s) earlier (declared latency {lat})",
                                 self.inner.spec.top,
                                 u8::from(got),
                                 u8::from(src.is_some())
                             )));
+                            }
+                        }
+                        if let Some(i) = src {
+                            outputs[i * no..(i + 1) * no].copy_from_slice(&row[..no]);
                         }
                     }
-                    if let Some(i) = src {
-                        outputs[i * no..(i + 1) * no].copy_from_slice(&row[..no]);
-                    }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            });
         self.raw_in = raw_in;
         self.raw_out = raw_out;
         result
@@ -499,16 +509,15 @@ impl Model {
                 .map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
         }
         let cpath = CString::new(vcd_path.to_string_lossy().as_bytes()).map_err(|_| {
-            SimError::Usage(format!("VCD path {} contains a NUL byte", vcd_path.display()))
+            SimError::Usage(format!(
+                "VCD path {} contains a NUL byte",
+                vcd_path.display()
+            ))
         })?;
         // SAFETY: live handle, NUL-terminated path.
         let rc = unsafe { (self.inner.api.trace_open)(self.handle.as_ptr(), cpath.as_ptr()) };
         self.check(rc)?;
-        let n = if self.n_inputs() == 0 {
-            0
-        } else {
-            inputs.len() / self.n_inputs()
-        };
+        let n = inputs.len() / self.n_inputs().max(1);
         let mut outputs = vec![0u64; n * self.n_outputs()];
         let run = self.reset().and_then(|()| self.eval(inputs, &mut outputs));
         // SAFETY: live handle.

@@ -278,6 +278,87 @@ impl CoreSpec {
     }
 }
 
+/// A core described by a `manifest.json` (as written by `fp8gen gen`): its interface and the
+/// path of its Verilog file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestCore {
+    /// Interface (roles other than clock/reset/valid become [`PortRole::Data`]).
+    pub spec: CoreSpec,
+    /// The Verilog file, resolved against the manifest's directory.
+    pub verilog_path: std::path::PathBuf,
+}
+
+impl ManifestCore {
+    /// Reads the interface from a manifest file. Only `top`, `verilog`, `latency` and
+    /// `ports` (`name`, `direction`, `width`, `role`) are used; port roles `clock`, `reset`,
+    /// `reset_n`, `valid_in`, `valid_out` drive the harness, any other role is data.
+    pub fn load(manifest_path: &std::path::Path) -> Result<ManifestCore> {
+        let text = std::fs::read_to_string(manifest_path)
+            .map_err(|e| SimError::io(format!("reading {}", manifest_path.display()), e))?;
+        let dir = manifest_path
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."));
+        Self::from_json(&text, dir).map_err(|e| match e {
+            SimError::InvalidSpec(m) => {
+                SimError::InvalidSpec(format!("{}: {m}", manifest_path.display()))
+            }
+            other => other,
+        })
+    }
+
+    /// Parses manifest JSON text; `dir` is where relative Verilog paths are resolved.
+    pub fn from_json(text: &str, dir: &std::path::Path) -> Result<ManifestCore> {
+        #[derive(Deserialize)]
+        struct MPort {
+            name: String,
+            direction: Direction,
+            width: u32,
+            #[serde(default)]
+            role: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct M {
+            top: String,
+            verilog: String,
+            #[serde(default)]
+            latency: u32,
+            ports: Vec<MPort>,
+        }
+        let m: M = serde_json::from_str(text)
+            .map_err(|e| SimError::InvalidSpec(format!("malformed manifest: {e}")))?;
+        let ports = m
+            .ports
+            .into_iter()
+            .map(|p| {
+                let role = match p.role.as_deref() {
+                    Some("clock") => PortRole::Clock,
+                    Some("reset") => PortRole::Reset,
+                    Some("reset_n") => PortRole::ResetN,
+                    Some("valid_in") => PortRole::ValidIn,
+                    Some("valid_out") => PortRole::ValidOut,
+                    _ => PortRole::Data,
+                };
+                Port {
+                    name: p.name,
+                    direction: p.direction,
+                    width: p.width,
+                    role,
+                }
+            })
+            .collect();
+        let spec = CoreSpec {
+            top: m.top,
+            ports,
+            latency: m.latency,
+        };
+        spec.validate()?;
+        Ok(ManifestCore {
+            spec,
+            verilog_path: dir.join(m.verilog),
+        })
+    }
+}
+
 /// Whether `s` is a plain (non-escaped) Verilog identifier that is also safe in C++.
 pub(crate) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -319,10 +400,38 @@ mod tests {
     }
 
     #[test]
+    fn manifest_ports_map_to_harness_roles() {
+        let text = r#"{"schema":1,"unit":"mul","top":"fp8_mul","verilog":"fp8_mul.v",
+            "latency":2,"ports":[
+            {"name":"clk","direction":"input","width":1,"role":"clock"},
+            {"name":"rst_n","direction":"input","width":1,"role":"reset_n"},
+            {"name":"valid_i","direction":"input","width":1,"role":"valid_in"},
+            {"name":"x_i","direction":"input","width":8,"role":"x"},
+            {"name":"rm_i","direction":"input","width":4,"role":"rounding"},
+            {"name":"r_o","direction":"output","width":8,"role":"result"},
+            {"name":"flags_o","direction":"output","width":4,"role":"flags"},
+            {"name":"valid_o","direction":"output","width":1,"role":"valid_out"}]}"#;
+        let m = ManifestCore::from_json(text, std::path::Path::new("/out")).unwrap();
+        assert_eq!(m.verilog_path, std::path::Path::new("/out/fp8_mul.v"));
+        assert_eq!(m.spec.latency, 2);
+        assert_eq!(m.spec.n_inputs(), 2);
+        assert_eq!(m.spec.n_outputs(), 2);
+        assert_eq!(
+            m.spec.port_with_role(PortRole::ResetN).unwrap().name,
+            "rst_n"
+        );
+        let err = ManifestCore::from_json("{}", std::path::Path::new(".")).unwrap_err();
+        assert!(err.to_string().contains("malformed manifest"), "{err}");
+    }
+
+    #[test]
     fn roles_round_trip_through_json() {
         let p = Port::control("valid_o", PortRole::ValidOut);
         let j = serde_json::to_string(&p).unwrap();
-        assert!(j.contains("\"valid_out\"") && j.contains("\"output\""), "{j}");
+        assert!(
+            j.contains("\"valid_out\"") && j.contains("\"output\""),
+            "{j}"
+        );
         let back: Port = serde_json::from_str(&j).unwrap();
         assert_eq!(back, p);
         let data: Port =

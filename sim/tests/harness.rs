@@ -195,7 +195,10 @@ fn wrong_golden_yields_mismatches_with_counterexamples_and_shards_merge() {
     assert_eq!(merged.vectors, s.vectors);
     assert_eq!(merged.mismatches, s.mismatches);
     assert_eq!(merged.counterexamples, s.counterexamples);
-    assert!(merged.merge(&merged).is_err(), "a shard cannot be merged twice");
+    assert!(
+        merged.merge(&merged).is_err(),
+        "a shard cannot be merged twice"
+    );
 
     // Early stop.
     let stop = EquivConfig {
@@ -246,7 +249,11 @@ fn second_build_is_a_cache_hit() {
     let b = ModelLibrary::build(&tc, DEC8, &dec8_spec(), &o).unwrap();
     assert!(b.cache_hit());
     assert_eq!(a.so_path(), b.so_path());
-    assert!(b.build_seconds() < 0.5, "cache hit took {} s", b.build_seconds());
+    assert!(
+        b.build_seconds() < 0.5,
+        "cache hit took {} s",
+        b.build_seconds()
+    );
     assert!(a.so_path().starts_with(dir.path()));
     // No leftovers of the build in the temp area.
     let leftovers = std::fs::read_dir(dir.path().join("tmp")).unwrap().count();
@@ -268,14 +275,20 @@ fn pipelined_core_streams_with_declared_latency() {
             let mut inputs = Vec::with_capacity(2 * n);
             let mut x = 0x1234_5678u64;
             for _ in 0..n {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 inputs.push(x >> 48);
                 inputs.push((x >> 32) & 0xffff);
             }
             let mut out = vec![0u64; n];
             m.eval_stream(&inputs, &mut out).unwrap();
             for k in 0..n {
-                assert_eq!(out[k], pipe2_ref(inputs[2 * k], inputs[2 * k + 1]), "k = {k}");
+                assert_eq!(
+                    out[k],
+                    pipe2_ref(inputs[2 * k], inputs[2 * k + 1]),
+                    "k = {k}"
+                );
             }
         }
         // The engine drives clocked cores the same way.
@@ -312,14 +325,20 @@ fn vcd_replay_writes_a_waveform() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("$enddefinitions"), "not a VCD:\n{text}");
     assert!(text.contains(" cout ") && text.contains(" cin "), "{text}");
-    assert!(text.contains("b01000100"), "sum 0x44 not in the VCD:\n{text}");
+    assert!(
+        text.contains("b01000100"),
+        "sum 0x44 not in the VCD:\n{text}"
+    );
 
     let plib = ModelLibrary::build(&tc, PIPE2, &pipe2_spec(2), &opts(2)).unwrap();
     let p = plib
         .replay_vcd(&[3, 5], &dir.path().join("sub").join("pipe.vcd"))
         .unwrap();
     let text = std::fs::read_to_string(p).unwrap();
-    assert!(text.contains(" valid_o ") && text.contains(" clk "), "{text}");
+    assert!(
+        text.contains(" valid_o ") && text.contains(" clk "),
+        "{text}"
+    );
     // A non-trace model refuses to trace.
     let mut m = plib.instantiate().unwrap();
     assert!(m.replay_vcd(&[1, 2], &dir.path().join("x.vcd")).is_err());
@@ -329,13 +348,20 @@ fn vcd_replay_writes_a_waveform() {
 fn errors_name_the_problem() {
     let tc = toolchain();
     let err = Toolchain::detect_at(Path::new("/nonexistent/verilator")).unwrap_err();
-    assert!(err.to_string().contains("apt-get install verilator"), "{err}");
+    assert!(
+        err.to_string().contains("apt-get install verilator"),
+        "{err}"
+    );
 
     let bad = "module add8(input [7:0] a, output [7:0] s); assign s = a +; endmodule";
     let spec = CoreSpec::combinational("add8", vec![Port::input("a", 8), Port::output("s", 8)]);
     let err = ModelLibrary::build(&tc, bad, &spec, &opts(1)).unwrap_err();
     match &err {
-        SimError::Verilator { build_dir, stderr_tail, .. } => {
+        SimError::Verilator {
+            build_dir,
+            stderr_tail,
+            ..
+        } => {
             assert!(build_dir.is_dir());
             assert!(stderr_tail.contains("core.v"), "{stderr_tail}");
             let _ = std::fs::remove_dir_all(build_dir);
@@ -345,4 +371,27 @@ fn errors_name_the_problem() {
 
     let err = ModelLibrary::build(&tc, ADD8, &dec8_spec(), &opts(1)).unwrap_err();
     assert!(err.to_string().contains("no module `dec8`"), "{err}");
+}
+
+#[test]
+fn builds_from_a_manifest() {
+    let tc = toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pipe2.v"), PIPE2).unwrap();
+    let manifest = r#"{"schema":1,"unit":"toy","top":"pipe2","verilog":"pipe2.v","latency":2,
+      "ports":[{"name":"clk","direction":"input","width":1,"role":"clock"},
+               {"name":"rst","direction":"input","width":1,"role":"reset"},
+               {"name":"valid_i","direction":"input","width":1,"role":"valid_in"},
+               {"name":"a","direction":"input","width":16,"role":"x"},
+               {"name":"b","direction":"input","width":16,"role":"y"},
+               {"name":"y","direction":"output","width":32,"role":"result"},
+               {"name":"valid_o","direction":"output","width":1,"role":"valid_out"}]}"#;
+    let path = dir.path().join("manifest.json");
+    std::fs::write(&path, manifest).unwrap();
+    let lib = ModelLibrary::build_from_manifest(&tc, &path, &opts(2)).unwrap();
+    assert_eq!(lib.spec(), &pipe2_spec(2));
+    let mut m = lib.instantiate().unwrap();
+    let mut y = [0u64; 2];
+    m.eval(&[3, 5, 0xffff, 0xffff], &mut y).unwrap();
+    assert_eq!(y, [pipe2_ref(3, 5), pipe2_ref(0xffff, 0xffff)]);
 }

@@ -265,7 +265,12 @@ fn build_in(
     let bit = board.bitstream_name();
     let (pnr_out, pack_args): (Vec<String>, Vec<String>) = match target.arch() {
         Arch::Ice40 => (
-            vec!["--pcf".into(), cname.into(), "--asc".into(), "pnr.asc".into()],
+            vec![
+                "--pcf".into(),
+                cname.into(),
+                "--asc".into(),
+                "pnr.asc".into(),
+            ],
             vec!["pnr.asc".into(), bit.into()],
         ),
         Arch::Ecp5 => (
@@ -338,7 +343,10 @@ fn build_in(
         target,
         bitstream: PathBuf::from(bit),
         layout: layout.clone(),
-        fmax_mhz: pnr.fmax().map(|f| (f * 100.0).round() / 100.0).unwrap_or(0.0),
+        fmax_mhz: pnr
+            .fmax()
+            .map(|f| (f * 100.0).round() / 100.0)
+            .unwrap_or(0.0),
         timing_met: pnr.met(),
         pnr_utilization: pnr.utilization,
         program: board.program_hint().to_string(),

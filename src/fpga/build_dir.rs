@@ -124,8 +124,8 @@ impl BuildDir {
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), FpgaError> {
     std::fs::create_dir(to).map_err(|e| FpgaError::io(format!("creating {}", to.display()), e))?;
-    let entries =
-        std::fs::read_dir(from).map_err(|e| FpgaError::io(format!("reading {}", from.display()), e))?;
+    let entries = std::fs::read_dir(from)
+        .map_err(|e| FpgaError::io(format!("reading {}", from.display()), e))?;
     for entry in entries {
         let entry = entry.map_err(|e| FpgaError::io(format!("reading {}", from.display()), e))?;
         let src = entry.path();

@@ -224,7 +224,12 @@ fn synth_in(
     let (wrapper_v, cost) = wrapper::wrapper_verilog(core);
     write(dir, "core.v", &core.verilog)?;
     write(dir, "wrapper.v", &wrapper_v)?;
-    let script = yosys_script(req.target, &["core.v", "wrapper.v"], WRAPPER_TOP, req.use_dsp);
+    let script = yosys_script(
+        req.target,
+        &["core.v", "wrapper.v"],
+        WRAPPER_TOP,
+        req.use_dsp,
+    );
     let t_yosys = run_yosys(yosys, dir, &script)?;
     let arch = req.target.arch();
     let counts: CellCounts = report::parse_yosys_stat(arch, &read(dir, "stat.json")?, &core.top)?;

@@ -130,10 +130,7 @@ pub fn board_test_serial<L: Read + Write, R: BufRead, W: Write>(
             .map(|w| {
                 let w = w.trim_start_matches("0x").trim_start_matches("0X");
                 u64::from_str_radix(w, 16).map_err(|_| {
-                    FpgaError::BadRequest(format!(
-                        "line {}: `{w}` is not a hex number",
-                        n + 1
-                    ))
+                    FpgaError::BadRequest(format!("line {}: `{w}` is not a hex number", n + 1))
                 })
             })
             .collect::<Result<Vec<u64>, FpgaError>>()?;
@@ -149,8 +146,7 @@ pub fn board_test_serial<L: Read + Write, R: BufRead, W: Write>(
             .zip(&resp.outputs)
             .map(|(p, v)| format!("{:0width$x}", v, width = p.width.div_ceil(4) as usize))
             .collect();
-        writeln!(output, "{}", words.join(" "))
-            .map_err(|e| FpgaError::io("writing results", e))?;
+        writeln!(output, "{}", words.join(" ")).map_err(|e| FpgaError::io("writing results", e))?;
     }
     output
         .flush()

@@ -13,6 +13,10 @@
 //! tool discovery ([`tools`]), the board UART shell ([`shell`]), board constraints
 //! ([`board`]), the serial host ([`host`]) and the reference cores ([`refcores`]).
 
+// The CLI reaches only part of this API (the rest serves tests, scripts and the lead's
+// wiring); keep the binary warning-free until every item has a caller.
+#![allow(dead_code)]
+
 pub mod board;
 pub mod build_dir;
 pub mod flow;
@@ -32,9 +36,13 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+#[allow(unused_imports)]
 pub use board::{board_build, Board, BoardBuildReport, BoardRequest};
+#[allow(unused_imports)]
 pub use flow::{synth, SynthReport, SynthRequest};
+#[allow(unused_imports)]
 pub use host::{board_test_serial, exchange, open_serial, Response};
+#[allow(unused_imports)]
 pub use shell::ShellLayout;
 
 /// Direction of a core port, seen from the core.

@@ -119,9 +119,7 @@ pub fn parse_yosys_stat(
     let by = m
         .get("num_cells_by_type")
         .and_then(Value::as_object)
-        .ok_or_else(|| {
-            FpgaError::Parse(format!("module `{module}` has no `num_cells_by_type`"))
-        })?;
+        .ok_or_else(|| FpgaError::Parse(format!("module `{module}` has no `num_cells_by_type`")))?;
     let submodules: Vec<String> = modules
         .keys()
         .map(|k| k.trim_start_matches('\\').to_string())
@@ -173,11 +171,10 @@ impl PnrResult {
     /// Whether every clock met its constraint.
     pub fn met(&self) -> bool {
         !self.fmax_mhz.is_empty()
-            && self.fmax_mhz.iter().all(|(clk, f)| {
-                self.constraint_mhz
-                    .get(clk)
-                    .is_none_or(|c| *f + 1e-9 >= *c)
-            })
+            && self
+                .fmax_mhz
+                .iter()
+                .all(|(clk, f)| self.constraint_mhz.get(clk).is_none_or(|c| *f + 1e-9 >= *c))
     }
 }
 

@@ -323,14 +323,14 @@ pub fn shell_verilog(core: &Core, layout: &ShellLayout, opt: &ShellOptions) -> S
         "            S_RECV: if (rx_valid) begin\n                in_buf <= in_next;\n                \
          idle_timer <= {tbits}'d0;\n                \
          if (count == 8'd{last}) begin\n                    state <= S_WAIT;\n                    \
-         count <= 8'd{wait_m1};\n                    core_in <= {core_in_src};\n                    \
+         count <= 8'd{wait_m1};\n                    core_in <= in_next[{iw_m1}:0];\n                    \
          valid_pulse <= 1'b1;\n                end else begin\n                    count <= count + 8'd1;\n                \
          end\n            end else if (idle_timer == {tbits}'d{timeout}) begin\n                \
          state <= S_IDLE; abandoned <= 1'b1;\n            end else begin\n                \
          idle_timer <= idle_timer + {tbits}'d1;\n            end",
         last = layout.in_bytes - 1,
         wait_m1 = wait - 1,
-        core_in_src = format!("in_next[{}:0]", iw - 1),
+        iw_m1 = iw - 1,
     );
     let out_ext = if ob > ow.max(1) {
         format!("{{{}'d0, core_out}}", ob - ow.max(1))

@@ -58,7 +58,10 @@ fn yosys_stat_counts_core_cells_only() {
     assert_eq!((c.luts, c.ffs, c.dsp, c.carry, c.cells), (0, 0, 1, 0, 1));
     let w = parse_yosys_stat(Arch::Ice40, STAT_ICE40_DSP, "fp8gen_synth_top").unwrap();
     assert_eq!((w.luts, w.ffs, w.cells), (5, 37, 42));
-    assert!(!w.by_type.contains_key("mul8x8"), "submodule instance counted as a cell");
+    assert!(
+        !w.by_type.contains_key("mul8x8"),
+        "submodule instance counted as a cell"
+    );
 
     let c = parse_yosys_stat(Arch::Ecp5, STAT_ECP5_NODSP, "mul8x8").unwrap();
     assert_eq!((c.luts, c.carry, c.muxes, c.dsp), (261, 8, 142, 0));
@@ -69,7 +72,11 @@ fn yosys_stat_counts_core_cells_only() {
     assert_eq!((c.carry, c.muxes, c.dsp), (16, 62, 0));
     assert_eq!(c.cells, 265 - 2, "GND/VCC are not logic");
     let w = parse_yosys_stat(Arch::Gowin, STAT_GOWIN_NODSP, "fp8gen_synth_top").unwrap();
-    assert_eq!((w.ffs, w.luts, w.cells), (37, 5, 42), "I/O buffers are not logic");
+    assert_eq!(
+        (w.ffs, w.luts, w.cells),
+        (37, 5, 42),
+        "I/O buffers are not logic"
+    );
 
     let err = parse_yosys_stat(Arch::Ice40, STAT_ICE40_DSP, "nope").unwrap_err();
     assert!(err.to_string().contains("no module `nope`"), "{err}");
@@ -82,10 +89,16 @@ fn nextpnr_report_and_log_agree_on_format() {
     assert!((r.fmax().unwrap() - 147.907).abs() < 1e-3);
     assert!(r.met());
     assert_eq!(r.utilization.get("MULT18X18D"), Some(&(1, 28)));
-    assert!(!r.utilization.contains_key("ALU54B"), "unused resources are dropped");
+    assert!(
+        !r.utilization.contains_key("ALU54B"),
+        "unused resources are dropped"
+    );
 
     let l = parse_nextpnr_log(LOG_ICE40_FAIL).unwrap();
-    assert!((l.fmax().unwrap() - 41.73).abs() < 1e-9, "post-route line wins");
+    assert!(
+        (l.fmax().unwrap() - 41.73).abs() < 1e-9,
+        "post-route line wins"
+    );
     assert!(!l.met());
     assert_eq!(l.utilization.get("SB_IO"), Some(&(33, 39)));
     assert_eq!(l.utilization.get("ICESTORM_LC"), Some(&(177, 5280)));
@@ -141,7 +154,11 @@ fn core_validation_names_the_problem() {
     assert!(c.validate(64).unwrap_err().to_string().contains("clock"));
     let mut c = refcores::int_mul(8, 8, 0).unwrap();
     c.top = "other".into();
-    assert!(c.validate(64).unwrap_err().to_string().contains("module other"));
+    assert!(c
+        .validate(64)
+        .unwrap_err()
+        .to_string()
+        .contains("module other"));
     let c = refcores::int_mul(8, 8, 2).unwrap();
     c.validate(64).unwrap();
     assert!(refcores::int_mul(8, 8, 3).is_err());
@@ -154,8 +171,14 @@ fn missing_tool_error_points_to_setup_script() {
         searched: vec!["$FP8GEN_YOSYS".into(), "PATH".into()],
     }
     .to_string();
-    assert!(e.contains("scripts/setup-fpga.sh") && e.contains("FP8GEN_YOSYS"), "{e}");
-    assert_eq!(tools::env_var_for("nextpnr-himbaechel-gowin"), "FP8GEN_NEXTPNR_GOWIN");
+    assert!(
+        e.contains("scripts/setup-fpga.sh") && e.contains("FP8GEN_YOSYS"),
+        "{e}"
+    );
+    assert_eq!(
+        tools::env_var_for("nextpnr-himbaechel-gowin"),
+        "FP8GEN_NEXTPNR_GOWIN"
+    );
     assert_eq!(tools::env_var_for("gowin_pack"), "FP8GEN_GOWIN_PACK");
 }
 
@@ -187,7 +210,10 @@ fn shell_frames_round_trip() {
     assert_eq!((l.in_bytes, l.out_bytes, l.clks_per_bit), (3, 2, 104));
     let f = l.encode_request(&[0x12, 0x34, 0x5]).unwrap();
     assert_eq!(f, vec![shell::REQ_HEADER, 0x12, 0x34, 0x05]);
-    assert!(l.encode_request(&[0x12, 0x34, 0x8]).is_err(), "3-bit overflow");
+    assert!(
+        l.encode_request(&[0x12, 0x34, 0x8]).is_err(),
+        "3-bit overflow"
+    );
     assert!(l.encode_request(&[1, 2]).is_err());
     let (st, out) = l
         .decode_response(&[shell::RESP_HEADER, 1, 0xcd, 0xab])
@@ -242,7 +268,11 @@ fn sim_board(core: &Core, clks_per_bit: u32, dir: &Path) -> (SimBoard, ShellLayo
         heartbeat_log2: 4,
     };
     std::fs::write(dir.join("core.v"), &core.verilog).unwrap();
-    std::fs::write(dir.join("shell.v"), shell::shell_verilog(core, &layout, &opts)).unwrap();
+    std::fs::write(
+        dir.join("shell.v"),
+        shell::shell_verilog(core, &layout, &opts),
+    )
+    .unwrap();
     std::fs::write(dir.join("uart_tb.cpp"), include_str!("uart_tb.cpp")).unwrap();
     let out = Command::new(&verilator)
         .current_dir(dir)
@@ -303,10 +333,19 @@ fn scratch_dir(name: &str) -> PathBuf {
 
 /// Deterministic operand stream: corners, then an LCG.
 fn operands(n: usize) -> Vec<(u64, u64)> {
-    let mut v = vec![(0, 0), (0xff, 0xff), (0xff, 1), (1, 0xff), (0x80, 0x80), (0x55, 0xaa)];
+    let mut v = vec![
+        (0, 0),
+        (0xff, 0xff),
+        (0xff, 1),
+        (1, 0xff),
+        (0x80, 0x80),
+        (0x55, 0xaa),
+    ];
     let mut s: u64 = 0x2545_f491_4f6c_dd1d;
     while v.len() < n {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         v.push(((s >> 33) & 0xff, (s >> 45) & 0xff));
     }
     v
@@ -321,14 +360,21 @@ fn uart_shell_round_trips_vectors_in_verilator() {
         assert_eq!(layout.latency, stages);
         let ops = operands(300);
         // Host replay path (text in, text out), as `board-test` uses it.
-        let text: String = ops.iter().map(|(a, b)| format!("{a:02x} {b:02x}\n")).collect();
+        let text: String = ops
+            .iter()
+            .map(|(a, b)| format!("{a:02x} {b:02x}\n"))
+            .collect();
         let mut out = Vec::new();
         let sum = board_test_serial(&mut board, &layout, text.as_bytes(), &mut out).unwrap();
         assert_eq!(sum.vectors, ops.len() as u64);
         assert_eq!(sum.not_valid, 0);
         let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
         for ((a, b), line) in ops.iter().zip(&lines) {
-            assert_eq!(*line, format!("{:04x}", a * b), "{a:#x} * {b:#x}, stages {stages}");
+            assert_eq!(
+                *line,
+                format!("{:04x}", a * b),
+                "{a:#x} * {b:#x}, stages {stages}"
+            );
         }
         board.finish();
         let _ = std::fs::remove_dir_all(&dir);
@@ -404,11 +450,23 @@ fn synth_int_mul8_on_ice40_up5k() {
     // An 8x8 multiplier in LUT4s is on the order of 100 LUTs; no DSP when disallowed.
     assert!((40..=400).contains(&rep.luts), "{} LUTs", rep.luts);
     assert_eq!(rep.dsp, 0);
-    assert_eq!(rep.ffs, 0, "a combinational core has no flip-flops of its own");
-    assert!(rep.fmax_mhz > 5.0 && rep.fmax_mhz < 1000.0, "{}", rep.fmax_mhz);
+    assert_eq!(
+        rep.ffs, 0,
+        "a combinational core has no flip-flops of its own"
+    );
+    assert!(
+        rep.fmax_mhz > 5.0 && rep.fmax_mhz < 1000.0,
+        "{}",
+        rep.fmax_mhz
+    );
     assert_eq!(rep.timing_met, rep.fmax_mhz >= 50.0);
     assert!(rep.pnr_utilization.contains_key("ICESTORM_LC"));
-    assert!(rep.tools.yosys.as_deref().unwrap_or("").starts_with("Yosys"));
+    assert!(rep
+        .tools
+        .yosys
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("Yosys"));
     let j = serde_json::to_value(&rep).unwrap();
     assert_eq!(j["target"], "ice40-up5k");
     assert!(rep.artifacts.is_none());

@@ -24,7 +24,9 @@ pub fn parse_hex_float(s: &str) -> Option<(bool, u128, i32)> {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let rest = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X"))?;
+    let rest = rest
+        .strip_prefix("0x")
+        .or_else(|| rest.strip_prefix("0X"))?;
     let (mant, exp) = rest.split_once(['p', 'P'])?;
     let mut e: i32 = exp.parse().ok()?;
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
@@ -41,7 +43,10 @@ pub fn same_value(sig: u128, exp: i32, m: u128, e: i32) -> bool {
     if sig == 0 || m == 0 {
         return sig == m;
     }
-    let (a, ea) = (sig >> sig.trailing_zeros(), exp + sig.trailing_zeros() as i32);
+    let (a, ea) = (
+        sig >> sig.trailing_zeros(),
+        exp + sig.trailing_zeros() as i32,
+    );
     let (b, eb) = (m >> m.trailing_zeros(), e + m.trailing_zeros() as i32);
     a == b && ea == eb
 }

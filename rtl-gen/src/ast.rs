@@ -1,0 +1,952 @@
+//! The typed Verilog AST: width-checked expressions ([`Expr`]) and a module builder
+//! ([`ModuleBuilder`]) that names signals, places pipeline registers and is emitted as plain
+//! Verilog-2005 by [`crate::emit`].
+//!
+//! Every expression carries its width. Constructors check operand widths and fold constants
+//! (so that modes fixed at generation give the smallest logic); a width mismatch does not
+//! panic, it becomes an [`Node::Error`] node that [`ModuleBuilder::finish`] reports as
+//! [`crate::GenError::Internal`]. All values are unsigned bit vectors; signed quantities are
+//! two's complement vectors handled with explicit sign extension ([`Expr::sext`]) and
+//! [`Expr::slt`].
+
+/// Index of a signal in its [`ModuleBuilder`].
+pub type SigId = usize;
+
+/// Largest width of any expression (constants are held in a `u128`).
+pub const MAX_WIDTH: u32 = 128;
+
+/// Binary operators with a result as wide as their (equal-width) operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `a + b` (modulo 2^width).
+    Add,
+    /// `a - b` (modulo 2^width).
+    Sub,
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `a ^ b`.
+    Xor,
+}
+
+/// Unsigned comparisons (1-bit result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Reduction operators (1-bit result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    /// `&x`
+    And,
+    /// `|x`
+    Or,
+}
+
+/// Shift direction (logical shifts, result as wide as the shifted operand).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShiftDir {
+    /// `a << n`
+    Left,
+    /// `a >> n`
+    Right,
+}
+
+/// Expression tree node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A constant.
+    Const(u128),
+    /// A whole signal.
+    Sig(SigId),
+    /// Part select `sig[hi:lo]`.
+    Slice(SigId, u32, u32),
+    /// Concatenation, most significant part first.
+    Concat(Vec<Expr>),
+    /// Replication `{n{x}}`.
+    Repl(u32, Box<Expr>),
+    /// Bitwise not.
+    Not(Box<Expr>),
+    /// Binary operator.
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// Comparison.
+    Cmp(CmpOp, Box<Expr>, Box<Expr>),
+    /// Reduction.
+    Red(RedOp, Box<Expr>),
+    /// `sel ? a : b`.
+    Mux(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Logical shift by a variable amount.
+    Shift(ShiftDir, Box<Expr>, Box<Expr>),
+    /// A decision table: `case (sel) v: arm; ... default: d; endcase` (only as a signal's
+    /// whole definition; emitted as an `always @*` block).
+    Case(Box<Expr>, Vec<(u128, Expr)>, Box<Expr>),
+    /// A construction error (width mismatch …), reported by [`ModuleBuilder::finish`].
+    Error(String),
+}
+
+/// A width-checked expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// The tree.
+    pub node: Node,
+    /// Width in bits (1..=[`MAX_WIDTH`]; 0 only for errors).
+    pub width: u32,
+}
+
+/// Mask of `w` low bits.
+pub fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+/// Bits needed to hold the unsigned value `v` (at least 1).
+pub fn ubits(v: u128) -> u32 {
+    (128 - v.leading_zeros()).max(1)
+}
+
+/// Bits of a two's complement vector holding every value in `lo..=hi`.
+pub fn sbits(lo: i64, hi: i64) -> u32 {
+    let mut w = 1;
+    while w < 64 {
+        let min = -(1i64 << (w - 1));
+        let max = (1i64 << (w - 1)) - 1;
+        if lo >= min && hi <= max {
+            break;
+        }
+        w += 1;
+    }
+    w
+}
+
+fn err(msg: impl Into<String>) -> Expr {
+    Expr {
+        node: Node::Error(msg.into()),
+        width: 0,
+    }
+}
+
+impl Expr {
+    /// The constant `value` on `width` bits.
+    pub fn c(value: u128, width: u32) -> Expr {
+        if width == 0 || width > MAX_WIDTH {
+            return err(format!("constant width {width} out of range"));
+        }
+        if value & !mask(width) != 0 {
+            return err(format!("constant {value} does not fit in {width} bits"));
+        }
+        Expr {
+            node: Node::Const(value),
+            width,
+        }
+    }
+
+    /// The two's complement constant `value` on `width` bits.
+    pub fn ci(value: i64, width: u32) -> Expr {
+        if width == 0 || width > 64 {
+            return err(format!("signed constant width {width} out of range"));
+        }
+        let lo = if width == 64 {
+            i64::MIN
+        } else {
+            -(1i64 << (width - 1))
+        };
+        let hi = if width == 64 {
+            i64::MAX
+        } else {
+            (1i64 << (width - 1)) - 1
+        };
+        if value < lo || value > hi {
+            return err(format!(
+                "signed constant {value} does not fit in {width} bits"
+            ));
+        }
+        Expr::c((value as u128) & mask(width), width)
+    }
+
+    /// 1-bit constant.
+    pub fn bit_c(b: bool) -> Expr {
+        Expr::c(b as u128, 1)
+    }
+
+    /// The constant value, if this is a constant.
+    pub fn const_val(&self) -> Option<u128> {
+        match self.node {
+            Node::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the constant `v`.
+    pub fn is_const(&self, v: u128) -> bool {
+        self.const_val() == Some(v)
+    }
+
+    /// The first construction error in the tree, if any.
+    pub fn error(&self) -> Option<String> {
+        let mut out = None;
+        self.visit(&mut |e| {
+            if let Node::Error(m) = &e.node {
+                if out.is_none() {
+                    out = Some(m.clone());
+                }
+            }
+        });
+        out
+    }
+
+    /// Visits every node (pre-order).
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match &self.node {
+            Node::Const(_) | Node::Sig(_) | Node::Slice(..) | Node::Error(_) => {}
+            Node::Concat(v) => v.iter().for_each(|e| e.visit(f)),
+            Node::Repl(_, a) | Node::Not(a) | Node::Red(_, a) => a.visit(f),
+            Node::Bin(_, a, b) | Node::Cmp(_, a, b) | Node::Shift(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Node::Mux(s, a, b) => {
+                s.visit(f);
+                a.visit(f);
+                b.visit(f);
+            }
+            Node::Case(s, arms, d) => {
+                s.visit(f);
+                arms.iter().for_each(|(_, e)| e.visit(f));
+                d.visit(f);
+            }
+        }
+    }
+
+    /// Rewrites signal references (`Sig`/`Slice`) through `f(sig) -> replacement sig`.
+    pub fn map_sigs(&self, f: &dyn Fn(SigId) -> SigId) -> Expr {
+        let node = match &self.node {
+            Node::Sig(s) => Node::Sig(f(*s)),
+            Node::Slice(s, h, l) => Node::Slice(f(*s), *h, *l),
+            Node::Const(_) | Node::Error(_) => self.node.clone(),
+            Node::Concat(v) => Node::Concat(v.iter().map(|e| e.map_sigs(f)).collect()),
+            Node::Repl(n, a) => Node::Repl(*n, Box::new(a.map_sigs(f))),
+            Node::Not(a) => Node::Not(Box::new(a.map_sigs(f))),
+            Node::Red(o, a) => Node::Red(*o, Box::new(a.map_sigs(f))),
+            Node::Bin(o, a, b) => Node::Bin(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f))),
+            Node::Cmp(o, a, b) => Node::Cmp(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f))),
+            Node::Shift(o, a, b) => {
+                Node::Shift(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f)))
+            }
+            Node::Mux(s, a, b) => Node::Mux(
+                Box::new(s.map_sigs(f)),
+                Box::new(a.map_sigs(f)),
+                Box::new(b.map_sigs(f)),
+            ),
+            Node::Case(s, arms, d) => Node::Case(
+                Box::new(s.map_sigs(f)),
+                arms.iter().map(|(v, e)| (*v, e.map_sigs(f))).collect(),
+                Box::new(d.map_sigs(f)),
+            ),
+        };
+        Expr {
+            node,
+            width: self.width,
+        }
+    }
+
+    fn is_err(&self) -> bool {
+        matches!(self.node, Node::Error(_))
+    }
+
+    /// Part select `self[hi:lo]`. Works on signals, slices, constants and concatenations;
+    /// any other expression must be named first ([`ModuleBuilder::wire`]).
+    pub fn slice(&self, hi: u32, lo: u32) -> Expr {
+        if self.is_err() {
+            return self.clone();
+        }
+        if hi < lo || hi >= self.width {
+            return err(format!(
+                "slice [{hi}:{lo}] of a {}-bit expression",
+                self.width
+            ));
+        }
+        let w = hi - lo + 1;
+        if w == self.width {
+            return self.clone();
+        }
+        match &self.node {
+            Node::Const(v) => Expr::c((v >> lo) & mask(w), w),
+            Node::Sig(s) => Expr {
+                node: Node::Slice(*s, hi, lo),
+                width: w,
+            },
+            Node::Slice(s, _, l) => Expr {
+                node: Node::Slice(*s, l + hi, l + lo),
+                width: w,
+            },
+            Node::Concat(parts) => {
+                // parts are MSB first; walk from the LSB end.
+                let mut pos = 0u32;
+                let mut picked: Vec<Expr> = Vec::new();
+                for part in parts.iter().rev() {
+                    let plo = pos;
+                    let phi = pos + part.width - 1;
+                    pos += part.width;
+                    if phi < lo || plo > hi {
+                        continue;
+                    }
+                    let a = lo.max(plo) - plo;
+                    let b = hi.min(phi) - plo;
+                    picked.push(part.slice(b, a));
+                }
+                picked.reverse();
+                concat(&picked)
+            }
+            Node::Repl(_, a) if a.width == 1 => Expr::repl(w, a),
+            _ => err(format!(
+                "slice [{hi}:{lo}] of an unnamed {}-bit expression; name it with a wire first",
+                self.width
+            )),
+        }
+    }
+
+    /// Bit `i`.
+    pub fn bit(&self, i: u32) -> Expr {
+        self.slice(i, i)
+    }
+
+    /// Most significant bit.
+    pub fn msb(&self) -> Expr {
+        self.bit(self.width.saturating_sub(1))
+    }
+
+    /// Replication `{n{x}}`.
+    pub fn repl(n: u32, x: &Expr) -> Expr {
+        if x.is_err() {
+            return x.clone();
+        }
+        if n == 0 || n * x.width > MAX_WIDTH {
+            return err(format!("replication {n} x {} bits", x.width));
+        }
+        if n == 1 {
+            return x.clone();
+        }
+        if let Some(v) = x.const_val() {
+            let mut r = 0u128;
+            for _ in 0..n {
+                r = (r << x.width) | v;
+            }
+            return Expr::c(r, n * x.width);
+        }
+        Expr {
+            node: Node::Repl(n, Box::new(x.clone())),
+            width: n * x.width,
+        }
+    }
+
+    /// Zero extension to `w` bits (`w` ≥ width).
+    pub fn zext(&self, w: u32) -> Expr {
+        if self.is_err() || w == self.width {
+            return self.clone();
+        }
+        if w < self.width {
+            return err(format!("zext of {} bits to {w}", self.width));
+        }
+        concat(&[Expr::c(0, w - self.width), self.clone()])
+    }
+
+    /// Sign extension to `w` bits (`w` ≥ width).
+    pub fn sext(&self, w: u32) -> Expr {
+        if self.is_err() || w == self.width {
+            return self.clone();
+        }
+        if w < self.width {
+            return err(format!("sext of {} bits to {w}", self.width));
+        }
+        concat(&[Expr::repl(w - self.width, &self.msb()), self.clone()])
+    }
+
+    /// Bitwise not.
+    pub fn not(&self) -> Expr {
+        if self.is_err() {
+            return self.clone();
+        }
+        match &self.node {
+            Node::Const(v) => Expr::c(!v & mask(self.width), self.width),
+            Node::Not(a) => (**a).clone(),
+            _ => Expr {
+                node: Node::Not(Box::new(self.clone())),
+                width: self.width,
+            },
+        }
+    }
+
+    fn bin(op: BinOp, a: &Expr, b: &Expr) -> Expr {
+        if a.is_err() {
+            return a.clone();
+        }
+        if b.is_err() {
+            return b.clone();
+        }
+        if a.width != b.width {
+            return err(format!("{op:?} of {} and {} bits", a.width, b.width));
+        }
+        let w = a.width;
+        let m = mask(w);
+        if let (Some(x), Some(y)) = (a.const_val(), b.const_val()) {
+            let v = match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                BinOp::And => x & y,
+                BinOp::Or => x | y,
+                BinOp::Xor => x ^ y,
+            };
+            return Expr::c(v & m, w);
+        }
+        // Identities with one constant operand.
+        for (k, other, k_first) in [(a, b, true), (b, a, false)] {
+            if let Some(v) = k.const_val() {
+                match op {
+                    BinOp::Add | BinOp::Or | BinOp::Xor if v == 0 => return other.clone(),
+                    BinOp::Sub if v == 0 && !k_first => return other.clone(),
+                    BinOp::And if v == 0 => return Expr::c(0, w),
+                    BinOp::And if v == m => return other.clone(),
+                    BinOp::Or if v == m => return Expr::c(m, w),
+                    BinOp::Xor if v == m => return other.not(),
+                    _ => {}
+                }
+            }
+        }
+        if a == b {
+            match op {
+                BinOp::And | BinOp::Or => return a.clone(),
+                BinOp::Xor | BinOp::Sub => return Expr::c(0, w),
+                BinOp::Add => {}
+            }
+        }
+        Expr {
+            node: Node::Bin(op, Box::new(a.clone()), Box::new(b.clone())),
+            width: w,
+        }
+    }
+
+    /// `self + b`.
+    pub fn add(&self, b: &Expr) -> Expr {
+        Expr::bin(BinOp::Add, self, b)
+    }
+    /// `self - b`.
+    pub fn sub(&self, b: &Expr) -> Expr {
+        Expr::bin(BinOp::Sub, self, b)
+    }
+    /// `self & b`.
+    pub fn and(&self, b: &Expr) -> Expr {
+        Expr::bin(BinOp::And, self, b)
+    }
+    /// `self | b`.
+    pub fn or(&self, b: &Expr) -> Expr {
+        Expr::bin(BinOp::Or, self, b)
+    }
+    /// `self ^ b`.
+    pub fn xor(&self, b: &Expr) -> Expr {
+        Expr::bin(BinOp::Xor, self, b)
+    }
+
+    fn cmp(op: CmpOp, a: &Expr, b: &Expr) -> Expr {
+        if a.is_err() {
+            return a.clone();
+        }
+        if b.is_err() {
+            return b.clone();
+        }
+        if a.width != b.width {
+            return err(format!("{op:?} of {} and {} bits", a.width, b.width));
+        }
+        let m = mask(a.width);
+        if let (Some(x), Some(y)) = (a.const_val(), b.const_val()) {
+            let r = match op {
+                CmpOp::Eq => x == y,
+                CmpOp::Ne => x != y,
+                CmpOp::Lt => x < y,
+                CmpOp::Le => x <= y,
+                CmpOp::Gt => x > y,
+                CmpOp::Ge => x >= y,
+            };
+            return Expr::bit_c(r);
+        }
+        // Trivial comparisons against the ends of the range.
+        if let Some(y) = b.const_val() {
+            match op {
+                CmpOp::Lt if y == 0 => return Expr::bit_c(false),
+                CmpOp::Ge if y == 0 => return Expr::bit_c(true),
+                CmpOp::Le if y == m => return Expr::bit_c(true),
+                CmpOp::Gt if y == m => return Expr::bit_c(false),
+                CmpOp::Eq | CmpOp::Ne if a.width == 1 => {
+                    let same = (y == 1) == (op == CmpOp::Eq);
+                    return if same { a.clone() } else { a.not() };
+                }
+                CmpOp::Eq if y == 0 => return a.red_or().not(),
+                CmpOp::Ne if y == 0 => return a.red_or(),
+                CmpOp::Eq if y == m => return a.red_and(),
+                CmpOp::Gt if y == 0 => return a.red_or(),
+                _ => {}
+            }
+        }
+        if a == b {
+            return Expr::bit_c(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge));
+        }
+        Expr {
+            node: Node::Cmp(op, Box::new(a.clone()), Box::new(b.clone())),
+            width: 1,
+        }
+    }
+
+    /// `self == b`.
+    pub fn eq(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Eq, self, b)
+    }
+    /// `self != b`.
+    pub fn ne(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Ne, self, b)
+    }
+    /// Unsigned `self < b`.
+    pub fn lt(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Lt, self, b)
+    }
+    /// Unsigned `self <= b`.
+    pub fn le(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Le, self, b)
+    }
+    /// Unsigned `self > b`.
+    pub fn gt(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Gt, self, b)
+    }
+    /// Unsigned `self >= b`.
+    pub fn ge(&self, b: &Expr) -> Expr {
+        Expr::cmp(CmpOp::Ge, self, b)
+    }
+    /// `self == v` (constant of the same width).
+    pub fn eq_c(&self, v: u128) -> Expr {
+        if v & !mask(self.width) != 0 {
+            return Expr::bit_c(false);
+        }
+        self.eq(&Expr::c(v, self.width.max(1)))
+    }
+
+    /// Two's complement `self < b` (both the same width), as an unsigned compare with the
+    /// sign bits flipped. `self` and `b` must be sliceable (signals, slices or constants).
+    pub fn slt(&self, b: &Expr) -> Expr {
+        if self.width != b.width {
+            return err(format!("slt of {} and {} bits", self.width, b.width));
+        }
+        let flip = |x: &Expr| -> Expr {
+            if x.width == 1 {
+                return x.not();
+            }
+            concat(&[x.msb().not(), x.slice(x.width - 2, 0)])
+        };
+        flip(self).lt(&flip(b))
+    }
+
+    fn red(op: RedOp, a: &Expr) -> Expr {
+        if a.is_err() {
+            return a.clone();
+        }
+        if a.width == 1 {
+            return a.clone();
+        }
+        if let Some(v) = a.const_val() {
+            return Expr::bit_c(match op {
+                RedOp::And => v == mask(a.width),
+                RedOp::Or => v != 0,
+            });
+        }
+        if let Node::Concat(parts) = &a.node {
+            // Drop constant parts that cannot change the result.
+            let mut rest: Vec<Expr> = Vec::new();
+            for p in parts {
+                match (op, p.const_val()) {
+                    (RedOp::Or, Some(0)) => {}
+                    (RedOp::Or, Some(_)) => return Expr::bit_c(true),
+                    (RedOp::And, Some(v)) if v == mask(p.width) => {}
+                    (RedOp::And, Some(_)) => return Expr::bit_c(false),
+                    _ => rest.push(p.clone()),
+                }
+            }
+            if rest.len() < parts.len() {
+                if rest.is_empty() {
+                    return Expr::bit_c(op == RedOp::And);
+                }
+                return Expr::red(op, &concat(&rest));
+            }
+        }
+        Expr {
+            node: Node::Red(op, Box::new(a.clone())),
+            width: 1,
+        }
+    }
+
+    /// `|self`.
+    pub fn red_or(&self) -> Expr {
+        Expr::red(RedOp::Or, self)
+    }
+    /// `&self`.
+    pub fn red_and(&self) -> Expr {
+        Expr::red(RedOp::And, self)
+    }
+
+    /// `sel ? a : b` (`sel` 1 bit, `a` and `b` the same width).
+    pub fn mux(sel: &Expr, a: &Expr, b: &Expr) -> Expr {
+        for x in [sel, a, b] {
+            if x.is_err() {
+                return x.clone();
+            }
+        }
+        if sel.width != 1 || a.width != b.width {
+            return err(format!(
+                "mux with a {}-bit select and {}/{}-bit arms",
+                sel.width, a.width, b.width
+            ));
+        }
+        match sel.const_val() {
+            Some(1) => return a.clone(),
+            Some(_) => return b.clone(),
+            None => {}
+        }
+        if a == b {
+            return a.clone();
+        }
+        if a.width == 1 {
+            match (a.const_val(), b.const_val()) {
+                (Some(1), Some(0)) => return sel.clone(),
+                (Some(0), Some(1)) => return sel.not(),
+                (Some(0), None) => return sel.not().and(b),
+                (Some(1), None) => return sel.or(b),
+                (None, Some(0)) => return sel.and(a),
+                (None, Some(1)) => return sel.not().or(a),
+                _ => {}
+            }
+        }
+        Expr {
+            node: Node::Mux(
+                Box::new(sel.clone()),
+                Box::new(a.clone()),
+                Box::new(b.clone()),
+            ),
+            width: a.width,
+        }
+    }
+
+    /// Logical shift of `self` by the unsigned `amount`.
+    pub fn shift(&self, dir: ShiftDir, amount: &Expr) -> Expr {
+        if self.is_err() {
+            return self.clone();
+        }
+        if amount.is_err() {
+            return amount.clone();
+        }
+        if let Some(n) = amount.const_val() {
+            let w = self.width;
+            if n == 0 {
+                return self.clone();
+            }
+            if n >= w as u128 {
+                return Expr::c(0, w);
+            }
+            let n = n as u32;
+            let folded = match dir {
+                ShiftDir::Left => concat(&[self.slice(w - 1 - n, 0), Expr::c(0, n)]),
+                ShiftDir::Right => concat(&[Expr::c(0, n), self.slice(w - 1, n)]),
+            };
+            if folded.error().is_none() {
+                return folded;
+            }
+        }
+        Expr {
+            node: Node::Shift(dir, Box::new(self.clone()), Box::new(amount.clone())),
+            width: self.width,
+        }
+    }
+
+    /// `self << amount`.
+    pub fn shl(&self, amount: &Expr) -> Expr {
+        self.shift(ShiftDir::Left, amount)
+    }
+    /// `self >> amount`.
+    pub fn shr(&self, amount: &Expr) -> Expr {
+        self.shift(ShiftDir::Right, amount)
+    }
+
+    /// A decision table on `sel`: `arms` (value → expression) and a default, all the same width.
+    pub fn case(sel: &Expr, arms: Vec<(u128, Expr)>, default: &Expr) -> Expr {
+        if sel.is_err() {
+            return sel.clone();
+        }
+        if default.is_err() {
+            return default.clone();
+        }
+        for (v, e) in &arms {
+            if e.is_err() {
+                return e.clone();
+            }
+            if e.width != default.width || v & !mask(sel.width) != 0 {
+                return err("case arm width or value mismatch");
+            }
+        }
+        if let Some(v) = sel.const_val() {
+            return arms
+                .iter()
+                .find(|(a, _)| *a == v)
+                .map(|(_, e)| e.clone())
+                .unwrap_or_else(|| default.clone());
+        }
+        Expr {
+            node: Node::Case(Box::new(sel.clone()), arms, Box::new(default.clone())),
+            width: default.width,
+        }
+    }
+
+    /// Logic depth estimate of this node alone (not counting operands), used to place
+    /// pipeline registers.
+    pub fn cost(&self) -> u32 {
+        let lg = |w: u32| 32 - w.max(1).leading_zeros();
+        match &self.node {
+            Node::Const(_)
+            | Node::Sig(_)
+            | Node::Slice(..)
+            | Node::Concat(_)
+            | Node::Repl(..)
+            | Node::Not(_)
+            | Node::Error(_) => 0,
+            Node::Bin(BinOp::Add | BinOp::Sub, a, _) => lg(a.width) + 1,
+            Node::Bin(..) => 1,
+            Node::Cmp(CmpOp::Eq | CmpOp::Ne, a, _) => lg(a.width).div_ceil(2) + 1,
+            Node::Cmp(_, a, _) => lg(a.width) + 1,
+            Node::Red(_, a) => lg(a.width).div_ceil(2),
+            Node::Mux(..) => 1,
+            Node::Shift(_, _, n) => n.width,
+            Node::Case(_, arms, _) => lg(arms.len() as u32 + 1) + 1,
+        }
+    }
+}
+
+/// Concatenation, most significant part first; adjacent constants are merged.
+pub fn concat(parts: &[Expr]) -> Expr {
+    let mut out: Vec<Expr> = Vec::new();
+    let mut w = 0u32;
+    for p in parts {
+        if p.is_err() {
+            return p.clone();
+        }
+        let flat: Vec<Expr> = match &p.node {
+            Node::Concat(v) => v.clone(),
+            _ => vec![p.clone()],
+        };
+        for q in flat {
+            w += q.width;
+            if let (Some(last), Some(v)) = (out.last(), q.const_val()) {
+                if let Some(lv) = last.const_val() {
+                    if last.width + q.width <= MAX_WIDTH {
+                        let nw = last.width + q.width;
+                        out.pop();
+                        out.push(Expr::c((lv << q.width) | v, nw));
+                        continue;
+                    }
+                }
+            }
+            // Merge adjacent slices of the same signal.
+            if let (Some(Node::Slice(s1, _h1, l1)), Node::Slice(s2, h2, l2)) =
+                (out.last().map(|e| &e.node), &q.node)
+            {
+                if s1 == s2 && *l1 == h2 + 1 {
+                    let (s, l) = (*s1, *l2);
+                    let last = out.pop().unwrap_or_else(|| err("unreachable"));
+                    let nw = last.width + q.width;
+                    out.push(Expr {
+                        node: Node::Slice(s, l + nw - 1, l),
+                        width: nw,
+                    });
+                    continue;
+                }
+            }
+            out.push(q);
+        }
+    }
+    if w == 0 || w > MAX_WIDTH {
+        return err(format!("concatenation of {w} bits"));
+    }
+    if out.len() == 1 {
+        return out.pop().unwrap_or_else(|| err("unreachable"));
+    }
+    Expr {
+        node: Node::Concat(out),
+        width: w,
+    }
+}
+
+/// OR of 1-bit terms (0 when empty).
+pub fn any(terms: &[Expr]) -> Expr {
+    terms.iter().fold(Expr::bit_c(false), |acc, t| acc.or(t))
+}
+
+/// AND of 1-bit terms (1 when empty).
+pub fn all(terms: &[Expr]) -> Expr {
+    terms.iter().fold(Expr::bit_c(true), |acc, t| acc.and(t))
+}
+
+/// What a signal is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SigKind {
+    /// Data input port.
+    Input,
+    /// Output port driven by an expression.
+    Output(Expr),
+    /// Combinational wire.
+    Wire(Expr),
+    /// Pipeline register: `src` delayed by one clock (created by the pipeliner).
+    Reg(SigId),
+}
+
+/// A named signal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signal {
+    /// Verilog identifier.
+    pub name: String,
+    /// Width in bits.
+    pub width: u32,
+    /// Definition.
+    pub kind: SigKind,
+    /// Comment printed after the declaration.
+    pub note: Option<String>,
+}
+
+/// One entry of the module body, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A comment block (each line printed as `// line`).
+    Comment(Vec<String>),
+    /// A signal definition.
+    Def(SigId),
+}
+
+/// Builds one flat module: inputs, wires (in definition order, each referring only to earlier
+/// signals), outputs; [`ModuleBuilder::finish`] pipelines it and removes dead logic.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleBuilder {
+    /// Signals (ports, wires, registers).
+    pub sigs: Vec<Signal>,
+    /// Body items in order.
+    pub items: Vec<Item>,
+    /// Port order (data ports only; control ports are added by `finish`).
+    pub ports: Vec<SigId>,
+    /// The first error met while building (reported by `finish`).
+    pub error: Option<String>,
+}
+
+impl ModuleBuilder {
+    /// An empty module.
+    pub fn new() -> ModuleBuilder {
+        ModuleBuilder::default()
+    }
+
+    fn unique(&self, name: &str) -> String {
+        if !self.sigs.iter().any(|s| s.name == name) {
+            return name.to_string();
+        }
+        let mut i = 1;
+        loop {
+            let n = format!("{name}_{i}");
+            if !self.sigs.iter().any(|s| s.name == n) {
+                return n;
+            }
+            i += 1;
+        }
+    }
+
+    fn push(&mut self, name: &str, width: u32, kind: SigKind) -> SigId {
+        let name = self.unique(name);
+        self.sigs.push(Signal {
+            name,
+            width,
+            kind,
+            note: None,
+        });
+        self.sigs.len() - 1
+    }
+
+    fn note_error(&mut self, e: &Expr, what: &str) {
+        if self.error.is_none() {
+            if let Some(m) = e.error() {
+                self.error = Some(format!("{what}: {m}"));
+            }
+        }
+    }
+
+    /// A reference to a whole signal.
+    pub fn sig(&self, id: SigId) -> Expr {
+        Expr {
+            node: Node::Sig(id),
+            width: self.sigs[id].width,
+        }
+    }
+
+    /// Declares a data input port.
+    pub fn input(&mut self, name: &str, width: u32) -> Expr {
+        let id = self.push(name, width, SigKind::Input);
+        self.ports.push(id);
+        self.sig(id)
+    }
+
+    /// Declares a data output port driven by `e`.
+    pub fn output(&mut self, name: &str, e: Expr) {
+        self.note_error(&e, name);
+        let w = e.width.max(1);
+        let id = self.push(name, w, SigKind::Output(e));
+        self.ports.push(id);
+        self.items.push(Item::Def(id));
+    }
+
+    /// Names `e` as a wire (constants and whole-signal references are returned unchanged).
+    pub fn wire(&mut self, name: &str, e: Expr) -> Expr {
+        self.note_error(&e, name);
+        if e.error().is_some() || matches!(e.node, Node::Const(_) | Node::Sig(_)) {
+            return e;
+        }
+        let id = self.push(name, e.width, SigKind::Wire(e));
+        self.items.push(Item::Def(id));
+        self.sig(id)
+    }
+
+    /// Like [`ModuleBuilder::wire`], with a trailing comment on the declaration.
+    pub fn wire_note(&mut self, name: &str, e: Expr, note: &str) -> Expr {
+        let r = self.wire(name, e);
+        if let Node::Sig(id) = r.node {
+            if self.sigs[id].note.is_none() && matches!(self.sigs[id].kind, SigKind::Wire(_)) {
+                self.sigs[id].note = Some(note.to_string());
+            }
+        }
+        r
+    }
+
+    /// A comment block (lines without the `//`).
+    pub fn comment(&mut self, lines: &[&str]) {
+        self.items
+            .push(Item::Comment(lines.iter().map(|s| s.to_string()).collect()));
+    }
+
+    /// A comment block from owned lines.
+    pub fn comment_owned(&mut self, lines: Vec<String>) {
+        self.items.push(Item::Comment(lines));
+    }
+}

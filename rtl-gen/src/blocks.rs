@@ -1,0 +1,733 @@
+//! Reusable datapath blocks, written as generator functions that add logic to a
+//! [`ModuleBuilder`]: mode decoding ([`Modes`]), unpack ([`unpack`]), leading-zero count +
+//! normalize ([`lzc_normalize`]), and THE ONE rounder ([`round`]: RoundToPrecision →
+//! Saturate → Encode with exception flags, bit-exact to `golden::project`).
+//!
+//! Units (decode, project, and later mul/fma/mac) are built by chaining these blocks. The
+//! rounder's interface ([`RoundIn`] → [`RoundOut`]) is the hardware twin of
+//! `golden::Exact` → `golden::project`: a class, a sign, the exponent of the most significant
+//! bit, a normalized significand and a sticky bit.
+
+use crate::ast::{all, any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
+use crate::{RoundingSel, SaturationSel};
+use golden::{Format, Rounding, Saturation, Specials, Tininess};
+
+/// Index of a rounding mode in [`crate::manifest::ROUNDING_ENCODING`].
+pub fn rounding_index(r: Rounding) -> usize {
+    match r {
+        Rounding::Rne => 0,
+        Rounding::Rna => 1,
+        Rounding::Rtp => 2,
+        Rounding::Rtn => 3,
+        Rounding::Rtz => 4,
+        Rounding::Rto => 5,
+        Rounding::Sra(_) => 6,
+        Rounding::Srb(_) => 7,
+        Rounding::Src(_) => 8,
+    }
+}
+
+/// The rounding mode selected by the value `v` of an `rm_i` port of a core generated with
+/// `sr_bits` random bits: the index into [`crate::manifest::ROUNDING_ENCODING`]; encodings
+/// that the core does not support (9…15, and 6…8 when `sr_bits == 0`) select `rne`.
+pub fn rounding_from_port(v: u64, sr_bits: u32) -> Rounding {
+    let n = sr_bits as u8;
+    match v {
+        1 => Rounding::Rna,
+        2 => Rounding::Rtp,
+        3 => Rounding::Rtn,
+        4 => Rounding::Rtz,
+        5 => Rounding::Rto,
+        6 if n > 0 => Rounding::Sra(n),
+        7 if n > 0 => Rounding::Srb(n),
+        8 if n > 0 => Rounding::Src(n),
+        _ => Rounding::Rne,
+    }
+}
+
+/// The saturation mode selected by the value of a `sat_i` port (index into
+/// [`crate::manifest::SATURATION_ENCODING`]; the port is 2 bits wide, every value is valid).
+pub fn saturation_from_port(v: u64) -> Saturation {
+    Saturation::ALL[(v & 3) as usize]
+}
+
+/// Width of the `rm_i` port: 3 bits without stochastic modes, 4 with.
+pub fn rm_port_width(sr_bits: u32) -> u32 {
+    if sr_bits > 0 {
+        4
+    } else {
+        3
+    }
+}
+
+/// One-hot mode predicates: constants when the mode is fixed at generation (so the logic
+/// folds away), decoded from `rm_i` / `sat_i` when it is chosen at run time.
+#[derive(Clone, Debug)]
+pub struct Modes {
+    /// `rm[i]` = "rounding mode is ROUNDING_ENCODING[i]".
+    pub rm: Vec<Expr>,
+    /// `sat[i]` = "saturation mode is SATURATION_ENCODING[i]".
+    pub sat: Vec<Expr>,
+    /// Random bits (`rnd_i`), present when a stochastic mode is possible.
+    pub rnd: Option<Expr>,
+    /// Number of random bits (0 when no stochastic mode is possible).
+    pub sr_bits: u32,
+    /// Tininess detection for the underflow flag.
+    pub tininess: Tininess,
+    /// Code written for NaN into NaN-less formats.
+    pub nonan_code: u32,
+}
+
+impl Modes {
+    #[allow(clippy::too_many_arguments)]
+    /// Builds the predicates. `rm_port`/`sat_port` must be given exactly when the mode is
+    /// dynamic; `rnd` when `sr_bits > 0`.
+    pub fn new(
+        b: &mut ModuleBuilder,
+        rounding: RoundingSel,
+        saturation: SaturationSel,
+        sr_bits: u32,
+        rm_port: Option<Expr>,
+        sat_port: Option<Expr>,
+        rnd: Option<Expr>,
+        tininess: Tininess,
+        nonan_code: u32,
+    ) -> Modes {
+        let rm: Vec<Expr> = match (rounding, rm_port) {
+            (RoundingSel::Fixed(r), _) => (0..9)
+                .map(|i| Expr::bit_c(i == rounding_index(r)))
+                .collect(),
+            (RoundingSel::Dynamic, Some(p)) => {
+                let mut v: Vec<Expr> = vec![Expr::bit_c(false); 9];
+                let last = if sr_bits > 0 { 8 } else { 5 };
+                for (i, slot) in v.iter_mut().enumerate().take(last + 1).skip(1) {
+                    let nm = format!("rm_is_{}", crate::manifest::ROUNDING_ENCODING[i]);
+                    *slot = b.wire(&nm, p.eq_c(i as u128));
+                }
+                let others = any(&v[1..]);
+                v[0] = b.wire("rm_is_rne", others.not());
+                v
+            }
+            (RoundingSel::Dynamic, None) => vec![Expr::bit_c(false); 9],
+        };
+        let sat: Vec<Expr> = match (saturation, sat_port) {
+            (SaturationSel::Fixed(s), _) => Saturation::ALL
+                .iter()
+                .map(|m| Expr::bit_c(*m == s))
+                .collect(),
+            (SaturationSel::Dynamic, Some(p)) => (0..4)
+                .map(|i| {
+                    let nm = format!(
+                        "sat_is_{}",
+                        crate::manifest::SATURATION_ENCODING[i].replace('-', "_")
+                    );
+                    b.wire(&nm, p.eq_c(i as u128))
+                })
+                .collect(),
+            (SaturationSel::Dynamic, None) => vec![Expr::bit_c(false); 4],
+        };
+        Modes {
+            rm,
+            sat,
+            rnd,
+            sr_bits,
+            tininess,
+            nonan_code,
+        }
+    }
+
+    fn r(&self, m: Rounding) -> Expr {
+        self.rm[rounding_index(m)].clone()
+    }
+    fn s(&self, m: Saturation) -> Expr {
+        let i = Saturation::ALL.iter().position(|x| *x == m).unwrap_or(0);
+        self.sat[i].clone()
+    }
+    fn stochastic(&self) -> Expr {
+        any(&self.rm[6..9])
+    }
+}
+
+/// A code split into class, sign, exponent and normalized significand.
+#[derive(Clone, Debug)]
+pub struct Unpacked {
+    /// NaN.
+    pub nan: Expr,
+    /// ±∞.
+    pub inf: Expr,
+    /// ±0.
+    pub zero: Expr,
+    /// Nonzero with biased exponent 0.
+    pub sub: Expr,
+    /// Sign bit (0 for unsigned formats; as in the code for NaN).
+    pub sign: Expr,
+    /// Two's complement exponent of the most significant significand bit (finite nonzero).
+    pub exp: Expr,
+    /// Range of `exp` over all codes.
+    pub exp_range: (i64, i64),
+    /// `P`-bit significand, MSB = 1 for finite nonzero values (when normalized).
+    pub sig: Expr,
+    /// Signaling NaN of an external IEEE format (binary32/16, bfloat16).
+    pub snan: Expr,
+}
+
+/// Leading-zero count and normalize of `x` (logarithmic shifter): returns `(count, x << count)`;
+/// for `x ≠ 0` the MSB of the result is 1.
+pub fn lzc_normalize(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr) {
+    let w = x.width;
+    if w <= 1 {
+        return (Expr::c(0, 1), x.clone());
+    }
+    let steps = ubits((w - 1) as u128); // shifts 2^(steps-1) … 1
+    let mut cur = x.clone();
+    let mut bits = Vec::new();
+    for j in (0..steps).rev() {
+        let sh = 1u32 << j;
+        if sh >= w {
+            bits.push(Expr::bit_c(false));
+            continue;
+        }
+        let z = b.wire(&format!("{name}_z{sh}"), cur.slice(w - 1, w - sh).eq_c(0));
+        let shifted = concat(&[cur.slice(w - 1 - sh, 0), Expr::c(0, sh)]);
+        cur = b.wire(&format!("{name}_n{sh}"), Expr::mux(&z, &shifted, &cur));
+        bits.push(z);
+    }
+    (concat(&bits), cur)
+}
+
+/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the family table of SPEC §1).
+/// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
+/// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
+/// subnormal input lies so far below the result format that only "tiny and nonzero" matters.
+pub fn unpack(
+    b: &mut ModuleBuilder,
+    f: &Format,
+    code: &Expr,
+    normalize: bool,
+    prefix: &str,
+) -> Unpacked {
+    let k = f.k;
+    let man = f.man_bits();
+    let eb = f.exp_bits();
+    let mb = f.mag_bits();
+    let subn = f.has_subnormals();
+    let sign = if f.signed {
+        b.wire(&format!("{prefix}_sign"), code.bit(k - 1))
+    } else {
+        Expr::bit_c(false)
+    };
+    let mag = code.slice(mb - 1, 0);
+    let ef = b.wire(&format!("{prefix}_exp_field"), code.slice(mb - 1, man));
+    let tf = if man > 0 {
+        Some(b.wire(&format!("{prefix}_man_field"), code.slice(man - 1, 0)))
+    } else {
+        None
+    };
+    let t_zero = tf.as_ref().map(|t| t.eq_c(0)).unwrap_or(Expr::bit_c(true));
+    let e_zero = ef.eq_c(0);
+    let nan_code = f.nan_code().unwrap_or(0) as u128;
+    let (nan, inf) = match f.specials {
+        Specials::Ieee => {
+            let ones = b.wire(&format!("{prefix}_exp_ones"), ef.red_and());
+            (ones.and(&t_zero.not()), ones.and(&t_zero))
+        }
+        Specials::Fn => (mag.red_and(), Expr::bit_c(false)),
+        Specials::Fnuz | Specials::P3109Finite | Specials::E8m0 => {
+            (code.eq_c(nan_code), Expr::bit_c(false))
+        }
+        Specials::P3109Extended => {
+            let inf = if f.signed {
+                mag.red_and()
+            } else {
+                code.eq_c(mask(k) - 1)
+            };
+            (code.eq_c(nan_code), inf)
+        }
+        Specials::NoNan => (Expr::bit_c(false), Expr::bit_c(false)),
+    };
+    let nan = b.wire(&format!("{prefix}_is_nan"), nan);
+    let inf = b.wire(&format!("{prefix}_is_inf"), inf);
+    let (zero, sub) = if subn {
+        let ez = b.wire(&format!("{prefix}_exp_zero"), e_zero);
+        let zero = ez.and(&t_zero).and(&nan.not());
+        let sub = ez.and(&t_zero.not());
+        (zero, sub)
+    } else {
+        (Expr::bit_c(false), Expr::bit_c(false))
+    };
+    let zero = b.wire(&format!("{prefix}_is_zero"), zero);
+    let sub = b.wire(&format!("{prefix}_is_sub"), sub);
+    let bias = f.bias as i64;
+    let emin = f.emin() as i64;
+    let ehi = ((1i64 << eb) - 1) - bias;
+    let exact_sub = normalize && subn && man > 0;
+    let elo = if exact_sub { emin - man as i64 } else { -bias };
+    let ew = sbits(elo.min(-bias), ehi.max(-bias)).max(ubits(((1u128 << eb) - 1) as u128) + 1);
+    let e_norm = ef.zext(ew).sub(&Expr::ci(bias, ew));
+    let snan = if f.specials == Specials::Ieee && k >= 16 {
+        match &tf {
+            Some(t) => nan.and(&t.bit(man - 1).not()),
+            None => Expr::bit_c(false),
+        }
+    } else {
+        Expr::bit_c(false)
+    };
+    let (exp, sig) = match (&tf, exact_sub) {
+        (Some(t), true) => {
+            b.comment_owned(vec![format!(
+                "{prefix}: subnormals are normalized: leading-zero count of the trailing significand"
+            )]);
+            let (lz, norm) = lzc_normalize(b, t, &format!("{prefix}_lz"));
+            let lz = b.wire(&format!("{prefix}_lzc"), lz);
+            let e_sub = Expr::ci(emin - 1, ew).sub(&lz.zext(ew));
+            let exp = Expr::mux(&sub, &e_sub, &e_norm);
+            let sig = Expr::mux(
+                &sub,
+                &concat(&[norm, Expr::c(0, 1)]),
+                &concat(&[Expr::c(1, 1), t.clone()]),
+            );
+            (exp, sig)
+        }
+        (Some(t), false) => (e_norm, concat(&[Expr::c(1, 1), t.clone()])),
+        (None, _) => (e_norm, Expr::c(1, 1)),
+    };
+    let exp = b.wire_note(
+        &format!("{prefix}_exp"),
+        exp,
+        "exponent of the MSB (two's complement)",
+    );
+    let sig = b.wire_note(
+        &format!("{prefix}_sig"),
+        sig,
+        "significand, MSB = hidden bit",
+    );
+    Unpacked {
+        nan,
+        inf,
+        zero,
+        sub,
+        sign,
+        exp,
+        exp_range: (elo, ehi),
+        sig,
+        snan,
+    }
+}
+
+/// Input of the one rounder: the hardware form of `golden::Exact`.
+///
+/// For a finite nonzero value (`nan`, `inf`, `zero` all 0) the magnitude is
+/// `sig · 2^(exp − (W−1))` (W = width of `sig`, MSB of `sig` = 1) plus, when `sticky` is set,
+/// something strictly between 0 and one unit of the last bit of `sig`. `exp` is a two's
+/// complement vector whose values lie in `exp_range`; `invalid` is ORed into the invalid flag
+/// (signaling-NaN operand, 0·∞ …). A producer that sets `sticky` must supply at least
+/// `P + sr_bits + 2` significand bits.
+#[derive(Clone, Debug)]
+pub struct RoundIn {
+    /// NaN.
+    pub nan: Expr,
+    /// ±∞.
+    pub inf: Expr,
+    /// ±0.
+    pub zero: Expr,
+    /// Sign (1 = negative).
+    pub sign: Expr,
+    /// Exponent of the MSB of `sig` (two's complement; must be a named signal).
+    pub exp: Expr,
+    /// Inclusive range of `exp` values that can occur.
+    pub exp_range: (i64, i64),
+    /// Normalized significand (must be a named signal).
+    pub sig: Expr,
+    /// Nonzero bits below `sig`.
+    pub sticky: Expr,
+    /// Extra invalid-operation flag.
+    pub invalid: Expr,
+}
+
+/// Output of the one rounder.
+#[derive(Clone, Debug)]
+pub struct RoundOut {
+    /// Result code (K bits).
+    pub code: Expr,
+    /// `{invalid, overflow, underflow, inexact}` (4 bits).
+    pub flags: Expr,
+}
+
+/// Round-away decision for the discarded fraction `frac` (`g` bits, most significant first)
+/// with `st` = anything below it, `odd` = LSB of the truncated code.
+fn decide(
+    b: &mut ModuleBuilder,
+    m: &Modes,
+    sign: &Expr,
+    odd: &Expr,
+    frac: &Expr,
+    st: &Expr,
+    name: &str,
+) -> Expr {
+    let g = frac.width;
+    let r = frac.msb();
+    let rest = if g >= 2 {
+        frac.slice(g - 2, 0).red_or().or(st)
+    } else {
+        st.clone()
+    };
+    let rest = b.wire(&format!("{name}_sticky"), rest);
+    let nz = r.or(&rest);
+    let mut terms = vec![
+        m.r(Rounding::Rne).and(&r).and(&rest.or(odd)),
+        m.r(Rounding::Rna).and(&r),
+        m.r(Rounding::Rtp).and(&nz).and(&sign.not()),
+        m.r(Rounding::Rtn).and(&nz).and(sign),
+        m.r(Rounding::Rto).and(&nz).and(&odd.not()),
+    ];
+    let n = m.sr_bits;
+    if n > 0 && !m.stochastic().is_const(0) {
+        if let Some(rnd) = &m.rnd {
+            // g = n + 1: top n bits of the fraction, then one more bit; st below.
+            let top = frac.slice(g - 1, g - n);
+            let lo = frac.bit(g - n - 1);
+            let cin = any(&[
+                m.r(Rounding::Srb(0)).and(&lo),
+                m.r(Rounding::Src(0)).and(&lo).and(&st.or(&top.bit(0))),
+            ]);
+            let cin = b.wire(&format!("{name}_sr_cin"), cin);
+            let sum = top.zext(n + 1).add(&rnd.zext(n + 1)).add(&cin.zext(n + 1));
+            let sum = b.wire_note(
+                &format!("{name}_sr_sum"),
+                sum,
+                "stochastic: top bits of the fraction + random bits (+ cin); carry = away",
+            );
+            terms.push(m.stochastic().and(&sum.bit(n)));
+        }
+    }
+    b.wire(&format!("{name}_away"), any(&terms))
+}
+
+/// Number of fraction bits (below the P kept bits) the rounder examines explicitly: 1 (the
+/// round bit) for deterministic modes, `sr_bits + 1` when a stochastic mode is possible.
+pub fn guard_bits(m: &Modes) -> u32 {
+    if m.sr_bits > 0 && !m.stochastic().is_const(0) {
+        m.sr_bits + 1
+    } else {
+        1
+    }
+}
+
+/// THE ONE rounder: projects `x` to `f` (RoundToPrecision → Saturate → Encode) with the
+/// exception flags of `golden::project`, bit for bit.
+///
+/// Datapath (W = width of `x.sig`, G = [`guard_bits`], L = P + G):
+/// ```text
+///   sig[W-1 .. W-L]  →  win[L-1:0]          sig[W-L-1:0] | sticky → st0
+///   tiny (e < emin, formats with subnormals): {win, L'b0} >> min(emin − e, L)
+///   y = [ s_t : P bits | frac : G bits | shifted-out → sticky ]
+///   mag_t = {e + bias (0 when tiny), s_t[P-2:0]}    (code of the truncated magnitude)
+///   mag   = mag_t + away                           (carries propagate into the exponent)
+/// ```
+pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> RoundOut {
+    let p = f.p;
+    let man = p - 1;
+    let k = f.k;
+    let mb = f.mag_bits();
+    let subn = f.has_subnormals();
+    let emin = f.emin() as i64;
+    let emax = f.emax() as i64;
+    let bias = f.bias as i64;
+    let (elo, ehi) = x.exp_range;
+    let g = guard_bits(m);
+    let l = p + g;
+    let w = x.sig.width;
+    b.comment_owned(vec![
+        format!("Rounder: RoundToPrecision -> Saturate -> Encode into {} (P = {p}, emin = {emin}, emax = {emax})", f.name()),
+        format!("window: {l} bits = {p} kept + {g} fraction; everything below is sticky"),
+    ]);
+    let (win, st0) = if l <= w {
+        let below = if l < w {
+            x.sig.slice(w - l - 1, 0).red_or()
+        } else {
+            Expr::bit_c(false)
+        };
+        (x.sig.slice(w - 1, w - l), below.or(&x.sticky))
+    } else {
+        (
+            concat(&[x.sig.clone(), Expr::c(0, l - w)]),
+            x.sticky.clone(),
+        )
+    };
+    let win = b.wire("rnd_win", win);
+    let st0 = b.wire("rnd_st0", st0);
+    // Internal two's complement width for exponent arithmetic.
+    let iw = sbits(
+        elo.min(emin - ehi).min(elo + bias).min(-(l as i64)),
+        (ehi + bias + 1).max(emin - elo).max(l as i64 + 1).max(ehi),
+    )
+    .max(f.exp_bits() + 2)
+    .max(x.exp.width);
+    let e = b.wire("rnd_e", x.exp.sext(iw));
+    let may_tiny = elo < emin;
+    let tiny = if may_tiny {
+        b.wire_note("rnd_tiny", e.slt(&Expr::ci(emin, iw)), "e < emin")
+    } else {
+        Expr::bit_c(false)
+    };
+    let may_den = subn && may_tiny;
+    let (s_t, frac, st, dd) = if may_den {
+        let dd = b.wire_note("rnd_dd", Expr::ci(emin, iw).sub(&e), "emin - e");
+        let sw = ubits(l as u128);
+        let amt = if emin - elo > l as i64 {
+            let big = dd.gt(&Expr::c(l as u128, iw));
+            Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
+        } else {
+            dd.slice(sw - 1, 0)
+        };
+        let amt = b.wire_note(
+            "rnd_shamt",
+            Expr::mux(&tiny, &amt, &Expr::c(0, sw)),
+            "denormalization shift, clamped",
+        );
+        let y = b.wire_note(
+            "rnd_den",
+            concat(&[win.clone(), Expr::c(0, l)]).shr(&amt),
+            "[kept | fraction | shifted out]",
+        );
+        (
+            y.slice(2 * l - 1, 2 * l - p),
+            y.slice(2 * l - p - 1, l),
+            y.slice(l - 1, 0).red_or().or(&st0),
+            Some(dd),
+        )
+    } else {
+        (
+            win.slice(l - 1, l - p),
+            win.slice(g - 1, 0),
+            st0.clone(),
+            None,
+        )
+    };
+    let frac = b.wire("rnd_frac", frac);
+    let st = b.wire("rnd_sticky", st);
+    let ebias = e.add(&Expr::ci(bias, iw));
+    let ebf = if may_den {
+        Expr::mux(&tiny, &Expr::c(0, iw), &ebias)
+    } else {
+        ebias
+    };
+    let mw = iw + man;
+    let mag_t = if man > 0 {
+        concat(&[ebf, s_t.slice(man - 1, 0)])
+    } else {
+        ebf
+    };
+    let mag_t = b.wire_note(
+        "rnd_mag_t",
+        mag_t,
+        "truncated magnitude code {biased exp, trailing}",
+    );
+    let odd = mag_t.bit(0);
+    let inexact = b.wire("rnd_inexact", frac.red_or().or(&st));
+    let away = decide(b, m, &x.sign, &odd, &frac, &st, "rnd");
+    let mag = b.wire_note(
+        "rnd_mag",
+        mag_t.add(&away.zext(mw)),
+        "rounded magnitude code (carry may bump the exponent)",
+    );
+    // Tininess.
+    let uf0 = if may_tiny {
+        let tiny_ok = match (m.tininess, subn, &dd) {
+            (Tininess::AfterRounding, true, Some(dd)) => {
+                // e = emin − 1: tiny unless rounding at precision P (unbounded exponent)
+                // carries up to 2^emin.
+                let odd_u = if p > 1 {
+                    win.bit(l - p)
+                } else {
+                    Expr::bit_c(false)
+                };
+                let away_u = decide(b, m, &x.sign, &odd_u, &win.slice(g - 1, 0), &st0, "rnd_u");
+                let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
+                dd.ne(&Expr::c(1, iw)).or(&carry.not())
+            }
+            _ => Expr::bit_c(true),
+        };
+        b.wire("rnd_uf", inexact.and(&tiny).and(&tiny_ok))
+    } else {
+        Expr::bit_c(false)
+    };
+    // Range checks.
+    let mag_neg = if !subn && elo + bias < 1 {
+        b.wire_note(
+            "rnd_mag_neg",
+            mag.msb(),
+            "below the smallest value (no subnormals)",
+        )
+    } else {
+        Expr::bit_c(false)
+    };
+    let maxm = f.max_finite_mag() as u128;
+    let ovf = if ehi >= emax {
+        b.wire("rnd_ovf", mag_neg.not().and(&mag.gt(&Expr::c(maxm, mw))))
+    } else {
+        Expr::bit_c(false)
+    };
+    let mag_zero = b.wire("rnd_mag_zero", mag.eq_c(0));
+    // Codes.
+    let kmask = mask(k);
+    let with_sign = |mag_code: u128, s: &Expr| -> Expr {
+        if f.signed {
+            concat(&[s.clone(), Expr::c(mag_code, k - 1)])
+        } else {
+            Expr::c(mag_code, k)
+        }
+    };
+    let nan_c = Expr::c(
+        f.nan_code()
+            .map(|c| c as u128)
+            .unwrap_or((m.nonan_code as u128) & kmask),
+        k,
+    );
+    let has_nan = f.has_nan();
+    let has_inf = f.has_inf();
+    let sign = x.sign.clone();
+    let maxf = with_sign(maxm, &sign);
+    let inf_c = if has_inf {
+        let pos = f.pos_inf_code().unwrap_or(0) as u128;
+        match f.neg_inf_code() {
+            Some(n) => Expr::mux(&sign, &Expr::c(n as u128, k), &Expr::c(pos, k)),
+            None => Expr::c(pos, k),
+        }
+    } else {
+        nan_c.clone()
+    };
+    let zcode = if f.has_neg_zero() {
+        concat(&[sign.clone(), Expr::c(0, k - 1)])
+    } else {
+        Expr::c(0, k)
+    };
+    let sat_finite = m.s(Saturation::SatFinite);
+    let sat_prop = m.s(Saturation::SatPropagate);
+    let sat_none = m.s(Saturation::SatNone);
+    let sat_v4 = m.s(Saturation::SatNoneV4);
+    // Overflow of a finite value (P3109 §4.7.5 with the golden model's SatNone rules).
+    let toward_finite = any(&[
+        m.r(Rounding::Rtz),
+        m.r(Rounding::Rtn).and(&sign.not()),
+        m.r(Rounding::Rtp).and(&sign),
+        if !f.signed && f.specials == Specials::P3109Extended {
+            m.r(Rounding::Rto)
+        } else {
+            Expr::bit_c(false)
+        },
+    ]);
+    let ovf_to_max = any(&[
+        sat_finite.clone(),
+        sat_prop.clone(),
+        toward_finite,
+        Expr::bit_c(!has_nan),
+        if has_inf {
+            Expr::bit_c(false)
+        } else {
+            sat_v4.clone()
+        },
+    ]);
+    let ovf_to_max = if ovf.is_const(0) {
+        Expr::bit_c(true)
+    } else {
+        b.wire("rnd_ovf_to_max", ovf_to_max)
+    };
+    let ovf_code = Expr::mux(&ovf_to_max, &maxf, &inf_c);
+    // Negative values into unsigned formats.
+    let neg_uns = if f.signed {
+        Expr::bit_c(false)
+    } else {
+        sign.clone()
+    };
+    let nan_on_neg = all(&[
+        sat_none.or(&sat_v4),
+        m.r(Rounding::Rtz).or(&m.r(Rounding::Rtp)).not(),
+        Expr::bit_c(has_nan),
+    ]);
+    let neg_uns_nz = b.wire(
+        "rnd_neg_uns",
+        neg_uns.and(&mag_neg.not()).and(&mag_zero.not()),
+    );
+    let need_zero_fix = f.signed && !f.has_neg_zero() && subn;
+    let regular = if f.signed {
+        concat(&[sign.clone(), mag.slice(mb - 1, 0)])
+    } else {
+        mag.slice(k - 1, 0)
+    };
+    let mut fin = Expr::mux(
+        &mag_zero.and(&Expr::bit_c(need_zero_fix)),
+        &Expr::c(0, k),
+        &regular,
+    );
+    fin = Expr::mux(&ovf, &ovf_code, &fin);
+    fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
+    fin = Expr::mux(&neg_uns.or(&mag_neg), &Expr::c(0, k), &fin);
+    let fin = if matches!(fin.node, crate::ast::Node::Mux(..)) {
+        b.wire("rnd_fin_code", fin)
+    } else {
+        fin
+    };
+    let ovf_eff = ovf.and(&neg_uns.not());
+    let f_ix = any(&[
+        inexact.clone(),
+        mag_neg.clone(),
+        neg_uns_nz.clone(),
+        ovf_eff.clone(),
+    ]);
+    let f_uf = uf0.or(&mag_neg);
+    let f_ov = ovf_eff.clone();
+    let f_inv = any(&[
+        neg_uns_nz.and(&nan_on_neg),
+        ovf_eff.and(&ovf_to_max.not()).and(&Expr::bit_c(!has_inf)),
+    ]);
+    // Special operands.
+    let (inf_code, inf_inv) = {
+        // ±∞ operand (saturate_inf).
+        let to_nan_signed = sat_finite
+            .not()
+            .and(&Expr::bit_c(!has_inf && has_nan))
+            .and(&sat_none);
+        let signed_code = Expr::mux(
+            &sat_finite,
+            &maxf,
+            &if has_inf {
+                inf_c.clone()
+            } else {
+                Expr::mux(&to_nan_signed, &nan_c, &maxf)
+            },
+        );
+        if f.signed {
+            (signed_code, to_nan_signed)
+        } else {
+            let neg_nan = sat_none.or(&sat_v4).and(&Expr::bit_c(has_nan));
+            let neg_code = Expr::mux(&neg_nan, &nan_c, &Expr::c(0, k));
+            (
+                Expr::mux(&sign, &neg_code, &signed_code),
+                Expr::mux(&sign, &neg_nan, &to_nan_signed),
+            )
+        }
+    };
+    let (zero_code, zero_inv) = if f.specials == Specials::E8m0 {
+        (Expr::c(kmask, k), Expr::bit_c(true))
+    } else {
+        (zcode, Expr::bit_c(false))
+    };
+    let code = Expr::mux(
+        &x.nan,
+        &nan_c,
+        &Expr::mux(&x.inf, &inf_code, &Expr::mux(&x.zero, &zero_code, &fin)),
+    );
+    let special = x.nan.or(&x.inf).or(&x.zero);
+    let special = b.wire("rnd_special", special);
+    let inv = any(&[
+        x.invalid.clone(),
+        x.nan.and(&Expr::bit_c(!has_nan)),
+        x.inf.and(&inf_inv),
+        x.zero.and(&zero_inv),
+        special.not().and(&f_inv),
+    ]);
+    let keep = special.not();
+    let flags = concat(&[inv, keep.and(&f_ov), keep.and(&f_uf), keep.and(&f_ix)]);
+    RoundOut { code, flags }
+}

@@ -1,0 +1,187 @@
+//! Hardware units (`decode`, `project`) and their golden meaning: for every unit a
+//! generator (`generate`) and a function from an input vector (one `u64` per data input
+//! port, in port order) to the expected value of every data output port, built on the
+//! golden model ([`GoldenModel`]).
+
+pub mod decode;
+pub mod project;
+
+use crate::ast::ModuleBuilder;
+use crate::manifest::{Direction, Manifest, Modes, Port, Role, MANIFEST_SCHEMA};
+use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
+use golden::{Format, Specials};
+
+/// The expected outputs of a generated core, from the golden model.
+#[derive(Clone, Debug)]
+pub enum GoldenModel {
+    /// `decode` of a format.
+    Decode(Format),
+    /// `project`.
+    Project(project::ProjectModel),
+}
+
+impl GoldenModel {
+    /// The model of the core that `req` generates.
+    pub fn new(req: &GenRequest) -> Result<GoldenModel, GenError> {
+        crate::validate(req)?;
+        match req.unit {
+            crate::manifest::Unit::Decode => Ok(GoldenModel::Decode(req.formats.x)),
+            crate::manifest::Unit::Project => {
+                Ok(GoldenModel::Project(project::ProjectModel::new(req)?))
+            }
+            u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
+        }
+    }
+
+    /// Expected data outputs (port order) for the data inputs `inputs` (port order).
+    pub fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        match self {
+            GoldenModel::Decode(f) => {
+                decode::golden_outputs(f, inputs.first().copied().unwrap_or(0))
+            }
+            GoldenModel::Project(m) => m.eval(inputs).to_vec(),
+        }
+    }
+}
+
+/// Expected data outputs of the core `req` generates, for one input vector.
+pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
+    Ok(GoldenModel::new(req)?.eval(inputs))
+}
+
+/// One line describing a format for headers.
+pub fn describe(f: &Format) -> String {
+    let fam = match f.specials {
+        Specials::Ieee => "ieee (exp all ones: Inf / NaN)".to_string(),
+        Specials::Fn => "fn (NaN = S.1..1, no Inf)".to_string(),
+        Specials::Fnuz => format!("fnuz (NaN = {:#x}, no Inf, no -0)", f.sign_bit()),
+        Specials::P3109Finite => format!(
+            "p3109 finite (NaN = {:#x}, no Inf, no -0)",
+            f.nan_code().unwrap_or(0)
+        ),
+        Specials::P3109Extended => format!(
+            "p3109 extended (NaN = {:#x}, +Inf = {:#x}, no -0)",
+            f.nan_code().unwrap_or(0),
+            f.pos_inf_code().unwrap_or(0)
+        ),
+        Specials::NoNan => "nonan (no NaN, no Inf)".to_string(),
+        Specials::E8m0 => "e8m0 (NaN = all ones, no zero, no subnormals)".to_string(),
+    };
+    format!(
+        "{}: K={} P={} bias={} {}, family {}, emin={} emax={}",
+        f.name(),
+        f.k,
+        f.p,
+        f.bias,
+        if f.signed { "signed" } else { "unsigned" },
+        fam,
+        f.emin(),
+        f.emax()
+    )
+}
+
+/// The code bit layout of a format as a comment line.
+pub fn layout(f: &Format) -> String {
+    let man = f.man_bits();
+    let mb = f.mag_bits();
+    let mut parts = Vec::new();
+    if f.signed {
+        parts.push(format!("sign [{}]", f.k - 1));
+    }
+    parts.push(format!("exponent [{}:{}]", mb - 1, man));
+    if man > 0 {
+        parts.push(format!("trailing significand [{}:0]", man - 1));
+    }
+    format!("code layout: {}", parts.join(" | "))
+}
+
+/// Manifest mode fields of a request.
+pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
+    Modes {
+        rounding: match req.rounding {
+            RoundingSel::Fixed(r) => Some(r.name().to_string()),
+            RoundingSel::Dynamic => None,
+        },
+        saturation: match req.saturation {
+            SaturationSel::Fixed(s) => Some(s.name().to_string()),
+            SaturationSel::Dynamic => None,
+        },
+        sr_bits: req.random_bits(),
+        ftz: req.options.ftz,
+        tininess_before: req.options.tininess == golden::Tininess::BeforeRounding,
+        nonan_code: req.options.nonan_code,
+    }
+}
+
+/// Pipelines and prints `b`, and builds the manifest. `roles` maps data port names to roles.
+pub(crate) fn finish_core(
+    req: &GenRequest,
+    b: ModuleBuilder,
+    top: &str,
+    mut header: Vec<String>,
+    roles: &[(&str, Role)],
+) -> Result<GeneratedCore, GenError> {
+    header.insert(0, crate::header_line(&req.command));
+    header.insert(1, String::new());
+    let stages = req.stages;
+    let pipe = if stages == 0 {
+        "0 stages (combinational), latency 0 cycles".to_string()
+    } else {
+        format!(
+            "{stages} stage(s), latency {stages} cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)"
+        )
+    };
+    header.push(format!("Pipeline:    {pipe}"));
+    let net = b.finish(top, header, stages).map_err(GenError::Internal)?;
+    let mut net = net;
+    if stages > 0 {
+        net.header.push(format!(
+            "Depth estimate {} levels, budget {} levels per stage.",
+            net.depth, net.budget
+        ));
+    }
+    let mut ports = Vec::new();
+    for p in &net.ports {
+        let role = match p.name.as_str() {
+            "clk_i" => Role::Clock,
+            "rst_ni" => Role::ResetN,
+            "valid_i" => Role::ValidIn,
+            "valid_o" => Role::ValidOut,
+            n => roles
+                .iter()
+                .find(|(r, _)| *r == n)
+                .map(|(_, r)| *r)
+                .ok_or_else(|| GenError::Internal(format!("port {n} has no role")))?,
+        };
+        ports.push(Port {
+            name: p.name.clone(),
+            direction: if p.input {
+                Direction::Input
+            } else {
+                Direction::Output
+            },
+            width: p.width,
+            role,
+        });
+    }
+    let verilog = net.emit();
+    let manifest = Manifest {
+        schema: MANIFEST_SCHEMA,
+        generator: format!("fp8gen {}", golden::VERSION),
+        command: req.command.clone(),
+        unit: req.unit,
+        top: top.to_string(),
+        verilog: format!("{top}.v"),
+        formats: req.formats.clone(),
+        modes: manifest_modes(req),
+        stages,
+        latency: stages,
+        initiation_interval: 1,
+        ports,
+    };
+    Ok(GeneratedCore {
+        verilog,
+        manifest,
+        top: top.to_string(),
+    })
+}

@@ -1,0 +1,235 @@
+//! The `project` unit: binary32 (or binary16 / bfloat16) `z_i` → small-float code `r_o` and
+//! `flags_o` = {invalid, overflow, underflow, inexact}, through THE ONE rounder.
+//!
+//! Golden meaning: `(r_o, flags_o) = golden::convert(input, z_i, format, spec, rnd_i)` with
+//! `spec` = the fixed modes, or the modes selected by `rm_i` / `sat_i`
+//! ([`crate::blocks::rounding_from_port`], [`crate::blocks::saturation_from_port`]).
+//! Data input ports, in order: `z_i`, `rm_i` (dynamic rounding), `sat_i` (dynamic
+//! saturation), `rnd_i` (when a stochastic mode is possible).
+
+use super::{describe, finish_core, layout};
+use crate::ast::ModuleBuilder;
+use crate::blocks::{
+    guard_bits, rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes,
+    RoundIn,
+};
+use crate::manifest::{Role, ROUNDING_ENCODING, SATURATION_ENCODING};
+use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
+use golden::{convert, Format, Rounding, Saturation, Spec, Tininess};
+
+/// The golden model of a generated projection core.
+#[derive(Clone, Debug)]
+pub struct ProjectModel {
+    input: Format,
+    format: Format,
+    rounding: RoundingSel,
+    saturation: SaturationSel,
+    sr_bits: u32,
+    tininess: Tininess,
+    nonan_code: u32,
+}
+
+impl ProjectModel {
+    /// The model of the core `req` generates (`req.unit` must be `project`).
+    pub fn new(req: &GenRequest) -> Result<ProjectModel, GenError> {
+        crate::validate(req)?;
+        Ok(ProjectModel {
+            input: req.formats.x,
+            format: req.formats.r,
+            rounding: req.rounding,
+            saturation: req.saturation,
+            sr_bits: req.random_bits(),
+            tininess: req.options.tininess,
+            nonan_code: req.options.nonan_code,
+        })
+    }
+
+    /// Number of data inputs (z, [rm], [sat], [rnd]).
+    pub fn n_inputs(&self) -> usize {
+        1 + (self.rounding == RoundingSel::Dynamic) as usize
+            + (self.saturation == SaturationSel::Dynamic) as usize
+            + (self.sr_bits > 0) as usize
+    }
+
+    /// `[r_o, flags_o]` for the data inputs in port order.
+    #[inline]
+    pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
+        let mut it = inputs.iter().copied();
+        let z = it.next().unwrap_or(0) as u32;
+        let rounding = match self.rounding {
+            RoundingSel::Fixed(r) => r,
+            RoundingSel::Dynamic => rounding_from_port(it.next().unwrap_or(0), self.sr_bits),
+        };
+        let saturation = match self.saturation {
+            SaturationSel::Fixed(s) => s,
+            SaturationSel::Dynamic => saturation_from_port(it.next().unwrap_or(0)),
+        };
+        let rnd = if self.sr_bits > 0 {
+            let m = if self.sr_bits >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << self.sr_bits) - 1
+            };
+            (it.next().unwrap_or(0) as u32) & m
+        } else {
+            0
+        };
+        let spec = Spec {
+            rounding,
+            saturation,
+            tininess: self.tininess,
+            nonan_code: self.nonan_code,
+        };
+        let z = z & self.input.code_mask();
+        let (c, fl) = convert(&self.input, z, &self.format, &spec, rnd);
+        [c as u64, fl.0 as u64]
+    }
+}
+
+/// Expected `[r_o, flags_o]` of the core `req` generates for one input vector.
+pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
+    Ok(ProjectModel::new(req)?.eval(inputs).to_vec())
+}
+
+/// Top module name: `fp8_project_<format>_<rounding>_<saturation>[_from_<in>][_tb][_nc<code>]_s<N>`.
+pub fn top_name(req: &GenRequest) -> String {
+    let f = req.formats.r;
+    let rm = match req.rounding {
+        RoundingSel::Fixed(r) => r.to_string(),
+        RoundingSel::Dynamic if req.sr_bits > 0 => format!("rmdyn_sr{}", req.sr_bits),
+        RoundingSel::Dynamic => "rmdyn".into(),
+    };
+    let sat = match req.saturation {
+        SaturationSel::Fixed(s) => s.name().replace('-', "_"),
+        SaturationSel::Dynamic => "satdyn".into(),
+    };
+    let mut name = format!("fp8_project_{}_{rm}_{sat}", f.ident());
+    if req.formats.x != Format::BINARY32 {
+        name.push_str(&format!("_from_{}", req.formats.x.ident()));
+    }
+    if req.options.tininess == Tininess::BeforeRounding {
+        name.push_str("_tb");
+    }
+    if !f.has_nan() && req.options.nonan_code != 0 {
+        name.push_str(&format!("_nc{:x}", req.options.nonan_code));
+    }
+    name.push_str(&format!("_s{}", req.stages));
+    name
+}
+
+/// Generates the projection core.
+pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
+    let fin = req.formats.x;
+    let f = req.formats.r;
+    let top = top_name(req);
+    let n = req.random_bits();
+    let mut b = ModuleBuilder::new();
+    let z = b.input("z_i", fin.k);
+    let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
+    let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
+    let rnd = (n > 0).then(|| b.input("rnd_i", n));
+    let modes = Modes::new(
+        &mut b,
+        req.rounding,
+        req.saturation,
+        n,
+        rm,
+        sat,
+        rnd,
+        req.options.tininess,
+        req.options.nonan_code,
+    );
+    // Subnormal inputs need exact normalization unless all of them lie so far below the
+    // result's smallest quantum that only "nonzero and tiny" matters (see docs/rtl.md).
+    let l = (f.p + guard_bits(&modes)) as i64;
+    let far = f.has_subnormals() && (f.emin() as i64) - (fin.emin() as i64 - 1) >= l;
+    b.comment_owned(vec![
+        format!("Unpack the {} input: {}", fin.name(), layout(&fin)),
+        if far {
+            format!(
+                "{} subnormals lie below 2^{} and only set the sticky bit: no normalization needed",
+                fin.name(),
+                fin.emin()
+            )
+        } else {
+            format!("{} subnormals are normalized exactly", fin.name())
+        },
+    ]);
+    let u = unpack(&mut b, &fin, &z, !far, "in");
+    let x = RoundIn {
+        nan: u.nan.clone(),
+        inf: u.inf.clone(),
+        zero: u.zero.clone(),
+        sign: u.sign.clone(),
+        exp: u.exp.clone(),
+        exp_range: u.exp_range,
+        sig: u.sig.clone(),
+        sticky: crate::ast::Expr::bit_c(false),
+        invalid: u.snan.clone(),
+    };
+    let out = round(&mut b, &f, &modes, &x);
+    b.output("r_o", out.code);
+    b.output("flags_o", out.flags);
+    let rm_desc = match req.rounding {
+        RoundingSel::Fixed(r) => format!("{r} (fixed at generation)"),
+        RoundingSel::Dynamic => format!(
+            "rm_i: {}; other values = rne",
+            ROUNDING_ENCODING
+                .iter()
+                .enumerate()
+                .take(if n > 0 { 9 } else { 6 })
+                .map(|(i, s)| format!("{i}={s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    let sat_desc = match req.saturation {
+        SaturationSel::Fixed(s) => format!("{s} (fixed at generation)"),
+        SaturationSel::Dynamic => format!(
+            "sat_i: {}",
+            SATURATION_ENCODING
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{i}={s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    let mut header = vec![
+        format!("Unit:        project {} -> {}", fin.name(), describe(&f)),
+        layout(&f),
+        format!("Rounding:    {rm_desc}"),
+        format!("Saturation:  {sat_desc}"),
+        format!(
+            "Options:     tininess {}{}",
+            match req.options.tininess {
+                Tininess::AfterRounding => "after rounding",
+                Tininess::BeforeRounding => "before rounding",
+            },
+            if f.has_nan() {
+                String::new()
+            } else {
+                format!(
+                    "; NaN input -> code {:#x} with invalid (format has no NaN)",
+                    req.options.nonan_code
+                )
+            }
+        ),
+        "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
+    ];
+    if n > 0 {
+        header.push(format!(
+            "Random:      rnd_i = {n} random bits for stochastic rounding"
+        ));
+    }
+    let _ = (Rounding::Rne, Saturation::SatFinite);
+    let roles = [
+        ("z_i", Role::Z),
+        ("rm_i", Role::Rounding),
+        ("sat_i", Role::Saturation),
+        ("rnd_i", Role::Random),
+        ("r_o", Role::Result),
+        ("flags_o", Role::Flags),
+    ];
+    finish_core(req, b, &top, header, &roles)
+}

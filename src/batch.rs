@@ -1,0 +1,129 @@
+//! Batch commands: `project`, `mul`, `fma` read one hex vector per line on stdin and write one
+//! hex result per line on stdout, so that millions of vectors can be piped through.
+
+use crate::args::CliError;
+use golden::{Flags, Format};
+use std::io::{BufRead, BufWriter, Write};
+
+/// Output options of batch commands.
+#[derive(Clone, Copy, Debug)]
+pub struct OutOpts {
+    /// Append the flags nibble (`{invalid, overflow, underflow, inexact}`) as a second column.
+    pub flags: bool,
+    /// One JSON object per line instead of hex.
+    pub json: bool,
+}
+
+/// One operand column of an input line.
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// Name used in error messages.
+    pub name: &'static str,
+    /// Width in bits (values must fit).
+    pub bits: u32,
+    /// Description of the format for error messages.
+    pub what: String,
+}
+
+impl Column {
+    /// A column holding a code of `f`.
+    pub fn of(name: &'static str, f: &Format) -> Column {
+        Column {
+            name,
+            bits: f.k,
+            what: format!("{}-bit {}", f.k, f.name()),
+        }
+    }
+}
+
+fn hex_digits(bits: u32) -> usize {
+    bits.div_ceil(4) as usize
+}
+
+/// Runs a batch: parses each line into `cols.len()` values, evaluates `op`, and writes the
+/// result code of `out_fmt`. Blank lines and `#` comments are skipped.
+pub fn run<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    cols: &[Column],
+    out_fmt: &Format,
+    opts: OutOpts,
+    mut op: impl FnMut(&[u32]) -> (u32, Flags),
+) -> Result<u64, CliError> {
+    let mut w = BufWriter::with_capacity(1 << 16, output);
+    let width = hex_digits(out_fmt.k);
+    let mut vals = vec![0u32; cols.len()];
+    let mut n = 0u64;
+    let mut buf = String::new();
+    let mut input = input;
+    let mut lineno = 0u64;
+    loop {
+        buf.clear();
+        if input.read_line(&mut buf)? == 0 {
+            break;
+        }
+        lineno += 1;
+        let line = buf.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut count = 0usize;
+        for (i, field) in line.split_ascii_whitespace().enumerate() {
+            let Some(col) = cols.get(i) else {
+                return Err(CliError::usage(format!(
+                    "line {lineno}: too many fields in '{line}'; expected '{}'",
+                    names(cols)
+                )));
+            };
+            vals[i] = parse_field(field, col, lineno)?;
+            count += 1;
+        }
+        if count < cols.len() {
+            return Err(CliError::usage(format!(
+                "line {lineno}: expected {} hex field(s) '{}', got '{line}'",
+                cols.len(),
+                names(cols)
+            )));
+        }
+        let (r, fl) = op(&vals);
+        if opts.json {
+            let d = out_fmt.decode(r);
+            writeln!(
+                w,
+                "{{\"result\":\"0x{r:0width$x}\",\"flags\":\"{fl}\",\"value\":\"{}\"}}",
+                d.to_hex_float()
+            )?;
+        } else if opts.flags {
+            writeln!(w, "{r:0width$x} {:x}", fl.0)?;
+        } else {
+            writeln!(w, "{r:0width$x}")?;
+        }
+        n += 1;
+    }
+    w.flush()?;
+    Ok(n)
+}
+
+fn names(cols: &[Column]) -> String {
+    cols.iter().map(|c| c.name).collect::<Vec<_>>().join(" ")
+}
+
+fn parse_field(field: &str, col: &Column, lineno: u64) -> Result<u32, CliError> {
+    let t = field
+        .strip_prefix("0x")
+        .or_else(|| field.strip_prefix("0X"))
+        .unwrap_or(field);
+    let v = u64::from_str_radix(t, 16).map_err(|_| {
+        CliError::usage(format!(
+            "line {lineno}: field {} = '{field}' is not a hex number",
+            col.name
+        ))
+    })?;
+    if col.bits < 64 && v >> col.bits != 0 {
+        return Err(CliError::usage(format!(
+            "line {lineno}: field {} = {field} does not fit in the {} ({} bits)",
+            col.name, col.what, col.bits
+        )));
+    }
+    Ok(v as u32)
+}
