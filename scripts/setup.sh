@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install what fp8gen's verification needs: Verilator (>= 5.0) and a C++ compiler, from the
-# distribution's packages (Debian/Ubuntu: `apt-get install verilator g++`).
+# Install what fp8gen's verification and tests need: Verilator (>= 5.0), a C++ compiler and
+# cmake (for Berkeley SoftFloat in the tests), from the distribution's packages
+# (Debian/Ubuntu: `apt-get install verilator g++ cmake`).
 #
 # Idempotent: does nothing when both are present. Runs apt-get update at most once, only if
 # something is missing. Non-interactive. Works as root, or through sudo when not root.
@@ -24,6 +25,15 @@ if command -v "${CXX:-c++}" >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 \
 else
     missing+=(g++)
 fi
+
+# cmake builds Berkeley SoftFloat (softfloat-sys), the golden model's FMA reference in tests.
+if command -v cmake >/dev/null 2>&1; then
+    log "cmake present"
+else
+    missing+=(cmake)
+fi
+# make is needed for the README commands themselves on minimal systems.
+command -v make >/dev/null 2>&1 || missing+=(make)
 
 if [ "${#missing[@]}" -eq 0 ]; then
     log "nothing to install"

@@ -5,12 +5,17 @@
 
 mod args;
 mod batch;
+mod fpga;
+mod verify;
 
 use args::{parse_named, CliError, FormatArgs, ModeArgs};
 use batch::{Column, OutOpts};
 use clap::{Parser, Subcommand};
 use golden::{Format, Rounding, Scale, Spec, PRESETS};
 use std::io::Write;
+use std::path::PathBuf;
+
+mod fpga_cmd;
 
 /// Generator and verifier of FP8 / small-float arithmetic hardware.
 #[derive(Parser, Debug)]
@@ -82,6 +87,76 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Generate a core: `<top>.v` and `manifest.json` in the output directory.
+    Gen {
+        #[command(flatten)]
+        gen: verify::GenArgs,
+        /// Output directory (written atomically).
+        #[arg(long, short = 'o')]
+        out: PathBuf,
+        /// Replace an existing non-empty output directory.
+        #[arg(long)]
+        force: bool,
+        /// Print the manifest as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prove a core bit-exact against the golden model in Verilator.
+    Verify {
+        #[command(flatten)]
+        gen: OptGenArgs,
+        #[command(flatten)]
+        verify: verify::VerifyArgs,
+    },
+    /// Synthesize a core with yosys + nextpnr and report LUTs, FFs, DSPs, carries, Fmax.
+    Synth {
+        #[command(flatten)]
+        gen: verify::GenArgs,
+        /// Target: ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9.
+        #[arg(long, short = 't')]
+        target: String,
+        /// Requested clock (MHz).
+        #[arg(long, default_value_t = 100.0)]
+        freq: f64,
+        /// Do not infer DSP / multiplier blocks.
+        #[arg(long)]
+        no_dsp: bool,
+        /// Placement seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u32,
+        /// Keep the build directory here.
+        #[arg(long)]
+        keep: Option<PathBuf>,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a bitstream: the core behind a UART test shell on a board.
+    Board {
+        #[command(flatten)]
+        gen: verify::GenArgs,
+        /// Board: icebreaker, ulx3s (85F), ulx3s-25f, tangnano9k.
+        #[arg(long, short = 'b')]
+        board: String,
+        /// Output directory (bitstream, logs, shell.json).
+        #[arg(long, short = 'o')]
+        out: PathBuf,
+        /// UART baud rate.
+        #[arg(long, default_value_t = 115_200)]
+        baud: u32,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay hex vectors (stdin) through a board built by `fp8gen board` over its serial port.
+    BoardTest {
+        /// Serial device, e.g. /dev/ttyUSB0.
+        #[arg(long)]
+        port: PathBuf,
+        /// The board build directory (holds shell.json).
+        #[arg(long, short = 'd')]
+        dir: PathBuf,
+    },
     /// Golden-model throughput (values/second, single thread).
     Bench {
         /// Formats to measure (default: e4m3 and a few non-preset formats).
@@ -94,6 +169,16 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `verify`'s generation arguments: optional, since `--from DIR` brings its own core.
+#[derive(clap::Args, Debug, Clone)]
+struct OptGenArgs {
+    /// Unit: decode, project, mul, fma, mac (not with --from).
+    #[arg(long, short = 'u')]
+    unit: Option<String>,
+    #[command(flatten)]
+    rest: verify::GenRest,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -226,6 +311,40 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Cmd::Bench { format, n, json } => bench(&format, n, json),
+        Cmd::Gen {
+            gen,
+            out,
+            force,
+            json,
+        } => verify::gen(&gen, &out, force, json),
+        Cmd::Verify { gen, verify: v } => {
+            let g = gen
+                .unit
+                .map(|unit| verify::GenArgs::from_rest(unit, gen.rest));
+            if g.is_some() && v.from.is_some() {
+                return Err(CliError::usage(
+                    "give either --from DIR (a core on disk) or --unit/--format (generate one), not both",
+                ));
+            }
+            verify::verify(g.as_ref(), &v)
+        }
+        Cmd::Synth {
+            gen,
+            target,
+            freq,
+            no_dsp,
+            seed,
+            keep,
+            json,
+        } => fpga_cmd::synth(&gen, &target, freq, no_dsp, seed, keep, json),
+        Cmd::Board {
+            gen,
+            board,
+            out,
+            baud,
+            json,
+        } => fpga_cmd::board(&gen, &board, &out, baud, json),
+        Cmd::BoardTest { port, dir } => fpga_cmd::board_test(&port, &dir),
     }
 }
 

@@ -661,8 +661,8 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         &regular,
     );
     fin = Expr::mux(&ovf, &ovf_code, &fin);
-    fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
     fin = Expr::mux(&neg_uns.or(&mag_neg), &Expr::c(0, k), &fin);
+    fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
     let fin = if matches!(fin.node, crate::ast::Node::Mux(..)) {
         b.wire("rnd_fin_code", fin)
     } else {

@@ -189,7 +189,7 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             req.stages
         )));
     }
-    if req.options.ftz {
+    if req.options.ftz && !matches!(req.unit, Unit::Fma | Unit::Mac) {
         return Err(GenError::Unsupported(format!(
             "--ftz applies to fma/mac only, not to the {} unit",
             req.unit.name()
@@ -248,12 +248,8 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
                 )));
             }
         }
-        u => {
-            return Err(GenError::Unsupported(format!(
-                "the {} unit is not implemented by this generator yet; available units: decode, project",
-                u.name()
-            )))
-        }
+        Unit::Mul => units::mul::validate(req)?,
+        Unit::Fma | Unit::Mac => units::fma::validate(req)?,
     }
     Ok(())
 }
@@ -264,7 +260,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     match req.unit {
         Unit::Decode => units::decode::generate(req),
         Unit::Project => units::project::generate(req),
-        u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
+        Unit::Mul => units::mul::generate(req),
+        Unit::Fma => units::fma::generate(req),
+        Unit::Mac => units::mac::generate(req),
     }
 }
 

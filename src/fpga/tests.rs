@@ -260,7 +260,7 @@ impl SimBoard {
 
 /// Builds the shell around `core` with Verilator and starts it.
 fn sim_board(core: &Core, clks_per_bit: u32, dir: &Path) -> (SimBoard, ShellLayout) {
-    let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+    let verilator = std::env::var("FP8GEN_VERILATOR").unwrap_or_else(|_| "verilator".into());
     let layout = ShellLayout::new(core, u64::from(clks_per_bit) * 1_000_000, 1_000_000).unwrap();
     let opts = shell::ShellOptions {
         leds: 2,

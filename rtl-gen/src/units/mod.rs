@@ -4,6 +4,9 @@
 //! golden model ([`GoldenModel`]).
 
 pub mod decode;
+pub mod fma;
+pub mod mac;
+pub mod mul;
 pub mod project;
 
 use crate::ast::ModuleBuilder;
@@ -18,6 +21,10 @@ pub enum GoldenModel {
     Decode(Format),
     /// `project`.
     Project(project::ProjectModel),
+    /// `mul`.
+    Mul(mul::MulModel),
+    /// `fma` (the stateful `mac` has its own stream model, [`mac::MacModel`]).
+    Fma(fma::FmaModel),
 }
 
 impl GoldenModel {
@@ -29,6 +36,8 @@ impl GoldenModel {
             crate::manifest::Unit::Project => {
                 Ok(GoldenModel::Project(project::ProjectModel::new(req)?))
             }
+            crate::manifest::Unit::Mul => Ok(GoldenModel::Mul(mul::MulModel::new(req)?)),
+            crate::manifest::Unit::Fma => Ok(GoldenModel::Fma(fma::FmaModel::new(req)?)),
             u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
         }
     }
@@ -40,6 +49,8 @@ impl GoldenModel {
                 decode::golden_outputs(f, inputs.first().copied().unwrap_or(0))
             }
             GoldenModel::Project(m) => m.eval(inputs).to_vec(),
+            GoldenModel::Mul(m) => m.eval(inputs).to_vec(),
+            GoldenModel::Fma(m) => m.eval(inputs).to_vec(),
         }
     }
 }

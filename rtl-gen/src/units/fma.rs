@@ -1,0 +1,414 @@
+//! The `fma` unit: `r = x·y + z` with x in fx, y in fy (small formats) and z, r binary32,
+//! computed exactly and rounded once (P3109 FMA<fx, fy, binary32, binary32, ρ>).
+//!
+//! Golden meaning: `(r_o, flags_o) = golden::fma(fx, x_i, fy, y_i, z_i, spec, {ftz})` with
+//! `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`. Data input ports, in
+//! order: `x_i`, `y_i`, `z_i` (32 bits), `rm_i` (dynamic rounding), `sat_i` (dynamic
+//! saturation); outputs `r_o` (32 bits), `flags_o`. Stochastic rounding is not offered (the
+//! golden FMA has no random input).
+//!
+//! Datapath ([`fma_datapath`], shared with `mac`):
+//! ```text
+//!   x, y ─ unpack ─ Px×Py multiply ─ 1-bit normalize ─┐ product P (Wp bits, exp ep)
+//!   z ─ unpack (subnormals normalized exactly) ───────┤ addend  Z (24 bits, exp ez)
+//!   swap: H = operand with the larger exponent (a zero operand never is H), L = the other
+//!   both left-aligned in F = max(Wp, 24) bits, G = 3 guard bits below
+//!   align: {L, G'b0} >> min(eH − eL, F+G), bits shifted out → sticky
+//!   add/sub: {H, G'b0} ± aligned (subtraction with sticky borrows one unit: the exact value
+//!            then lies strictly between the result and the result + 1, as in
+//!            golden::add_exact), negate if negative (only when eH = eL)
+//!   leading-zero count + normalize (F + G + 1 bits) → THE ONE rounder into binary32
+//!   then: ftz output flush, +0 for P3109 / FNUZ operand formats (golden::fma_ieee_zero)
+//! ```
+//! Exactness: a sticky bit can only appear when eH − eL > G, and then at most one leading bit
+//! cancels, so at least F + G − 1 ≥ 26 = P + 2 significand bits lie above the sticky bit —
+//! the rounder's contract for a single correct rounding in every deterministic mode.
+
+use super::mul::{mode_lines, mode_ports, mode_tag, product, spec_from_ports, y_format};
+use super::{describe, finish_core};
+use crate::ast::{any, concat, sbits, ubits, Expr, ModuleBuilder};
+use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
+use crate::manifest::Role;
+use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
+use golden::{fma, fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
+
+/// Guard bits below the aligned significands.
+const GUARD: u32 = 3;
+
+/// Result of the shared FMA datapath.
+#[derive(Clone, Debug)]
+pub struct FmaOut {
+    /// binary32 result code.
+    pub code: Expr,
+    /// `{invalid, overflow, underflow, inexact}`.
+    pub flags: Expr,
+}
+
+/// Builds `x·y + z` (x in fx, y in fy, z binary32) rounded once to binary32, with the
+/// golden FMA's special cases, zero signs, `ftz` and flags.
+pub fn fma_datapath(
+    b: &mut ModuleBuilder,
+    fx: &Format,
+    x: &Expr,
+    fy: &Format,
+    y: &Expr,
+    z: &Expr,
+    modes: &Modes,
+    ftz: bool,
+) -> FmaOut {
+    let b32 = Format::BINARY32;
+    let p = product(b, fx, x, fy, y);
+    b.comment_owned(vec![
+        "Unpack z: binary32".to_string(),
+        if ftz {
+            "ftz: a subnormal z is flushed to zero (sign kept)".to_string()
+        } else {
+            "subnormal z normalized exactly (leading-zero count)".to_string()
+        },
+    ]);
+    let uz = unpack(b, &b32, z, !ftz, "z");
+    let z_zero = if ftz {
+        b.wire("z_zero_ftz", uz.zero.or(&uz.sub))
+    } else {
+        uz.zero.clone()
+    };
+    // ---- specials (golden::fma_tail) ----
+    b.comment(&["Specials: NaN operand, 0*Inf, Inf-Inf -> canonical NaN; sNaN z raises invalid"]);
+    let any_nan = b.wire("f_any_nan", p.nan.or(&uz.nan));
+    let inf_inf = b.wire(
+        "f_inf_minus_inf",
+        p.inf.and(&uz.inf).and(&p.sign.xor(&uz.sign)),
+    );
+    let nan = b.wire("f_is_nan", any_nan.or(&inf_inf));
+    let invalid = b.wire(
+        "f_invalid",
+        any(&[p.invalid.clone(), uz.snan.clone(), inf_inf.clone()]),
+    );
+    let inf = b.wire("f_is_inf", p.inf.or(&uz.inf).and(&nan.not()));
+    let inf_sign = Expr::mux(&p.inf, &p.sign, &uz.sign);
+    // ---- swap ----
+    let wp = p.sig.width;
+    let f = wp.max(24);
+    let g = GUARD;
+    let (plo, phi) = p.exp_range;
+    let (zlo, zhi) = uz.exp_range;
+    let dw = sbits(zlo - phi, zhi - plo);
+    let dz = b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep");
+    let z_big = b.wire_note(
+        "al_z_big",
+        p.zero.or(&z_zero.not().and(&dz.msb().not())),
+        "z is the operand with the larger exponent",
+    );
+    let p_f = if f > wp {
+        concat(&[p.sig.clone(), Expr::c(0, f - wp)])
+    } else {
+        p.sig.clone()
+    };
+    let z_f = if f > 24 {
+        concat(&[uz.sig.clone(), Expr::c(0, f - 24)])
+    } else {
+        uz.sig.clone()
+    };
+    let h_sig = b.wire("al_h_sig", Expr::mux(&z_big, &z_f, &p_f));
+    let l_live = p.zero.or(&z_zero).not();
+    let l_sig = Expr::mux(&z_big, &p_f, &z_f).and(&Expr::repl(f, &l_live));
+    let l_sig = b.wire("al_l_sig", l_sig);
+    let ew = dw.max(p.exp.width).max(uz.exp.width) + 1;
+    let e_h = b.wire_note(
+        "al_e_h",
+        Expr::mux(&z_big, &uz.exp.sext(ew), &p.exp.sext(ew)),
+        "exponent of H's MSB",
+    );
+    let s_h = b.wire("al_s_h", Expr::mux(&z_big, &uz.sign, &p.sign));
+    // ---- alignment shifter with sticky ----
+    let fg = f + g;
+    let neg_dz = Expr::c(0, dw).sub(&dz);
+    let d = b.wire("al_d", Expr::mux(&dz.msb(), &neg_dz, &dz));
+    let sw = ubits(fg as u128);
+    let amt = if dw > sw || (1u128 << (dw - 1)) > fg as u128 {
+        let big = d.gt(&Expr::c(fg as u128, dw));
+        Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
+    } else {
+        d.slice(sw.min(dw) - 1, 0).zext(sw)
+    };
+    let amt = b.wire_note("al_amt", amt, "alignment shift, clamped to F+G");
+    b.comment_owned(vec![format!(
+        "Alignment: {{L, {g}'b0}} >> amt in {} bits; the low {fg} bits are the sticky part",
+        2 * fg
+    )]);
+    let sh = b.wire(
+        "al_shifted",
+        concat(&[l_sig.clone(), Expr::c(0, g + fg)]).shr(&amt),
+    );
+    let al = sh.slice(2 * fg - 1, fg);
+    let sticky = b.wire("al_sticky", sh.slice(fg - 1, 0).red_or());
+    // ---- add / subtract ----
+    let ws = fg + 1;
+    let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
+    let hx = concat(&[Expr::c(0, 2), h_sig.clone(), Expr::c(0, g)]);
+    let lx = concat(&[Expr::c(0, 2), al]);
+    let lx = lx.xor(&Expr::repl(ws + 1, &sub));
+    let cin = sub.and(&sticky.not());
+    let s = b.wire_note(
+        "add_sum",
+        hx.add(&lx).add(&cin.zext(ws + 1)),
+        "H + L, or H - L - sticky (two's complement)",
+    );
+    let neg = s.msb();
+    let neg_s = Expr::c(0, ws + 1).sub(&s);
+    let neg_s = b.wire("add_neg", neg_s);
+    let mag = b.wire(
+        "add_mag",
+        Expr::mux(&neg, &neg_s.slice(ws - 1, 0), &s.slice(ws - 1, 0)),
+    );
+    let r_sign = b.wire("add_sign", s_h.xor(&neg));
+    let mag_zero = b.wire("add_zero", mag.eq_c(0));
+    // ---- normalize ----
+    b.comment_owned(vec![format!(
+        "Normalize: leading-zero count of the {ws}-bit sum"
+    )]);
+    let (lz, norm) = lzc_normalize(b, &mag, "nrm");
+    let lz = b.wire("nrm_lzc", lz);
+    let norm = b.wire("nrm_sig", norm);
+    let e_lo = plo.min(zlo) + 1 - (ws as i64 - 1);
+    let e_hi = phi.max(zhi) + 1;
+    let rw = sbits(e_lo, e_hi).max(ew).max(lz.width + 1);
+    let r_exp = e_h.sext(rw).add(&Expr::c(1, rw)).sub(&lz.zext(rw));
+    let r_exp = b.wire_note("nrm_exp", r_exp, "exponent of the sum's MSB");
+    // ---- zero sign (IEEE 754 §6.3, golden::add_exact) ----
+    let rtn = modes.rm[3].clone();
+    let both_zero = p.zero.and(&z_zero);
+    let zero_sign = Expr::mux(&both_zero.and(&p.sign.xnor_(&uz.sign)), &p.sign, &rtn);
+    let zero = b.wire("f_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
+    let sign = Expr::mux(&inf, &inf_sign, &Expr::mux(&zero, &zero_sign, &r_sign));
+    let sign = b.wire("f_sign", sign);
+    let rin = RoundIn {
+        nan,
+        inf,
+        zero,
+        sign,
+        exp: r_exp,
+        exp_range: (e_lo, e_hi),
+        sig: norm,
+        sticky,
+        invalid,
+    };
+    let out = round(b, &b32, modes, &rin);
+    let mut code = b.wire("rnd_code", out.code);
+    let mut flags = out.flags;
+    if ftz {
+        b.comment(&["ftz: a subnormal result is flushed to zero (sign kept), underflow + inexact"]);
+        let subr = b.wire(
+            "ftz_sub",
+            code.slice(30, 23).eq_c(0).and(&code.slice(22, 0).red_or()),
+        );
+        let flushed = concat(&[code.bit(31), Expr::c(0, 31)]);
+        code = b.wire("ftz_code", Expr::mux(&subr, &flushed, &code));
+        flags = concat(&[
+            flags.slice(3, 2),
+            flags.slice(1, 0).or(&Expr::repl(2, &subr)),
+        ]);
+    }
+    if !fma_ieee_zero(fx, fy) {
+        b.comment(&["P3109 / FNUZ operands: zero results are +0 (no -0 in the extended reals)"]);
+        let z = code.slice(30, 0).eq_c(0);
+        code = b.wire(
+            "pz_code",
+            concat(&[code.bit(31).and(&z.not()), code.slice(30, 0)]),
+        );
+    }
+    FmaOut { code, flags }
+}
+
+trait Xnor {
+    fn xnor_(&self, o: &Expr) -> Expr;
+}
+impl Xnor for Expr {
+    fn xnor_(&self, o: &Expr) -> Expr {
+        self.xor(o).not()
+    }
+}
+
+/// Validates an `fma` / `mac` request.
+pub fn validate(req: &GenRequest) -> Result<(), GenError> {
+    let fy = y_format(req);
+    for (f, what) in [(req.formats.x, "x"), (fy, "y")] {
+        if f.k > 16 {
+            return Err(GenError::Unsupported(format!(
+                "the {what} operand of {} must be a small format (k <= 16), not {}",
+                req.unit.name(),
+                f.name()
+            )));
+        }
+        Format::new(f.k, f.p, f.bias, f.signed, f.specials)
+            .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))?;
+    }
+    if req.formats.r != Format::BINARY32 {
+        return Err(GenError::Unsupported(format!(
+            "{} accumulates in binary32; result format {} is not supported",
+            req.unit.name(),
+            req.formats.r.name()
+        )));
+    }
+    if req.random_bits() > 0
+        || matches!(
+            req.rounding,
+            RoundingSel::Fixed(Rounding::Sra(_) | Rounding::Srb(_) | Rounding::Src(_))
+        )
+    {
+        return Err(GenError::Unsupported(format!(
+            "{} supports the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto); stochastic rounding is available for mul and project",
+            req.unit.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The golden model of a generated `fma` core.
+#[derive(Clone, Debug)]
+pub struct FmaModel {
+    fx: Format,
+    fy: Format,
+    rounding: RoundingSel,
+    saturation: crate::SaturationSel,
+    tininess: Tininess,
+    opts: FmaOptions,
+}
+
+impl FmaModel {
+    /// The model of the core `req` generates (`req.unit` must be `fma` or `mac`).
+    pub fn new(req: &GenRequest) -> Result<FmaModel, GenError> {
+        validate(req)?;
+        Ok(FmaModel {
+            fx: req.formats.x,
+            fy: y_format(req),
+            rounding: req.rounding,
+            saturation: req.saturation,
+            tininess: req.options.tininess,
+            opts: FmaOptions {
+                ftz: req.options.ftz,
+            },
+        })
+    }
+
+    /// Mask of the x code bits.
+    pub fn x_mask(&self) -> u32 {
+        self.fx.code_mask()
+    }
+
+    /// Mask of the y code bits.
+    pub fn y_mask(&self) -> u32 {
+        self.fy.code_mask()
+    }
+
+    /// `[r_o, flags_o]` for the data inputs `x, y, z, [rm], [sat]`.
+    #[inline]
+    pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
+        let mut it = inputs.iter().copied();
+        let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
+        let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
+        let z = it.next().unwrap_or(0) as u32;
+        self.eval_xyz(x, y, z, &mut it)
+    }
+
+    /// One FMA with the mode ports (if any) read from `modes`.
+    #[inline]
+    pub fn eval_xyz(
+        &self,
+        x: u32,
+        y: u32,
+        z: u32,
+        modes: &mut impl Iterator<Item = u64>,
+    ) -> [u64; 2] {
+        let (spec, _) = spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
+        let (c, fl) = fma(&self.fx, x, &self.fy, y, z, &spec, self.opts);
+        [c as u64, fl.0 as u64]
+    }
+}
+
+/// Expected `[r_o, flags_o]` of the `fma` core `req` generates for one input vector.
+pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
+    Ok(FmaModel::new(req)?.eval(inputs).to_vec())
+}
+
+/// Top module name: `fp8_fma_<x>[_x_<y>]_<rounding>_<saturation>[_ftz]_s<N>`.
+pub fn top_name(req: &GenRequest, unit: &str) -> String {
+    let fx = req.formats.x;
+    let fy = y_format(req);
+    let mut name = format!("fp8_{unit}_{}", fx.ident());
+    if fy != fx {
+        name.push_str(&format!("_x_{}", fy.ident()));
+    }
+    name.push_str(&format!("_{}", mode_tag(req)));
+    if req.options.ftz {
+        name.push_str("_ftz");
+    }
+    name.push_str(&format!("_s{}", req.stages));
+    name
+}
+
+/// Header lines shared by fma and mac.
+pub(crate) fn header_lines(req: &GenRequest) -> Vec<String> {
+    let fx = req.formats.x;
+    let fy = y_format(req);
+    let mut h = vec![
+        format!("x:           {}", describe(&fx)),
+        format!("y:           {}", describe(&fy)),
+        "z, r:        binary32 (IEEE 754), canonical NaN 0x7fc00000".to_string(),
+    ];
+    h.extend(mode_lines(req));
+    h.push(format!(
+        "Options:     tininess {}; {}; zero results: {}",
+        match req.options.tininess {
+            Tininess::AfterRounding => "after rounding",
+            Tininess::BeforeRounding => "before rounding",
+        },
+        if req.options.ftz {
+            "ftz (subnormal z and results flushed to zero)"
+        } else {
+            "subnormal z and results exact"
+        },
+        if fma_ieee_zero(&fx, &fy) {
+            "IEEE 754 sign rules"
+        } else {
+            "always +0 (P3109 / FNUZ operands)"
+        }
+    ));
+    h.push(
+        "Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round"
+            .to_string(),
+    );
+    h
+}
+
+/// Generates the FMA core.
+pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
+    validate(req)?;
+    let fx = req.formats.x;
+    let fy = y_format(req);
+    let top = top_name(req, "fma");
+    let mut b = ModuleBuilder::new();
+    let x = b.input("x_i", fx.k);
+    let y = b.input("y_i", fy.k);
+    let z = b.input("z_i", 32);
+    let modes = mode_ports(&mut b, req);
+    let out = fma_datapath(&mut b, &fx, &x, &fy, &y, &z, &modes, req.options.ftz);
+    b.output("r_o", out.code);
+    b.output("flags_o", out.flags);
+    let mut header = vec!["Unit:        fma  r = x * y + z, one rounding".to_string()];
+    header.extend(header_lines(req));
+    header.push(
+        "Outputs:     r_o = binary32, flags_o = {invalid, overflow, underflow, inexact}"
+            .to_string(),
+    );
+    let roles = [
+        ("x_i", Role::X),
+        ("y_i", Role::Y),
+        ("z_i", Role::Z),
+        ("rm_i", Role::Rounding),
+        ("sat_i", Role::Saturation),
+        ("r_o", Role::Result),
+        ("flags_o", Role::Flags),
+    ];
+    finish_core(req, b, &top, header, &roles)
+}

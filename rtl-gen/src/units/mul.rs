@@ -1,0 +1,429 @@
+//! The `mul` unit: `r = x·y` with x in format fx, y in fy and the result in fr (any small
+//! format or binary32): exact product (significand multiply, exponent add), ONE rounding
+//! through THE ONE rounder ([`crate::blocks::round`]), `flags_o`.
+//!
+//! Golden meaning: `(r_o, flags_o) = golden::mul(fx, x_i, fy, y_i, fr, spec, rnd_i)` with
+//! `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`
+//! ([`crate::blocks::rounding_from_port`], [`crate::blocks::saturation_from_port`]).
+//! Data input ports, in order: `x_i`, `y_i`, `rm_i` (dynamic rounding), `sat_i` (dynamic
+//! saturation), `rnd_i` (when a stochastic mode is possible); outputs `r_o`, `flags_o`.
+//!
+//! The exact product block ([`product`]) is shared with `fma` / `mac`.
+
+use super::{describe, finish_core, layout};
+use crate::ast::{any, concat, sbits, Expr, ModuleBuilder};
+use crate::blocks::{
+    rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes, RoundIn,
+};
+use crate::manifest::{Role, ROUNDING_ENCODING, SATURATION_ENCODING};
+use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
+use golden::{mul, Format, Rounding, Spec, Tininess};
+
+/// Unsigned multiplier `a · c` (width `a.width + c.width`) as a balanced tree of shifted,
+/// gated partial products (one per bit of `c`). Constant bits of `c` fold away.
+pub fn umul(b: &mut ModuleBuilder, a: &Expr, c: &Expr, name: &str) -> Expr {
+    let w = a.width + c.width;
+    let mut terms: Vec<Expr> = Vec::new();
+    for i in 0..c.width {
+        let bit = c.bit(i);
+        if bit.is_const(0) {
+            continue;
+        }
+        let gated = if bit.is_const(1) {
+            a.clone()
+        } else {
+            a.and(&Expr::repl(a.width, &bit))
+        };
+        let hi = w - a.width - i;
+        let mut parts = Vec::new();
+        if hi > 0 {
+            parts.push(Expr::c(0, hi));
+        }
+        parts.push(gated);
+        if i > 0 {
+            parts.push(Expr::c(0, i));
+        }
+        terms.push(concat(&parts));
+    }
+    if terms.is_empty() {
+        return Expr::c(0, w);
+    }
+    let mut level = 0;
+    while terms.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in terms.chunks(2).enumerate() {
+            if pair.len() == 2 {
+                next.push(b.wire(&format!("{name}_pp{level}_{j}"), pair[0].add(&pair[1])));
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        terms = next;
+        level += 1;
+    }
+    b.wire(name, terms.remove(0))
+}
+
+/// The exact product of two small-float codes, in the rounder's form.
+#[derive(Clone, Debug)]
+pub struct Product {
+    /// NaN operand or 0·∞.
+    pub nan: Expr,
+    /// 0·∞ (invalid operation; NaN operands excluded, as in `golden::mul_exact`).
+    pub invalid: Expr,
+    /// ±∞ (and no NaN, no 0·∞).
+    pub inf: Expr,
+    /// ±0 (and no NaN, no ∞).
+    pub zero: Expr,
+    /// Sign `sx ^ sy`.
+    pub sign: Expr,
+    /// Exponent of the MSB of `sig` (two's complement).
+    pub exp: Expr,
+    /// Range of `exp`.
+    pub exp_range: (i64, i64),
+    /// Normalized product significand (`Px + Py` bits, MSB = 1 for finite nonzero).
+    pub sig: Expr,
+}
+
+/// Unpacks `x` (format `fx`) and `y` (format `fy`) and forms their exact product:
+/// subnormals normalized exactly, `Px × Py` significand multiply, one-bit normalize,
+/// exponent add. Specials follow `golden::mul_exact`.
+pub fn product(b: &mut ModuleBuilder, fx: &Format, x: &Expr, fy: &Format, y: &Expr) -> Product {
+    b.comment_owned(vec![format!("Unpack x: {}", describe(fx)), layout(fx)]);
+    let ux = unpack(b, fx, x, true, "x");
+    b.comment_owned(vec![format!("Unpack y: {}", describe(fy)), layout(fy)]);
+    let uy = unpack(b, fy, y, true, "y");
+    b.comment(&[
+        "Exact product: significand multiply, one-bit normalize, exponent add",
+        "NaN operand -> NaN; 0 * Inf -> NaN + invalid; sign = sx ^ sy",
+    ]);
+    let any_nan = b.wire("p_any_nan", ux.nan.or(&uy.nan));
+    let inv = any(&[ux.inf.and(&uy.zero), ux.zero.and(&uy.inf)]).and(&any_nan.not());
+    let inv = b.wire("p_invalid", inv);
+    let nan = b.wire("p_is_nan", any_nan.or(&inv));
+    let inf = b.wire("p_is_inf", ux.inf.or(&uy.inf).and(&nan.not()));
+    let zero = b.wire(
+        "p_is_zero",
+        ux.zero.or(&uy.zero).and(&nan.not()).and(&inf.not()),
+    );
+    let sign = b.wire("p_sign", ux.sign.xor(&uy.sign));
+    let raw = umul(b, &ux.sig, &uy.sig, "p_raw");
+    let w = raw.width;
+    let top = raw.msb();
+    let sig = Expr::mux(&top, &raw, &concat(&[raw.slice(w - 2, 0), Expr::c(0, 1)]));
+    let sig = b.wire_note("p_sig", sig, "normalized product significand");
+    let lo = ux.exp_range.0 + uy.exp_range.0;
+    let hi = ux.exp_range.1 + uy.exp_range.1 + 1;
+    let ew = sbits(lo, hi).max(ux.exp.width + 1).max(uy.exp.width + 1);
+    let exp = ux.exp.sext(ew).add(&uy.exp.sext(ew)).add(&top.zext(ew));
+    let exp = b.wire_note("p_exp", exp, "exponent of the product MSB");
+    Product {
+        nan,
+        invalid: inv,
+        inf,
+        zero,
+        sign,
+        exp,
+        exp_range: (lo, hi),
+        sig,
+    }
+}
+
+/// Format of `y` (defaults to the format of `x`).
+pub fn y_format(req: &GenRequest) -> Format {
+    req.formats.y.unwrap_or(req.formats.x)
+}
+
+/// Validates a `mul` request (formats, NaN code); called by [`crate::validate`].
+pub fn validate(req: &GenRequest) -> Result<(), GenError> {
+    let fy = y_format(req);
+    for (f, what) in [(req.formats.x, "x"), (fy, "y")] {
+        if f.k > 16 {
+            return Err(GenError::Unsupported(format!(
+                "the {what} operand of mul must be a small format (k <= 16), not {}",
+                f.name()
+            )));
+        }
+        check(&f, what)?;
+    }
+    let r = req.formats.r;
+    if r != Format::BINARY32 {
+        check(&r, "result")?;
+    }
+    if !r.has_nan() && req.options.nonan_code > r.code_mask() {
+        return Err(GenError::BadRequest(format!(
+            "--nan-code {:#x} does not fit in the {}-bit format {}",
+            req.options.nonan_code,
+            r.k,
+            r.name()
+        )));
+    }
+    Ok(())
+}
+
+fn check(f: &Format, what: &str) -> Result<(), GenError> {
+    Format::new(f.k, f.p, f.bias, f.signed, f.specials)
+        .map(|_| ())
+        .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))
+}
+
+/// The golden model of a generated `mul` core.
+#[derive(Clone, Debug)]
+pub struct MulModel {
+    fx: Format,
+    fy: Format,
+    fr: Format,
+    rounding: RoundingSel,
+    saturation: SaturationSel,
+    sr_bits: u32,
+    tininess: Tininess,
+    nonan_code: u32,
+}
+
+impl MulModel {
+    /// The model of the core `req` generates (`req.unit` must be `mul`).
+    pub fn new(req: &GenRequest) -> Result<MulModel, GenError> {
+        validate(req)?;
+        Ok(MulModel {
+            fx: req.formats.x,
+            fy: y_format(req),
+            fr: req.formats.r,
+            rounding: req.rounding,
+            saturation: req.saturation,
+            sr_bits: req.random_bits(),
+            tininess: req.options.tininess,
+            nonan_code: req.options.nonan_code,
+        })
+    }
+
+    /// Number of data inputs (x, y, [rm], [sat], [rnd]).
+    pub fn n_inputs(&self) -> usize {
+        2 + (self.rounding == RoundingSel::Dynamic) as usize
+            + (self.saturation == SaturationSel::Dynamic) as usize
+            + (self.sr_bits > 0) as usize
+    }
+
+    /// `[r_o, flags_o]` for the data inputs in port order.
+    #[inline]
+    pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
+        let mut it = inputs.iter().copied();
+        let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
+        let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
+        let (spec, rnd) = spec_from_ports(
+            &mut it,
+            self.rounding,
+            self.saturation,
+            self.sr_bits,
+            self.tininess,
+            self.nonan_code,
+        );
+        let (c, fl) = mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd);
+        [c as u64, fl.0 as u64]
+    }
+}
+
+/// The spec (and random bits) selected by fixed modes or by the mode ports read from `it`.
+pub(crate) fn spec_from_ports(
+    it: &mut impl Iterator<Item = u64>,
+    rounding: RoundingSel,
+    saturation: SaturationSel,
+    sr_bits: u32,
+    tininess: Tininess,
+    nonan_code: u32,
+) -> (Spec, u32) {
+    let rounding = match rounding {
+        RoundingSel::Fixed(r) => r,
+        RoundingSel::Dynamic => rounding_from_port(it.next().unwrap_or(0), sr_bits),
+    };
+    let saturation = match saturation {
+        SaturationSel::Fixed(s) => s,
+        SaturationSel::Dynamic => saturation_from_port(it.next().unwrap_or(0)),
+    };
+    let rnd = if sr_bits > 0 {
+        let m = if sr_bits >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << sr_bits) - 1
+        };
+        (it.next().unwrap_or(0) as u32) & m
+    } else {
+        0
+    };
+    (
+        Spec {
+            rounding,
+            saturation,
+            tininess,
+            nonan_code,
+        },
+        rnd,
+    )
+}
+
+/// Expected `[r_o, flags_o]` of the `mul` core `req` generates for one input vector.
+pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
+    Ok(MulModel::new(req)?.eval(inputs).to_vec())
+}
+
+/// `rm`/`sat` parts of a top module name.
+pub(crate) fn mode_tag(req: &GenRequest) -> String {
+    let rm = match req.rounding {
+        RoundingSel::Fixed(r) => r.to_string(),
+        RoundingSel::Dynamic if req.sr_bits > 0 => format!("rmdyn_sr{}", req.sr_bits),
+        RoundingSel::Dynamic => "rmdyn".into(),
+    };
+    let sat = match req.saturation {
+        SaturationSel::Fixed(s) => s.name().replace('-', "_"),
+        SaturationSel::Dynamic => "satdyn".into(),
+    };
+    let mut t = format!("{rm}_{sat}");
+    if req.options.tininess == Tininess::BeforeRounding {
+        t.push_str("_tb");
+    }
+    t
+}
+
+/// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>]_s<N>`.
+pub fn top_name(req: &GenRequest) -> String {
+    let fx = req.formats.x;
+    let fy = y_format(req);
+    let fr = req.formats.r;
+    let mut name = format!("fp8_mul_{}", fx.ident());
+    if fy != fx {
+        name.push_str(&format!("_x_{}", fy.ident()));
+    }
+    name.push_str(&format!("_to_{}_{}", fr.ident(), mode_tag(req)));
+    if !fr.has_nan() && req.options.nonan_code != 0 {
+        name.push_str(&format!("_nc{:x}", req.options.nonan_code));
+    }
+    name.push_str(&format!("_s{}", req.stages));
+    name
+}
+
+/// Header lines describing the rounding and saturation selection.
+pub(crate) fn mode_lines(req: &GenRequest) -> Vec<String> {
+    let n = req.random_bits();
+    let rm_desc = match req.rounding {
+        RoundingSel::Fixed(r) => format!("{r} (fixed at generation)"),
+        RoundingSel::Dynamic => format!(
+            "rm_i: {}; other values = rne",
+            ROUNDING_ENCODING
+                .iter()
+                .enumerate()
+                .take(if n > 0 { 9 } else { 6 })
+                .map(|(i, s)| format!("{i}={s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    let sat_desc = match req.saturation {
+        SaturationSel::Fixed(s) => format!("{s} (fixed at generation)"),
+        SaturationSel::Dynamic => format!(
+            "sat_i: {}",
+            SATURATION_ENCODING
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{i}={s}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    vec![
+        format!("Rounding:    {rm_desc}"),
+        format!("Saturation:  {sat_desc}"),
+    ]
+}
+
+/// Declares the mode ports (`rm_i`, `sat_i`, `rnd_i` as the request needs) and decodes them.
+pub(crate) fn mode_ports(b: &mut ModuleBuilder, req: &GenRequest) -> Modes {
+    let n = req.random_bits();
+    let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
+    let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
+    let rnd = (n > 0).then(|| b.input("rnd_i", n));
+    Modes::new(
+        b,
+        req.rounding,
+        req.saturation,
+        n,
+        rm,
+        sat,
+        rnd,
+        req.options.tininess,
+        req.options.nonan_code,
+    )
+}
+
+/// Generates the multiplier.
+pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
+    validate(req)?;
+    let fx = req.formats.x;
+    let fy = y_format(req);
+    let fr = req.formats.r;
+    let top = top_name(req);
+    let mut b = ModuleBuilder::new();
+    let x = b.input("x_i", fx.k);
+    let y = b.input("y_i", fy.k);
+    let modes = mode_ports(&mut b, req);
+    let p = product(&mut b, &fx, &x, &fy, &y);
+    let rin = RoundIn {
+        nan: p.nan.clone(),
+        inf: p.inf.clone(),
+        zero: p.zero.clone(),
+        sign: p.sign.clone(),
+        exp: p.exp.clone(),
+        exp_range: p.exp_range,
+        sig: p.sig.clone(),
+        sticky: Expr::bit_c(false),
+        invalid: p.invalid.clone(),
+    };
+    let out = round(&mut b, &fr, &modes, &rin);
+    b.output("r_o", out.code);
+    b.output("flags_o", out.flags);
+    let mut header = vec![
+        format!("Unit:        mul  r = x * y, exact product, one rounding"),
+        format!("x:           {}", describe(&fx)),
+        format!("y:           {}", describe(&fy)),
+        format!("r:           {}", describe(&fr)),
+        layout(&fr),
+    ];
+    header.extend(mode_lines(req));
+    header.push(format!(
+        "Options:     tininess {}{}",
+        match req.options.tininess {
+            Tininess::AfterRounding => "after rounding",
+            Tininess::BeforeRounding => "before rounding",
+        },
+        if fr.has_nan() {
+            String::new()
+        } else {
+            format!(
+                "; NaN result -> code {:#x} with invalid (format has no NaN)",
+                req.options.nonan_code
+            )
+        }
+    ));
+    header.push(
+        "Specials:    NaN in -> NaN; 0*Inf -> NaN + invalid; sign = sx ^ sy (golden::mul)"
+            .to_string(),
+    );
+    header.push(
+        "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
+    );
+    if req.random_bits() > 0 {
+        header.push(format!(
+            "Random:      rnd_i = {} random bits for stochastic rounding",
+            req.random_bits()
+        ));
+    }
+    let _ = Rounding::Rne;
+    let roles = [
+        ("x_i", Role::X),
+        ("y_i", Role::Y),
+        ("rm_i", Role::Rounding),
+        ("sat_i", Role::Saturation),
+        ("rnd_i", Role::Random),
+        ("r_o", Role::Result),
+        ("flags_o", Role::Flags),
+    ];
+    finish_core(req, b, &top, header, &roles)
+}

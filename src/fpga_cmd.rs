@@ -1,0 +1,165 @@
+//! `fp8gen synth`, `board` and `board-test`: the command-line side of the FPGA flow.
+
+use crate::args::CliError;
+use crate::fpga::{self, Core, Direction, Port, PortRole};
+use crate::verify::{command_line, GenArgs};
+use rtl::manifest::{Manifest, Role};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// The core named by the generation arguments (`--unit int-mul8` is the integer 8×8
+/// reference multiplier of the QoR table).
+fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
+    if gen.unit.eq_ignore_ascii_case("int-mul8") {
+        return fpga::refcores::int_mul(8, 8, gen.rest.stages)
+            .map_err(|e| CliError::usage(e.to_string()));
+    }
+    let req = gen.request(&command_line())?;
+    let core = rtl::generate(&req).map_err(|e| CliError::failed(e.to_string()))?;
+    Ok(core_from_manifest(core.verilog, &core.manifest))
+}
+
+/// A manifest's core as the FPGA flow sees it.
+pub fn core_from_manifest(verilog: String, m: &Manifest) -> Core {
+    let ports = m
+        .ports
+        .iter()
+        .map(|p| Port {
+            name: p.name.clone(),
+            direction: match p.direction {
+                rtl::manifest::Direction::Input => Direction::Input,
+                rtl::manifest::Direction::Output => Direction::Output,
+            },
+            width: p.width,
+            role: match p.role {
+                Role::Clock => PortRole::Clock,
+                Role::ResetN => PortRole::ResetN,
+                Role::ValidIn => PortRole::ValidIn,
+                Role::ValidOut => PortRole::ValidOut,
+                _ => PortRole::Data,
+            },
+        })
+        .collect();
+    Core {
+        verilog,
+        top: m.top.clone(),
+        ports,
+        latency: m.latency,
+    }
+}
+
+fn fpga_err(e: fpga::FpgaError) -> CliError {
+    CliError::failed(e.to_string())
+}
+
+/// `fp8gen synth`.
+pub fn synth(
+    gen: &GenArgs,
+    target: &str,
+    freq: f64,
+    no_dsp: bool,
+    seed: u32,
+    keep: Option<PathBuf>,
+    json: bool,
+) -> Result<(), CliError> {
+    let target =
+        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
+    if !(freq > 0.0 && freq < 2000.0) {
+        return Err(CliError::usage(format!(
+            "--freq: {freq} MHz is not a clock frequency; give e.g. --freq 100"
+        )));
+    }
+    let core = core_of(gen)?;
+    let mut req = fpga::SynthRequest::new(core, target);
+    req.freq_mhz = freq;
+    req.use_dsp = !no_dsp;
+    req.seed = seed;
+    req.keep_dir = keep;
+    if !json {
+        eprintln!(
+            "synthesizing {} for {} (yosys + nextpnr)…",
+            req.core.top,
+            target.name()
+        );
+    }
+    let rep = fpga::synth(&req).map_err(fpga_err)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        println!(
+            "{:<40} {:<13} LUTs {:>5}  FFs {:>4}  DSP {:>2}  carry {:>4}  cells {:>5}  Fmax {:>7.1} MHz  ({} {:.0} MHz)",
+            rep.core,
+            target.name(),
+            rep.luts,
+            rep.ffs,
+            rep.dsp,
+            rep.carry,
+            rep.cells,
+            rep.fmax_mhz,
+            if rep.timing_met { "meets" } else { "misses" },
+            freq
+        );
+    }
+    Ok(())
+}
+
+/// `fp8gen board`.
+pub fn board(
+    gen: &GenArgs,
+    board: &str,
+    out: &Path,
+    baud: u32,
+    json: bool,
+) -> Result<(), CliError> {
+    let board =
+        fpga::Board::from_str(board).map_err(|e| CliError::usage(format!("--board: {e}")))?;
+    let core = core_of(gen)?;
+    let mut req = fpga::BoardRequest::new(board, core, out);
+    req.baud = baud;
+    if !json {
+        eprintln!(
+            "building a {} bitstream for {}…",
+            board.name(),
+            req.core.top
+        );
+    }
+    let rep = fpga::board_build(&req).map_err(fpga_err)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        println!(
+            "bitstream {} (Fmax {:.1} MHz, board clock {}); load it with: {}",
+            rep.bitstream.display(),
+            rep.fmax_mhz,
+            if rep.timing_met { "met" } else { "multicycle" },
+            rep.program
+        );
+    }
+    Ok(())
+}
+
+/// `fp8gen board-test`.
+pub fn board_test(port: &Path, dir: &Path) -> Result<(), CliError> {
+    let lpath = dir.join("shell.json");
+    let text = std::fs::read_to_string(&lpath).map_err(|e| {
+        CliError::usage(format!(
+            "--dir: cannot read {}: {e}; point it at the output directory of `fp8gen board`",
+            lpath.display()
+        ))
+    })?;
+    let layout: fpga::ShellLayout = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("{} is not a shell layout: {e}", lpath.display())))?;
+    let mut tty = fpga::open_serial(port, layout.baud).map_err(fpga_err)?;
+    let sum = fpga::board_test_serial(
+        &mut tty,
+        &layout,
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+    )
+    .map_err(fpga_err)?;
+    eprintln!(
+        "{} vectors replayed, {} without valid_out",
+        sum.vectors, sum.not_valid
+    );
+    Ok(())
+}

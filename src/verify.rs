@@ -1,0 +1,850 @@
+//! `fp8gen gen` and `fp8gen verify`: generation requests from the command line, and the glue
+//! between a core (generated, or brought by the user with a manifest), the Verilator engine of
+//! `sim`, and the golden model: vector spaces per unit and a golden function per core.
+
+use crate::args::{parse_named, CliError, FormatArgs};
+use clap::Args;
+use golden::{Format, Projector, Rounding, Saturation, Spec, Tininess};
+use rtl::manifest::{Direction, Manifest, Role, Unit};
+use rtl::units::GoldenModel;
+use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
+use sim::{
+    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary, Port, PortRole,
+    Shard, Summary, Toolchain,
+};
+use std::path::{Path, PathBuf};
+
+/// What to generate (shared by `gen`, `verify`, `synth` and `board`).
+#[derive(Args, Debug, Clone)]
+pub struct GenArgs {
+    /// Unit: decode, project, mul, fma, mac.
+    #[arg(long, short = 'u')]
+    pub unit: String,
+    #[command(flatten)]
+    pub rest: GenRest,
+}
+
+impl GenArgs {
+    /// Assembles the arguments from a unit name and the rest.
+    pub fn from_rest(unit: String, rest: GenRest) -> GenArgs {
+        GenArgs { unit, rest }
+    }
+}
+
+/// Everything of [`GenArgs`] but the unit.
+#[derive(Args, Debug, Clone)]
+pub struct GenRest {
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Format of y (mul/fma/mac; default: the format of x).
+    #[arg(long)]
+    pub format_y: Option<String>,
+    /// Result format of mul (default: the format of x; may be binary32).
+    #[arg(long)]
+    pub out_format: Option<String>,
+    /// Input format of project: binary32, binary16 or bfloat16.
+    #[arg(long, default_value = "binary32")]
+    pub in_format: String,
+    /// Rounding mode (rne, rna, rtp, rtn, rtz, rto, sra, srb, src) or `dyn` for an `rm_i` port.
+    #[arg(long, short = 'r', default_value = "rne")]
+    pub rounding: String,
+    /// Saturation mode (satfinite, satpropagate, satnone, satnone-v4) or `dyn` for `sat_i`.
+    #[arg(long, short = 's', default_value = "satnone")]
+    pub saturation: String,
+    /// Random bits for stochastic rounding (0 with `--rounding dyn` = no stochastic modes).
+    #[arg(long)]
+    pub sr_bits: Option<u32>,
+    /// Pipeline stages (0 = combinational).
+    #[arg(long, default_value_t = 0)]
+    pub stages: u32,
+    /// Flush subnormal binary32 inputs/results to zero (fma/mac).
+    #[arg(long)]
+    pub ftz: bool,
+    /// Tininess detection: after (default) or before rounding.
+    #[arg(long, default_value = "after")]
+    pub tininess: String,
+    /// Code written for NaN into a format without NaN (hex, default 0).
+    #[arg(long, value_parser = crate::args::parse_hex_u32, default_value = "0")]
+    pub nan_code: u32,
+}
+
+impl GenArgs {
+    /// The generation request; `command` is the command line for the header.
+    pub fn request(&self, command: &str) -> Result<GenRequest, CliError> {
+        self.rest.request(&self.unit, command)
+    }
+}
+
+impl GenRest {
+    /// The generation request for `unit`.
+    pub fn request(&self, unit: &str, command: &str) -> Result<GenRequest, CliError> {
+        let unit = match unit.to_ascii_lowercase().as_str() {
+            "decode" => Unit::Decode,
+            "project" => Unit::Project,
+            "mul" => Unit::Mul,
+            "fma" => Unit::Fma,
+            "mac" => Unit::Mac,
+            u => {
+                return Err(CliError::usage(format!(
+                    "--unit: unknown unit '{u}'; expected decode, project, mul, fma or mac"
+                )))
+            }
+        };
+        let f = self.format.resolve()?;
+        let fy = match &self.format_y {
+            Some(n) => Some(parse_named("--format-y", n)?),
+            None => None,
+        };
+        let fr = match &self.out_format {
+            Some(n) => Some(parse_named("--out-format", n)?),
+            None => None,
+        };
+        if unit != Unit::Mul && fr.is_some() {
+            return Err(CliError::usage(
+                "--out-format applies to --unit mul only (decode and fma/mac produce binary32, project produces --format)",
+            ));
+        }
+        let formats = match unit {
+            Unit::Decode => rtl::manifest::Formats {
+                x: f,
+                y: None,
+                r: Format::BINARY32,
+            },
+            Unit::Project => {
+                let inf = parse_named("--in-format", &self.in_format)?;
+                rtl::manifest::Formats {
+                    x: inf,
+                    y: None,
+                    r: f,
+                }
+            }
+            Unit::Mul => rtl::manifest::Formats {
+                x: f,
+                y: Some(fy.unwrap_or(f)),
+                r: fr.unwrap_or(f),
+            },
+            Unit::Fma | Unit::Mac => rtl::manifest::Formats {
+                x: f,
+                y: Some(fy.unwrap_or(f)),
+                r: Format::BINARY32,
+            },
+        };
+        let sr_default = 8;
+        let (rounding, sr_bits) = if self.rounding.eq_ignore_ascii_case("dyn") {
+            (RoundingSel::Dynamic, self.sr_bits.unwrap_or(0))
+        } else {
+            let n = self.sr_bits.unwrap_or(sr_default);
+            let r = Rounding::parse(&self.rounding, n.min(255) as u8)
+                .map_err(|e| CliError::usage(format!("--rounding: {e}")))?;
+            (RoundingSel::Fixed(r), r.random_bits())
+        };
+        let saturation = if self.saturation.eq_ignore_ascii_case("dyn") {
+            SaturationSel::Dynamic
+        } else {
+            SaturationSel::Fixed(
+                Saturation::parse(&self.saturation)
+                    .map_err(|e| CliError::usage(format!("--saturation: {e}")))?,
+            )
+        };
+        let tininess = match self.tininess.to_ascii_lowercase().as_str() {
+            "after" => Tininess::AfterRounding,
+            "before" => Tininess::BeforeRounding,
+            t => {
+                return Err(CliError::usage(format!(
+                    "--tininess: unknown value '{t}'; expected after or before"
+                )))
+            }
+        };
+        let req = GenRequest {
+            unit,
+            formats,
+            rounding,
+            saturation,
+            sr_bits,
+            stages: self.stages,
+            options: GenOptions {
+                tininess,
+                nonan_code: self.nan_code,
+                ftz: self.ftz,
+            },
+            command: command.to_string(),
+        };
+        rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
+        Ok(req)
+    }
+}
+
+/// The command line as typed, for headers and manifests (program name normalized).
+pub fn command_line() -> String {
+    let mut v: Vec<String> = std::env::args().collect();
+    if !v.is_empty() {
+        v[0] = "fp8gen".into();
+    }
+    v.iter()
+        .map(|a| {
+            if a.is_empty() || a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `fp8gen gen`.
+pub fn gen(args: &GenArgs, out: &Path, force: bool, json: bool) -> Result<(), CliError> {
+    let req = args.request(&command_line())?;
+    let core = rtl::generate(&req).map_err(|e| CliError::failed(e.to_string()))?;
+    rtl::write_core(out, &core, force).map_err(|e| CliError::failed(e.to_string()))?;
+    if json {
+        println!("{}", core.manifest.to_json().trim_end());
+    } else {
+        println!(
+            "wrote {}/{}.v and {}/manifest.json: {} {} → {}, latency {}, {} ports",
+            out.display(),
+            core.top,
+            out.display(),
+            core.manifest.unit.name(),
+            core.manifest.formats.x.name(),
+            core.manifest.formats.r.name(),
+            core.manifest.latency,
+            core.manifest.ports.len()
+        );
+    }
+    Ok(())
+}
+
+/// How many vectors `verify` runs.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// Every input vector (every code pair for mul; every binary32 input for project).
+    #[arg(long, conflicts_with = "random")]
+    pub exhaustive: bool,
+    /// N uniformly random vectors (with --seed).
+    #[arg(long)]
+    pub random: Option<u64>,
+    /// Seed of --random.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Run part i of n (0-based) of the space: `--shard 3/16`.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Check a core on disk (its manifest.json and Verilog) instead of generating one.
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Lanes per model evaluation (core instances side by side).
+    #[arg(long)]
+    pub lanes: Option<u32>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Where to write the VCD replay of the first counterexample.
+    #[arg(long, default_value = "fp8gen-counterexample.vcd")]
+    pub vcd: PathBuf,
+    /// Print only the JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Maps between a core's data ports and the canonical port order of the golden model.
+struct PortMap {
+    /// For each simulated data input: the canonical input index, or `None` for a constant 1
+    /// (`valid_i` of a combinational core).
+    inputs: Vec<Option<usize>>,
+    /// For each simulated data output: the canonical output index, or `None` for an expected
+    /// constant 1 (`valid_o` of a combinational core).
+    outputs: Vec<Option<usize>>,
+}
+
+/// The data ports the simulator sees: on a combinational core, `valid_i`/`valid_o` are plain
+/// data (driven 1, expected 1).
+fn sim_data_ports(m: &Manifest, dir: Direction) -> Vec<&rtl::manifest::Port> {
+    let clk = clocked(m);
+    m.ports
+        .iter()
+        .filter(|p| {
+            p.direction == dir
+                && !matches!(p.role, Role::Clock | Role::ResetN)
+                && (!clk || !matches!(p.role, Role::ValidIn | Role::ValidOut))
+        })
+        .collect()
+}
+
+fn data_ports(m: &Manifest, dir: Direction) -> Vec<&rtl::manifest::Port> {
+    m.ports
+        .iter()
+        .filter(|p| {
+            p.direction == dir
+                && !matches!(
+                    p.role,
+                    Role::Clock | Role::ResetN | Role::ValidIn | Role::ValidOut
+                )
+        })
+        .collect()
+}
+
+fn port_map(core: &Manifest, canon: &Manifest) -> Result<PortMap, CliError> {
+    let canon_in = data_ports(canon, Direction::Input);
+    let canon_out = data_ports(canon, Direction::Output);
+    let mut inputs = Vec::new();
+    for p in sim_data_ports(core, Direction::Input) {
+        if p.role == Role::ValidIn {
+            inputs.push(None);
+            continue;
+        }
+        let i = canon_in
+            .iter()
+            .position(|c| c.role == p.role)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                "input port `{}` (role {:?}) of `{}` has no meaning for this unit and these modes",
+                p.name, p.role, core.top
+            ))
+            })?;
+        inputs.push(Some(i));
+    }
+    for c in &canon_in {
+        if !sim_data_ports(core, Direction::Input)
+            .iter()
+            .any(|p| p.role == c.role)
+        {
+            return Err(CliError::usage(format!(
+                "manifest of `{}` has no input port with role {:?}; the golden model of this unit and these modes needs one",
+                core.top, c.role
+            )));
+        }
+    }
+    let mut outputs = Vec::new();
+    for p in sim_data_ports(core, Direction::Output) {
+        if p.role == Role::ValidOut {
+            outputs.push(None);
+            continue;
+        }
+        let i = canon_out
+            .iter()
+            .position(|c| c.role == p.role)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "output port `{}` (role {:?}) of `{}` has no golden meaning for this unit",
+                    p.name, p.role, core.top
+                ))
+            })?;
+        outputs.push(Some(i));
+    }
+    Ok(PortMap { inputs, outputs })
+}
+
+/// The request that reproduces a manifest's semantics (for `--from`).
+fn request_from_manifest(m: &Manifest) -> Result<GenRequest, CliError> {
+    let rounding = match &m.modes.rounding {
+        None => RoundingSel::Dynamic,
+        Some(r) => RoundingSel::Fixed(
+            Rounding::parse(r, m.modes.sr_bits.min(255) as u8)
+                .map_err(|e| CliError::usage(format!("manifest modes.rounding: {e}")))?,
+        ),
+    };
+    let saturation = match &m.modes.saturation {
+        None => SaturationSel::Dynamic,
+        Some(s) => SaturationSel::Fixed(
+            Saturation::parse(s)
+                .map_err(|e| CliError::usage(format!("manifest modes.saturation: {e}")))?,
+        ),
+    };
+    Ok(GenRequest {
+        unit: m.unit,
+        formats: m.formats.clone(),
+        rounding,
+        saturation,
+        sr_bits: m.modes.sr_bits,
+        stages: 0,
+        options: GenOptions {
+            tininess: if m.modes.tininess_before {
+                Tininess::BeforeRounding
+            } else {
+                Tininess::AfterRounding
+            },
+            nonan_code: m.modes.nonan_code,
+            ftz: m.modes.ftz,
+        },
+        command: String::new(),
+    })
+}
+
+/// Whether the core is clocked (has a clock port).
+fn clocked(m: &Manifest) -> bool {
+    m.ports.iter().any(|p| p.role == Role::Clock)
+}
+
+fn sim_spec(m: &Manifest) -> CoreSpec {
+    let clk = clocked(m);
+    let ports = m
+        .ports
+        .iter()
+        .map(|p| Port {
+            name: p.name.clone(),
+            direction: match p.direction {
+                Direction::Input => sim::Direction::Input,
+                Direction::Output => sim::Direction::Output,
+            },
+            width: p.width,
+            role: match p.role {
+                Role::Clock => PortRole::Clock,
+                Role::ResetN => PortRole::ResetN,
+                Role::ValidIn if clk => PortRole::ValidIn,
+                Role::ValidOut if clk => PortRole::ValidOut,
+                _ => PortRole::Data,
+            },
+        })
+        .collect();
+    if !clk {
+        CoreSpec::combinational(m.top.clone(), ports)
+    } else {
+        CoreSpec::pipelined(m.top.clone(), ports, m.latency)
+    }
+}
+
+/// A golden function in the canonical port order: fast paths where the unit allows.
+enum Golden {
+    /// Fixed-mode binary32 → small projection through the memoized projector.
+    Project(Box<[Projector]>, usize, usize, u32),
+    /// Any unit, through the rtl crate's golden model.
+    General(GoldenModel),
+}
+
+impl Golden {
+    fn new(req: &GenRequest) -> Result<Golden, CliError> {
+        let g = GoldenModel::new(req).map_err(|e| CliError::usage(e.to_string()))?;
+        if req.unit == Unit::Project && req.random_bits() == 0 {
+            // One projector per (rounding, saturation) port value.
+            let rms: Vec<Rounding> = match req.rounding {
+                RoundingSel::Fixed(r) => vec![r],
+                RoundingSel::Dynamic => Rounding::DETERMINISTIC.to_vec(),
+            };
+            let sats: Vec<Saturation> = match req.saturation {
+                SaturationSel::Fixed(s) => vec![s],
+                SaturationSel::Dynamic => Saturation::ALL.to_vec(),
+            };
+            let mut v = Vec::new();
+            for r in &rms {
+                for s in &sats {
+                    let spec = Spec {
+                        rounding: *r,
+                        saturation: *s,
+                        tininess: req.options.tininess,
+                        nonan_code: req.options.nonan_code,
+                    };
+                    v.push(Projector::new(req.formats.x, req.formats.r, spec));
+                }
+            }
+            let dyn_r = (req.rounding == RoundingSel::Dynamic) as usize;
+            let dyn_s = (req.saturation == SaturationSel::Dynamic) as usize;
+            // Only the six deterministic encodings are valid rm_i values without random bits.
+            let _ = g;
+            return Ok(Golden::Project(
+                v.into_boxed_slice(),
+                dyn_r,
+                dyn_s,
+                sats.len() as u32,
+            ));
+        }
+        Ok(Golden::General(g))
+    }
+
+    #[inline]
+    fn eval(&self, inp: &[u64], out: &mut [u64]) {
+        match self {
+            Golden::Project(ps, dyn_r, dyn_s, nsat) => {
+                let r = if *dyn_r == 1 { inp[1] as usize } else { 0 };
+                let s = if *dyn_s == 1 {
+                    inp[1 + dyn_r] as usize
+                } else {
+                    0
+                };
+                let p = &ps[(r * *nsat as usize + s).min(ps.len() - 1)];
+                let (c, f) = p.convert(inp[0] as u32, 0);
+                out[0] = c as u64;
+                out[1] = f.0 as u64;
+            }
+            Golden::General(g) => {
+                let v = g.eval(inp);
+                out[..v.len()].copy_from_slice(&v);
+            }
+        }
+    }
+}
+
+/// Vector generator in canonical input order.
+struct Space {
+    len: u64,
+    /// Number of values of each dynamic mode port (rounding, saturation); 1 when fixed.
+    n_rm: u64,
+    n_sat: u64,
+    /// Widths of the operand inputs (x/y/z/clear) in canonical order.
+    roles: Vec<(Role, u32)>,
+    kind: SpaceKind,
+    seed: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum SpaceKind {
+    /// Every combination of operand bits.
+    Exhaustive,
+    /// Operands from the structured table (project: every exponent × round/sticky patterns).
+    Structured(u64),
+    /// Uniform random operands.
+    Random(u64),
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Structured binary32 value number `j`: each exponent and sign with mantissas on, beside and
+/// between every rounding boundary, then the specials.
+fn structured_f32(j: u64) -> u32 {
+    const PAT: u64 = 8;
+    let per_exp = 23 * PAT;
+    let e = (j / per_exp) % 256;
+    let r = j % per_exp;
+    let sh = (r / PAT) as u32;
+    let half = 1u32 << sh;
+    let m = match r % PAT {
+        0 => half,
+        1 => half - 1,
+        2 => half + 1,
+        3 => half.wrapping_mul(3),
+        4 => (half << 1).wrapping_sub(1),
+        5 => 0,
+        6 => 0x7F_FFFF,
+        _ => mix(j) as u32,
+    } & 0x7F_FFFF;
+    let sign = ((j / (per_exp * 256)) & 1) as u32;
+    (sign << 31) | ((e as u32) << 23) | m
+}
+
+/// Number of structured binary32 values.
+const STRUCTURED_F32: u64 = 23 * 8 * 256 * 2;
+
+impl Space {
+    fn vector(&self, i: u64, out: &mut [u64]) {
+        let combos = self.n_rm * self.n_sat;
+        let mode = i % combos;
+        let mut j = i / combos;
+        let mut k = 0;
+        let h = mix(i ^ self.seed);
+        let mut rnd_state = h;
+        for (idx, (role, w)) in self.roles.iter().enumerate() {
+            let mask = if *w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            out[idx] = match role {
+                Role::Rounding => mode / self.n_sat,
+                Role::Saturation => mode % self.n_sat,
+                Role::Random | Role::Clear => {
+                    rnd_state = mix(rnd_state);
+                    rnd_state & mask
+                }
+                _ => match self.kind {
+                    SpaceKind::Exhaustive => {
+                        let v = j & mask;
+                        j >>= w;
+                        v
+                    }
+                    SpaceKind::Structured(_) if *w == 32 && *role == Role::Z => {
+                        let v = structured_f32(j % STRUCTURED_F32) as u64;
+                        j /= STRUCTURED_F32;
+                        v
+                    }
+                    SpaceKind::Structured(_) => {
+                        let v = j & mask;
+                        j >>= w;
+                        v
+                    }
+                    SpaceKind::Random(_) => {
+                        k += 1;
+                        mix(h.wrapping_add(k)) & mask
+                    }
+                },
+            };
+        }
+    }
+}
+
+fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Space, CliError> {
+    let roles: Vec<(Role, u32)> = data_ports(canon, Direction::Input)
+        .iter()
+        .map(|p| (p.role, p.width))
+        .collect();
+    let n_rm = match req.rounding {
+        RoundingSel::Dynamic if req.random_bits() > 0 => 9,
+        RoundingSel::Dynamic => 6,
+        _ => 1,
+    };
+    let n_sat = match req.saturation {
+        SaturationSel::Dynamic => 4,
+        _ => 1,
+    };
+    let operand_bits: u32 = roles
+        .iter()
+        .filter(|(r, _)| matches!(r, Role::X | Role::Y | Role::Z))
+        .map(|(_, w)| *w)
+        .sum();
+    let combos = n_rm * n_sat;
+    let (kind, per_mode) = if let Some(n) = v.random {
+        (SpaceKind::Random(n), n)
+    } else if v.exhaustive || operand_bits <= 24 {
+        if operand_bits > 40 {
+            return Err(CliError::usage(format!(
+                "--exhaustive: {operand_bits} operand bits is too large to enumerate; use --random N (fma) or the default structured set"
+            )));
+        }
+        (SpaceKind::Exhaustive, 1u64 << operand_bits)
+    } else {
+        // Structured default: every structured binary32 value × every code of the other
+        // operands (project: 94k vectors per mode; fma: every x, y pair).
+        let other: u32 = operand_bits.saturating_sub(32);
+        if other > 20 {
+            return Err(CliError::usage(
+                "no structured set for operands this wide; use --random N",
+            ));
+        }
+        let n = STRUCTURED_F32 << other;
+        (SpaceKind::Structured(n), n)
+    };
+    Ok(Space {
+        len: per_mode * combos,
+        n_rm,
+        n_sat,
+        roles,
+        kind,
+        seed: v.seed,
+    })
+}
+
+fn parse_shard(s: &str) -> Result<Shard, CliError> {
+    s.parse::<Shard>()
+        .map_err(|e| CliError::usage(format!("--shard: {e}; write it as i/n, e.g. 0/4")))
+}
+
+/// `fp8gen verify`.
+pub fn verify(gen: Option<&GenArgs>, v: &VerifyArgs) -> Result<(), CliError> {
+    // The core: generated now, or read from disk.
+    let (verilog, manifest) = match (&v.from, gen) {
+        (Some(dir), _) => {
+            let mpath = dir.join("manifest.json");
+            let text = std::fs::read_to_string(&mpath).map_err(|e| {
+                CliError::usage(format!(
+                    "--from: cannot read {}: {e}; point --from at a directory written by `fp8gen gen` (or with a manifest in the same schema)",
+                    mpath.display()
+                ))
+            })?;
+            let m: Manifest = serde_json::from_str(&text).map_err(|e| {
+                CliError::usage(format!(
+                    "--from: {} is not a valid manifest: {e}",
+                    mpath.display()
+                ))
+            })?;
+            let vpath = dir.join(&m.verilog);
+            let vt = std::fs::read_to_string(&vpath).map_err(|e| {
+                CliError::usage(format!(
+                    "--from: cannot read the Verilog file {} named by the manifest: {e}",
+                    vpath.display()
+                ))
+            })?;
+            (vt, m)
+        }
+        (None, Some(g)) => {
+            let req = g.request(&command_line())?;
+            let core = rtl::generate(&req).map_err(|e| CliError::failed(e.to_string()))?;
+            (core.verilog, core.manifest)
+        }
+        (None, None) => {
+            return Err(CliError::usage(
+                "verify needs a core: --unit/--format to generate one, or --from DIR",
+            ))
+        }
+    };
+    let req = request_from_manifest(&manifest)?;
+    let canon = rtl::generate(&req)
+        .map_err(|e| CliError::usage(format!("manifest describes an unsupported core: {e}")))?
+        .manifest;
+    let map = port_map(&manifest, &canon)?;
+    let golden = Golden::new(&req)?;
+    let space = build_space(&req, &canon, v)?;
+    let n_canon_out = data_ports(&canon, Direction::Output).len();
+    let n_canon_in = data_ports(&canon, Direction::Input).len();
+
+    let tc = Toolchain::detect().map_err(|e| CliError::failed(e.to_string()))?;
+    let spec = sim_spec(&manifest);
+    let lanes = v.lanes.unwrap_or(match manifest.unit {
+        Unit::Decode | Unit::Project => 16,
+        Unit::Mul => 8,
+        Unit::Fma | Unit::Mac => 4,
+    });
+    if !v.json {
+        eprintln!(
+            "building {} with Verilator ({} lanes)…",
+            manifest.top, lanes
+        );
+    }
+    let lib = ModelLibrary::build(
+        &tc,
+        &verilog,
+        &spec,
+        &BuildOptions::default().with_lanes(lanes),
+    )
+    .map_err(|e| CliError::failed(e.to_string()))?;
+
+    let vspace = FnSpace::new(space.len, |i, out: &mut [u64]| {
+        let mut canon_in = [0u64; 8];
+        space.vector(i, &mut canon_in[..n_canon_in]);
+        for (o, src) in out.iter_mut().zip(&map.inputs) {
+            *o = src.map_or(1, |ci| canon_in[ci]);
+        }
+    });
+    let gold = |inp: &[u64], out: &mut [u64]| {
+        let mut canon_in = [0u64; 8];
+        for (v, src) in inp.iter().zip(&map.inputs) {
+            if let Some(ci) = src {
+                canon_in[*ci] = *v;
+            }
+        }
+        let mut canon_out = [0u64; 8];
+        golden.eval(&canon_in[..n_canon_in], &mut canon_out[..n_canon_out]);
+        for (o, src) in out.iter_mut().zip(&map.outputs) {
+            *o = src.map_or(1, |ci| canon_out[ci]);
+        }
+    };
+    let mut cfg = EquivConfig {
+        threads: v.threads,
+        unit: manifest.unit.name().to_string(),
+        format: format_desc(&manifest),
+        ..EquivConfig::default()
+    };
+    if let Some(s) = &v.shard {
+        cfg.shard = parse_shard(s)?;
+    }
+    cfg.meta
+        .insert("generator".into(), manifest.generator.clone());
+    cfg.meta.insert(
+        "rounding".into(),
+        manifest.modes.rounding.clone().unwrap_or("dyn".into()),
+    );
+    cfg.meta.insert(
+        "saturation".into(),
+        manifest.modes.saturation.clone().unwrap_or("dyn".into()),
+    );
+    cfg.meta
+        .insert("stages".into(), manifest.stages.to_string());
+    cfg.meta.insert(
+        "space".into(),
+        match space.kind {
+            SpaceKind::Exhaustive => "exhaustive".into(),
+            SpaceKind::Structured(_) => "structured".into(),
+            SpaceKind::Random(n) => format!("random {n} seed {}", v.seed),
+        },
+    );
+    let bar = if v.json {
+        None
+    } else {
+        let (lo, hi) = cfg.shard.range(space.len);
+        let pb = indicatif::ProgressBar::new(hi - lo);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} vectors ({per_sec}, eta {eta}) {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(pb)
+    };
+    let progress = |p: &sim::Progress| {
+        if let Some(pb) = &bar {
+            pb.set_position(p.done);
+            if p.mismatches > 0 {
+                pb.set_message(format!("{} mismatches", p.mismatches));
+            }
+        }
+    };
+    let summary = check_equivalence(&lib, &vspace, gold, &cfg, Some(&progress))
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    report(&summary, &lib, v)
+}
+
+fn format_desc(m: &Manifest) -> String {
+    match m.formats.y {
+        Some(y) if y != m.formats.x => format!(
+            "{} x {} -> {}",
+            m.formats.x.name(),
+            y.name(),
+            m.formats.r.name()
+        ),
+        _ => format!("{} -> {}", m.formats.x.name(), m.formats.r.name()),
+    }
+}
+
+fn report(summary: &Summary, lib: &ModelLibrary, v: &VerifyArgs) -> Result<(), CliError> {
+    let mut vcd = None;
+    if let Some(cx) = summary.counterexamples.first() {
+        if let Ok(words) = cx.inputs.words() {
+            match lib.replay_vcd(&words, &v.vcd) {
+                Ok(p) => vcd = Some(p),
+                Err(e) => eprintln!("warning: VCD replay failed: {e}"),
+            }
+        }
+    }
+    if !v.json {
+        for cx in &summary.counterexamples {
+            eprintln!(
+                "MISMATCH #{}: inputs {} expected {} got {} (ports {})",
+                cx.index,
+                fmt_pv(&cx.inputs),
+                fmt_pv(&cx.expected),
+                fmt_pv(&cx.got),
+                cx.mismatched_ports.join(",")
+            );
+        }
+        if let Some(p) = &vcd {
+            eprintln!("VCD of the first counterexample: {}", p.display());
+        }
+        eprintln!(
+            "{}: {} vectors, {} mismatches, {:.2} s, {:.3e} vectors/s ({} threads × {} lanes)",
+            if summary.passed() { "PASS" } else { "FAIL" },
+            summary.vectors,
+            summary.mismatches,
+            summary.seconds,
+            summary.vectors_per_second,
+            summary.threads,
+            summary.lanes
+        );
+    }
+    let mut j = serde_json::to_value(summary).unwrap_or_default();
+    if let (Some(p), Some(obj)) = (&vcd, j.as_object_mut()) {
+        obj.insert(
+            "vcd".into(),
+            serde_json::Value::String(p.display().to_string()),
+        );
+    }
+    println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+    if summary.passed() {
+        Ok(())
+    } else if summary.mismatches > 0 {
+        Err(CliError::failed(format!(
+            "{} of {} vectors differ from the golden model",
+            summary.mismatches, summary.vectors
+        )))
+    } else {
+        Err(CliError::failed("verification did not complete"))
+    }
+}
+
+fn fmt_pv(p: &sim::PortValues) -> String {
+    p.0.iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
