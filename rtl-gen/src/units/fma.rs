@@ -109,7 +109,9 @@ pub fn fma_datapath(
     } else {
         uz.sig.clone()
     };
-    let h_sig = b.wire("al_h_sig", Expr::mux(&z_big, &z_f, &p_f));
+    let both_zero = b.wire("al_both_zero", p.zero.and(&z_zero));
+    let h_sig = Expr::mux(&z_big, &z_f, &p_f).and(&Expr::repl(f, &both_zero.not()));
+    let h_sig = b.wire("al_h_sig", h_sig);
     let l_live = p.zero.or(&z_zero).not();
     let l_sig = Expr::mux(&z_big, &p_f, &z_f).and(&Expr::repl(f, &l_live));
     let l_sig = b.wire("al_l_sig", l_sig);
@@ -177,7 +179,6 @@ pub fn fma_datapath(
     let r_exp = b.wire_note("nrm_exp", r_exp, "exponent of the sum's MSB");
     // ---- zero sign (IEEE 754 §6.3, golden::add_exact) ----
     let rtn = modes.rm[3].clone();
-    let both_zero = p.zero.and(&z_zero);
     let zero_sign = Expr::mux(&both_zero.and(&p.sign.xnor_(&uz.sign)), &p.sign, &rtn);
     let zero = b.wire("f_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let sign = Expr::mux(&inf, &inf_sign, &Expr::mux(&zero, &zero_sign, &r_sign));
