@@ -484,6 +484,8 @@ struct Space {
     roles: Vec<(Role, u32)>,
     kind: SpaceKind,
     seed: u64,
+    /// Whether any input is drawn from the hash of the index (random ports or a random space).
+    needs_hash: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -494,6 +496,52 @@ enum SpaceKind {
     Structured(u64),
     /// Uniform random operands.
     Random(u64),
+    /// FMA: every (x, y) pair × [`FMA_Z_PER_PAIR`] addends placed around the product.
+    FmaStructured(Format, Format),
+}
+
+/// Addends per (x, y) pair in the structured FMA space.
+const FMA_Z_PER_PAIR: u64 = 128;
+
+/// Structured addend number `j` (< [`FMA_Z_PER_PAIR`]) for the product of `x` and `y`:
+/// specials; every alignment distance from −40 to +40 binades around the product with random
+/// mantissas; exact and near cancellation; ties and sticky patterns just below the product's
+/// last bit; subnormal and overflow boundaries.
+fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
+    const SPECIALS: [u32; 16] = [
+        0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x7FA0_0000,
+        0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x807F_FFFF, 0x0080_0000, 0x8080_0000,
+        0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000, 0xBF80_0000,
+    ];
+    if j < 16 {
+        return SPECIALS[j as usize];
+    }
+    let (p, fl) = golden::mul(fx, x, fy, y, &Format::BINARY32, &Spec::ieee(Rounding::Rtz), 0);
+    let pe = ((p >> 23) & 0xFF) as i64;
+    let sign = (h as u32) & 0x8000_0000;
+    let rnd_man = (h >> 32) as u32 & 0x7F_FFFF;
+    let at = |d: i64, m: u32, s: u32| -> u32 {
+        let e = (pe + d).clamp(0, 254) as u32;
+        s | (e << 23) | (m & 0x7F_FFFF)
+    };
+    match j {
+        16..=96 => at(j as i64 - 56, rnd_man, sign),
+        97..=104 if fl.0 == 0 => {
+            // −product and its neighbours: massive cancellation.
+            let neg = p ^ 0x8000_0000;
+            let off = [0i32, 1, -1, 2, -2, 3, -3, 5][(j - 97) as usize];
+            neg.wrapping_add_signed(off)
+        }
+        105..=116 => {
+            // Just below the product's last bit: round, tie and sticky patterns.
+            let d = [-24i64, -25, -26, -23, -22, -30][((j - 105) / 2) as usize];
+            let m = [0x40_0000u32, 0, 0x7F_FFFF, 1, 0x40_0001, 0x3F_FFFF][((j - 105) % 6) as usize];
+            at(d, m, if j % 2 == 0 { sign } else { (p & 0x8000_0000) ^ 0x8000_0000 })
+        }
+        117..=120 => [0x0080_0000u32, 0x007F_FFFF, 0x0000_0001, 0x0040_0000][(j - 117) as usize] | sign,
+        121..=124 => [0x7F7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000, 0x7E80_0000][(j - 121) as usize] | (p & 0x8000_0000),
+        _ => (h >> 16) as u32,
+    }
 }
 
 fn mix(mut z: u64) -> u64 {
@@ -530,12 +578,41 @@ fn structured_f32(j: u64) -> u32 {
 const STRUCTURED_F32: u64 = 23 * 8 * 256 * 2;
 
 impl Space {
+    #[inline]
     fn vector(&self, i: u64, out: &mut [u64]) {
+        // Fast path: one operand, fixed modes, exhaustive (e.g. project over all binary32).
+        if self.roles.len() == 1 && self.kind == SpaceKind::Exhaustive {
+            out[0] = i;
+            return;
+        }
         let combos = self.n_rm * self.n_sat;
         let mode = i % combos;
         let mut j = i / combos;
         let mut k = 0;
-        let h = mix(i ^ self.seed);
+        if let SpaceKind::FmaStructured(fx, fy) = &self.kind {
+            let h = mix(i ^ self.seed);
+            let x = (j & fx.code_mask() as u64) as u32;
+            let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
+            let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
+            let z = fma_z(fx, x, fy, y, zj, h);
+            let mut rs = h;
+            for (idx, (role, w)) in self.roles.iter().enumerate() {
+                let mask = if *w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                out[idx] = match role {
+                    Role::X => x as u64,
+                    Role::Y => y as u64,
+                    Role::Z => z as u64,
+                    Role::Rounding => mode / self.n_sat,
+                    Role::Saturation => mode % self.n_sat,
+                    _ => {
+                        rs = mix(rs);
+                        rs & mask
+                    }
+                };
+            }
+            return;
+        }
+        let h = if self.needs_hash { mix(i ^ self.seed) } else { 0 };
         let mut rnd_state = h;
         for (idx, (role, w)) in self.roles.iter().enumerate() {
             let mask = if *w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -557,7 +634,7 @@ impl Space {
                         j /= STRUCTURED_F32;
                         v
                     }
-                    SpaceKind::Structured(_) => {
+                    SpaceKind::Structured(_) | SpaceKind::FmaStructured(..) => {
                         let v = j & mask;
                         j >>= w;
                         v
@@ -594,6 +671,17 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
     let combos = n_rm * n_sat;
     let (kind, per_mode) = if let Some(n) = v.random {
         (SpaceKind::Random(n), n)
+    } else if matches!(req.unit, Unit::Fma | Unit::Mac) && !v.exhaustive {
+        let (fx, fy) = (req.formats.x, req.formats.y.unwrap_or(req.formats.x));
+        if fx.k + fy.k > 20 {
+            return Err(CliError::usage(
+                "the structured FMA set enumerates every (x, y) pair and needs K_x + K_y ≤ 20; use --random N",
+            ));
+        }
+        (
+            SpaceKind::FmaStructured(fx, fy),
+            FMA_Z_PER_PAIR << (fx.k + fy.k),
+        )
     } else if v.exhaustive || operand_bits <= 24 {
         if operand_bits > 40 {
             return Err(CliError::usage(format!(
@@ -613,7 +701,10 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
         let n = STRUCTURED_F32 << other;
         (SpaceKind::Structured(n), n)
     };
+    let needs_hash = matches!(kind, SpaceKind::Random(_) | SpaceKind::FmaStructured(..))
+        || roles.iter().any(|(r, _)| matches!(r, Role::Random | Role::Clear));
     Ok(Space {
+        needs_hash,
         len: per_mode * combos,
         n_rm,
         n_sat,
@@ -743,6 +834,7 @@ pub fn verify(gen: Option<&GenArgs>, v: &VerifyArgs) -> Result<(), CliError> {
         match space.kind {
             SpaceKind::Exhaustive => "exhaustive".into(),
             SpaceKind::Structured(_) => "structured".into(),
+            SpaceKind::FmaStructured(..) => "structured fma (every x, y pair x 128 z)".into(),
             SpaceKind::Random(n) => format!("random {n} seed {}", v.seed),
         },
     );

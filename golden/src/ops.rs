@@ -423,3 +423,56 @@ impl Projector {
         self.table.is_some()
     }
 }
+
+/// The binary32-accumulator FMA with fixed formats and modes, prepared for hot loops: the
+/// exact products x·y of all code pairs are computed once by [`mul_exact`] (when both
+/// formats together have at most 16 bits), then each `x·y + z` is one exact addition and one
+/// call of the rounder — the same path as [`fma`].
+#[derive(Clone, Debug)]
+pub struct FmaUnit {
+    fx: Format,
+    fy: Format,
+    spec: Spec,
+    opts: FmaOptions,
+    ieee_zero: bool,
+    products: Option<Vec<(Exact, u8)>>,
+}
+
+impl FmaUnit {
+    /// An FMA of `fx × fy + binary32`.
+    pub fn new(fx: Format, fy: Format, spec: Spec, opts: FmaOptions) -> FmaUnit {
+        let products = (fx.k + fy.k <= 16).then(|| {
+            let mut v = Vec::with_capacity(1 << (fx.k + fy.k));
+            for y in 0..fy.num_codes() as u32 {
+                for x in 0..fx.num_codes() as u32 {
+                    v.push(mul_exact(&fx.decode(x).exact(), &fy.decode(y).exact()));
+                }
+            }
+            v
+        });
+        FmaUnit {
+            fx,
+            fy,
+            spec,
+            opts,
+            ieee_zero: fma_ieee_zero(&fx, &fy),
+            products,
+        }
+    }
+
+    /// `x·y + z`, rounded once to binary32.
+    #[inline]
+    pub fn eval(&self, x: u32, y: u32, z: u32) -> (u32, Flags) {
+        let (x, y) = (x & self.fx.code_mask(), y & self.fy.code_mask());
+        let (p, inv) = match &self.products {
+            Some(t) => t[((y << self.fx.k) | x) as usize],
+            None => mul_exact(&self.fx.decode(x).exact(), &self.fy.decode(y).exact()),
+        };
+        fma_tail(&p, inv, z, self.ieee_zero, &self.spec, self.opts)
+    }
+
+    /// The same FMA with another rounding mode (for run-time `rm_i` ports).
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+}

@@ -108,3 +108,37 @@ fn memoized_projector_equals_direct_rounder() {
     assert!(memoized > 100, "memo tables must be exercised ({memoized})");
     eprintln!("{checked} projections agree on both paths");
 }
+
+#[test]
+fn prepared_fma_equals_direct_fma() {
+    use golden::{fma, FmaOptions, FmaUnit};
+    let pairs = [
+        (Format::E4M3, Format::E4M3),
+        (Format::E5M2, Format::E5M2),
+        (Format::E4M3, Format::E5M2),
+        (Format::parse("binary8p4se").unwrap(), Format::E4M3FNUZ),
+        (Format::E2M1, Format::E3M2),
+        (Format::parse("binary12p5sf").unwrap(), Format::E4M3), // no product table (20 bits)
+    ];
+    let mut z: u32 = 0x1234_5678;
+    let mut n = 0u64;
+    for (fx, fy) in pairs {
+        for r in Rounding::DETERMINISTIC {
+            for ftz in [false, true] {
+                let spec = Spec::ieee(r);
+                let opts = FmaOptions { ftz };
+                let u = FmaUnit::new(fx, fy, spec, opts);
+                for i in 0..40_000u32 {
+                    z ^= z << 13;
+                    z ^= z >> 17;
+                    z ^= z << 5;
+                    let (x, y) = (z & fx.code_mask(), z.rotate_left(11) & fy.code_mask());
+                    let zz = if i % 3 == 0 { z & 0x80FF_FFFF } else { z.rotate_left(5) };
+                    assert_eq!(u.eval(x, y, zz), fma(&fx, x, &fy, y, zz, &spec, opts), "{} {} {r} {x:#x} {y:#x} {zz:#x}", fx.name(), fy.name());
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n > 1_000_000);
+}

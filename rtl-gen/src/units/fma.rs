@@ -46,6 +46,7 @@ pub struct FmaOut {
 
 /// Builds `x·y + z` (x in fx, y in fy, z binary32) rounded once to binary32, with the
 /// golden FMA's special cases, zero signs, `ftz` and flags.
+#[allow(clippy::too_many_arguments)]
 pub fn fma_datapath(
     b: &mut ModuleBuilder,
     fx: &Format,
@@ -63,10 +64,28 @@ pub fn fma_datapath(
         if ftz {
             "ftz: a subnormal z is flushed to zero (sign kept)".to_string()
         } else {
-            "subnormal z normalized exactly (leading-zero count)".to_string()
+            "subnormal z exact (normalized only when products reach the subnormal range)"
+                .to_string()
         },
     ]);
-    let uz = unpack(b, &b32, z, !ftz, "z");
+    // A subnormal z needs normalizing only if it can be the operand with the larger exponent,
+    // i.e. if products can lie below 2^-125; otherwise it enters as 0.T * 2^-126 (exact, MSB
+    // not set) and only ever is the smaller, aligned operand.
+    let (plo0, _) = p.exp_range;
+    let norm_z = !ftz && plo0 <= -126;
+    let mut uz = unpack(b, &b32, z, norm_z, "z");
+    if !ftz && !norm_z {
+        uz.exp = b.wire_note(
+            "z_exp_sub",
+            uz.exp.add(&uz.sub.zext(uz.exp.width)),
+            "subnormal: exponent -126 (MSB of 0.T)",
+        );
+        uz.sig = b.wire_note(
+            "z_sig_sub",
+            concat(&[uz.sub.not(), uz.sig.slice(22, 0)]),
+            "subnormal: 0.T, not normalized",
+        );
+    }
     let z_zero = if ftz {
         b.wire("z_zero_ftz", uz.zero.or(&uz.sub))
     } else {

@@ -17,7 +17,7 @@ use crate::blocks::{
 };
 use crate::manifest::{Role, ROUNDING_ENCODING, SATURATION_ENCODING};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
-use golden::{mul, Format, Rounding, Spec, Tininess};
+use golden::{mul, Format, Spec, Tininess};
 
 /// Unsigned multiplier `a · c` (width `a.width + c.width`) as a balanced tree of shifted,
 /// gated partial products (one per bit of `c`). Constant bits of `c` fold away.
@@ -380,7 +380,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
     let mut header = vec![
-        format!("Unit:        mul  r = x * y, exact product, one rounding"),
+        "Unit:        mul  r = x * y, exact product, one rounding".to_string(),
         format!("x:           {}", describe(&fx)),
         format!("y:           {}", describe(&fy)),
         format!("r:           {}", describe(&fr)),
@@ -415,7 +415,6 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             req.random_bits()
         ));
     }
-    let _ = Rounding::Rne;
     let roles = [
         ("x_i", Role::X),
         ("y_i", Role::Y),
