@@ -466,6 +466,9 @@ impl Golden {
                 out[0] = c as u64;
                 out[1] = f.0 as u64;
             }
+            Golden::General(GoldenModel::Project(m)) => out[..2].copy_from_slice(&m.eval(inp)),
+            Golden::General(GoldenModel::Mul(m)) => out[..2].copy_from_slice(&m.eval(inp)),
+            Golden::General(GoldenModel::Fma(m)) => out[..2].copy_from_slice(&m.eval(inp)),
             Golden::General(g) => {
                 let v = g.eval(inp);
                 out[..v.len()].copy_from_slice(&v);
@@ -509,14 +512,35 @@ const FMA_Z_PER_PAIR: u64 = 128;
 /// last bit; subnormal and overflow boundaries.
 fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
     const SPECIALS: [u32; 16] = [
-        0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x7FA0_0000,
-        0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x807F_FFFF, 0x0080_0000, 0x8080_0000,
-        0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000, 0xBF80_0000,
+        0x0000_0000,
+        0x8000_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7FA0_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x807F_FFFF,
+        0x0080_0000,
+        0x8080_0000,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x3F80_0000,
+        0xBF80_0000,
     ];
     if j < 16 {
         return SPECIALS[j as usize];
     }
-    let (p, fl) = golden::mul(fx, x, fy, y, &Format::BINARY32, &Spec::ieee(Rounding::Rtz), 0);
+    let (p, fl) = golden::mul(
+        fx,
+        x,
+        fy,
+        y,
+        &Format::BINARY32,
+        &Spec::ieee(Rounding::Rtz),
+        0,
+    );
     let pe = ((p >> 23) & 0xFF) as i64;
     let sign = (h as u32) & 0x8000_0000;
     let rnd_man = (h >> 32) as u32 & 0x7F_FFFF;
@@ -536,10 +560,23 @@ fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
             // Just below the product's last bit: round, tie and sticky patterns.
             let d = [-24i64, -25, -26, -23, -22, -30][((j - 105) / 2) as usize];
             let m = [0x40_0000u32, 0, 0x7F_FFFF, 1, 0x40_0001, 0x3F_FFFF][((j - 105) % 6) as usize];
-            at(d, m, if j % 2 == 0 { sign } else { (p & 0x8000_0000) ^ 0x8000_0000 })
+            at(
+                d,
+                m,
+                if j % 2 == 0 {
+                    sign
+                } else {
+                    (p & 0x8000_0000) ^ 0x8000_0000
+                },
+            )
         }
-        117..=120 => [0x0080_0000u32, 0x007F_FFFF, 0x0000_0001, 0x0040_0000][(j - 117) as usize] | sign,
-        121..=124 => [0x7F7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000, 0x7E80_0000][(j - 121) as usize] | (p & 0x8000_0000),
+        117..=120 => {
+            [0x0080_0000u32, 0x007F_FFFF, 0x0000_0001, 0x0040_0000][(j - 117) as usize] | sign
+        }
+        121..=124 => {
+            [0x7F7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000, 0x7E80_0000][(j - 121) as usize]
+                | (p & 0x8000_0000)
+        }
         _ => (h >> 16) as u32,
     }
 }
@@ -612,7 +649,11 @@ impl Space {
             }
             return;
         }
-        let h = if self.needs_hash { mix(i ^ self.seed) } else { 0 };
+        let h = if self.needs_hash {
+            mix(i ^ self.seed)
+        } else {
+            0
+        };
         let mut rnd_state = h;
         for (idx, (role, w)) in self.roles.iter().enumerate() {
             let mask = if *w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -702,7 +743,9 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
         (SpaceKind::Structured(n), n)
     };
     let needs_hash = matches!(kind, SpaceKind::Random(_) | SpaceKind::FmaStructured(..))
-        || roles.iter().any(|(r, _)| matches!(r, Role::Random | Role::Clear));
+        || roles
+            .iter()
+            .any(|(r, _)| matches!(r, Role::Random | Role::Clear));
     Ok(Space {
         needs_hash,
         len: per_mode * combos,
@@ -758,6 +801,9 @@ pub fn verify(gen: Option<&GenArgs>, v: &VerifyArgs) -> Result<(), CliError> {
         }
     };
     let req = request_from_manifest(&manifest)?;
+    if req.unit == Unit::Mac {
+        return verify_mac(&req, &verilog, &manifest, v);
+    }
     let canon = rtl::generate(&req)
         .map_err(|e| CliError::usage(format!("manifest describes an unsupported core: {e}")))?
         .manifest;
@@ -939,4 +985,181 @@ fn fmt_pv(p: &sim::PortValues) -> String {
         .map(|(n, v)| format!("{n}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `verify` of a `mac` core: random streams (valid gaps, clears, operands, modes) run through
+/// the core lane by lane and compared cycle by cycle with the golden stream model.
+fn verify_mac(
+    req: &GenRequest,
+    verilog: &str,
+    m: &Manifest,
+    v: &VerifyArgs,
+) -> Result<(), CliError> {
+    use rtl::units::mac::MacModel;
+    if v.exhaustive {
+        return Err(CliError::usage(
+            "--exhaustive does not apply to mac (its accumulator makes every stream a new case); use --random N (cycles per lane)",
+        ));
+    }
+    let canon = rtl::generate(req)
+        .map_err(|e| CliError::usage(format!("manifest describes an unsupported core: {e}")))?
+        .manifest;
+    // Raw stream: valid and clear are data, one row per cycle.
+    let raw = |man: &Manifest| -> Vec<rtl::manifest::Port> {
+        man.ports
+            .iter()
+            .filter(|p| !matches!(p.role, Role::Clock | Role::ResetN))
+            .cloned()
+            .collect()
+    };
+    let (core_ports, canon_ports) = (raw(m), raw(&canon));
+    let pos = |dir: Direction, role: Role| -> Result<usize, CliError> {
+        core_ports
+            .iter()
+            .filter(|p| p.direction == dir)
+            .position(|p| p.role == role)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "mac core `{}` has no {dir:?} port with role {role:?}",
+                    m.top
+                ))
+            })
+    };
+    let canon_in: Vec<Role> = canon_ports
+        .iter()
+        .filter(|p| p.direction == Direction::Input)
+        .map(|p| p.role)
+        .collect();
+    let canon_out: Vec<Role> = canon_ports
+        .iter()
+        .filter(|p| p.direction == Direction::Output)
+        .map(|p| p.role)
+        .collect();
+    let in_map: Vec<usize> = canon_in
+        .iter()
+        .map(|r| pos(Direction::Input, *r))
+        .collect::<Result<_, _>>()?;
+    let out_map: Vec<usize> = canon_out
+        .iter()
+        .map(|r| pos(Direction::Output, *r))
+        .collect::<Result<_, _>>()?;
+    let ports: Vec<Port> = m
+        .ports
+        .iter()
+        .map(|p| Port {
+            name: p.name.clone(),
+            direction: match p.direction {
+                Direction::Input => sim::Direction::Input,
+                Direction::Output => sim::Direction::Output,
+            },
+            width: p.width,
+            role: match p.role {
+                Role::Clock => PortRole::Clock,
+                Role::ResetN => PortRole::ResetN,
+                _ => PortRole::Data,
+            },
+        })
+        .collect();
+    let spec = CoreSpec::pipelined(m.top.clone(), ports, m.latency);
+    let tc = Toolchain::detect().map_err(|e| CliError::failed(e.to_string()))?;
+    let lanes = v.lanes.unwrap_or(8) as usize;
+    let lib = ModelLibrary::build(
+        &tc,
+        verilog,
+        &spec,
+        &BuildOptions::default().with_lanes(lanes as u32),
+    )
+    .map_err(|e| CliError::failed(e.to_string()))?;
+    let mut model = lib
+        .instantiate()
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    let (ni, no) = (model.n_inputs(), model.n_outputs());
+    let ii = m.initiation_interval.max(1) as u64;
+    let cycles = v.random.unwrap_or(100_000) as usize;
+    let (kx, ky) = (req.formats.x.k, req.formats.y.unwrap_or(req.formats.x).k);
+    let n_rm = if req.rounding == RoundingSel::Dynamic {
+        6
+    } else {
+        1
+    };
+    let t0 = std::time::Instant::now();
+    let mut inputs = vec![0u64; cycles * lanes * ni];
+    let mut canon_rows = vec![0u64; cycles * lanes * canon_in.len()];
+    for c in 0..cycles {
+        for l in 0..lanes {
+            let i = c * lanes + l;
+            let h = mix(v.seed ^ mix(i as u64));
+            let crow = &mut canon_rows[i * canon_in.len()..(i + 1) * canon_in.len()];
+            for (k, role) in canon_in.iter().enumerate() {
+                crow[k] = match role {
+                    // Issue every II cycles, with random gaps.
+                    Role::ValidIn => (c as u64 % ii == 0 && h % 8 != 0) as u64,
+                    Role::Clear => ((h >> 3) % 16 == 0) as u64,
+                    Role::X => (h >> 8) & ((1 << kx) - 1),
+                    Role::Y => (h >> 24) & ((1 << ky) - 1),
+                    Role::Rounding => (h >> 40) % n_rm,
+                    Role::Saturation => (h >> 48) & 3,
+                    _ => 0,
+                };
+            }
+            let row = &mut inputs[i * ni..(i + 1) * ni];
+            for (k, &pi) in in_map.iter().enumerate() {
+                row[pi] = crow[k];
+            }
+        }
+    }
+    let mut outputs = vec![0u64; cycles * lanes * no];
+    model
+        .eval(&inputs, &mut outputs)
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    let mut mismatches = 0u64;
+    let mut cex = Vec::new();
+    for l in 0..lanes {
+        let mut gm = MacModel::new(req).map_err(|e| CliError::usage(e.to_string()))?;
+        for c in 0..cycles {
+            let i = c * lanes + l;
+            let exp = gm.step(&canon_rows[i * canon_in.len()..(i + 1) * canon_in.len()]);
+            let got: Vec<u64> = out_map.iter().map(|&po| outputs[i * no + po]).collect();
+            if got[..] != exp[..got.len().min(3)] {
+                mismatches += 1;
+                if cex.len() < 8 {
+                    cex.push(serde_json::json!({
+                        "lane": l, "cycle": c,
+                        "inputs": canon_in.iter().zip(&canon_rows[i * canon_in.len()..(i + 1) * canon_in.len()])
+                            .map(|(r, x)| format!("{r:?}={x:#x}")).collect::<Vec<_>>(),
+                        "expected": exp.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>(),
+                        "got": got.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>(),
+                    }));
+                }
+            }
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let n = (cycles * lanes) as u64;
+    let j = serde_json::json!({
+        "unit": "mac", "format": format_desc(m), "top": m.top,
+        "space": format!("random streams: {cycles} cycles x {lanes} lanes, seed {}", v.seed),
+        "vectors": n, "mismatches": mismatches, "counterexamples": cex, "complete": true,
+        "seconds": secs, "vectors_per_second": n as f64 / secs,
+        "latency": m.latency, "initiation_interval": m.initiation_interval,
+    });
+    if !v.json {
+        for c in &cex {
+            eprintln!("MISMATCH {c}");
+        }
+        eprintln!(
+            "{}: {n} cycles checked step by step, {mismatches} mismatches, {secs:.2} s (II = {}, latency {})",
+            if mismatches == 0 { "PASS" } else { "FAIL" },
+            m.initiation_interval,
+            m.latency
+        );
+    }
+    println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+    if mismatches == 0 {
+        Ok(())
+    } else {
+        Err(CliError::failed(format!(
+            "{mismatches} of {n} mac cycles differ from the golden stream model"
+        )))
+    }
 }

@@ -435,7 +435,7 @@ pub struct FmaUnit {
     spec: Spec,
     opts: FmaOptions,
     ieee_zero: bool,
-    products: Option<Vec<(Exact, u8)>>,
+    products: Option<std::sync::Arc<Vec<(Exact, u8)>>>,
 }
 
 impl FmaUnit {
@@ -448,7 +448,7 @@ impl FmaUnit {
                     v.push(mul_exact(&fx.decode(x).exact(), &fy.decode(y).exact()));
                 }
             }
-            v
+            std::sync::Arc::new(v)
         });
         FmaUnit {
             fx,
@@ -463,12 +463,18 @@ impl FmaUnit {
     /// `x·y + z`, rounded once to binary32.
     #[inline]
     pub fn eval(&self, x: u32, y: u32, z: u32) -> (u32, Flags) {
+        self.eval_spec(x, y, z, &self.spec)
+    }
+
+    /// `x·y + z` with another rounding/saturation spec (run-time mode ports).
+    #[inline]
+    pub fn eval_spec(&self, x: u32, y: u32, z: u32, spec: &Spec) -> (u32, Flags) {
         let (x, y) = (x & self.fx.code_mask(), y & self.fy.code_mask());
         let (p, inv) = match &self.products {
             Some(t) => t[((y << self.fx.k) | x) as usize],
             None => mul_exact(&self.fx.decode(x).exact(), &self.fy.decode(y).exact()),
         };
-        fma_tail(&p, inv, z, self.ieee_zero, &self.spec, self.opts)
+        fma_tail(&p, inv, z, self.ieee_zero, spec, self.opts)
     }
 
     /// The same FMA with another rounding mode (for run-time `rm_i` ports).

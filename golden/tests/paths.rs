@@ -133,8 +133,18 @@ fn prepared_fma_equals_direct_fma() {
                     z ^= z >> 17;
                     z ^= z << 5;
                     let (x, y) = (z & fx.code_mask(), z.rotate_left(11) & fy.code_mask());
-                    let zz = if i % 3 == 0 { z & 0x80FF_FFFF } else { z.rotate_left(5) };
-                    assert_eq!(u.eval(x, y, zz), fma(&fx, x, &fy, y, zz, &spec, opts), "{} {} {r} {x:#x} {y:#x} {zz:#x}", fx.name(), fy.name());
+                    let zz = if i % 3 == 0 {
+                        z & 0x80FF_FFFF
+                    } else {
+                        z.rotate_left(5)
+                    };
+                    assert_eq!(
+                        u.eval(x, y, zz),
+                        fma(&fx, x, &fy, y, zz, &spec, opts),
+                        "{} {} {r} {x:#x} {y:#x} {zz:#x}",
+                        fx.name(),
+                        fy.name()
+                    );
                     n += 1;
                 }
             }

@@ -814,8 +814,9 @@ pub enum SigKind {
     Output(Expr),
     /// Combinational wire.
     Wire(Expr),
-    /// Pipeline register: `src` delayed by one clock (created by the pipeliner).
-    Reg(SigId),
+    /// Pipeline register: `src` (a signal or a slice of one) delayed by one clock
+    /// (created by the pipeliner).
+    Reg(Expr),
 }
 
 /// A named signal.

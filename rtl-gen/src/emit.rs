@@ -74,6 +74,68 @@ fn expr_depth(e: &Expr, end: &[u32]) -> u32 {
     d + e.cost()
 }
 
+/// Replaces crossing references by their delayed registers (`map`: signal and registered
+/// bit range → register).
+fn remap(e: &Expr, map: &BTreeMap<(SigId, Option<(u32, u32)>), SigId>, sigs: &[Signal]) -> Expr {
+    let lookup = |r: SigId| -> Option<(SigId, u32)> {
+        map.iter()
+            .find(|((s, _), _)| *s == r)
+            .map(|((_, hl), d)| (*d, hl.map(|x| x.1).unwrap_or(0)))
+    };
+    let node = match &e.node {
+        Node::Sig(r) => match lookup(*r) {
+            Some((d, _)) => Node::Sig(d),
+            None => e.node.clone(),
+        },
+        Node::Slice(r, h, l) => match lookup(*r) {
+            Some((d, lo)) => {
+                if h - l + 1 == sigs[d].width {
+                    Node::Sig(d)
+                } else {
+                    Node::Slice(d, h - lo, l - lo)
+                }
+            }
+            None => e.node.clone(),
+        },
+        Node::Const(_) | Node::Error(_) => e.node.clone(),
+        Node::Concat(v) => Node::Concat(v.iter().map(|x| remap(x, map, sigs)).collect()),
+        Node::Repl(k, a) => Node::Repl(*k, Box::new(remap(a, map, sigs))),
+        Node::Not(a) => Node::Not(Box::new(remap(a, map, sigs))),
+        Node::Red(o, a) => Node::Red(*o, Box::new(remap(a, map, sigs))),
+        Node::Bin(o, a, b) => Node::Bin(
+            *o,
+            Box::new(remap(a, map, sigs)),
+            Box::new(remap(b, map, sigs)),
+        ),
+        Node::Cmp(o, a, b) => Node::Cmp(
+            *o,
+            Box::new(remap(a, map, sigs)),
+            Box::new(remap(b, map, sigs)),
+        ),
+        Node::Shift(o, a, b) => Node::Shift(
+            *o,
+            Box::new(remap(a, map, sigs)),
+            Box::new(remap(b, map, sigs)),
+        ),
+        Node::Mux(s, a, b) => Node::Mux(
+            Box::new(remap(s, map, sigs)),
+            Box::new(remap(a, map, sigs)),
+            Box::new(remap(b, map, sigs)),
+        ),
+        Node::Case(s, arms, d) => Node::Case(
+            Box::new(remap(s, map, sigs)),
+            arms.iter()
+                .map(|(v, x)| (*v, remap(x, map, sigs)))
+                .collect(),
+            Box::new(remap(d, map, sigs)),
+        ),
+    };
+    Expr {
+        node,
+        width: e.width,
+    }
+}
+
 fn refs(e: &Expr) -> Vec<SigId> {
     let mut v = Vec::new();
     e.visit(&mut |x| match &x.node {
@@ -155,9 +217,11 @@ impl ModuleBuilder {
                 }
             }
         }
-        // Register insertion: rewrite references that cross stages.
+        // Register insertion: rewrite references that cross stages. A reference to a slice
+        // registers only that slice.
         let mut regs: Vec<Vec<SigId>> = vec![Vec::new(); stages as usize + 1];
-        let mut delayed: BTreeMap<(SigId, u32), SigId> = BTreeMap::new();
+        type Key = (SigId, Option<(u32, u32)>);
+        let mut delayed: BTreeMap<(Key, u32), SigId> = BTreeMap::new();
         let mut stage_of: Vec<u32> = stage.clone();
         let order: Vec<SigId> = (0..n).filter(|&i| live[i]).collect();
         for &i in &order {
@@ -165,20 +229,67 @@ impl ModuleBuilder {
             let Some(e) = def_expr(&sigs[i]).cloned() else {
                 continue;
             };
-            let mut needed: Vec<SigId> =
-                refs(&e).into_iter().filter(|&r| stage_of[r] < t).collect();
-            needed.sort_unstable();
-            needed.dedup();
-            let mut map: BTreeMap<SigId, SigId> = BTreeMap::new();
-            for r in needed {
+            let mut needed: Vec<Key> = Vec::new();
+            e.visit(&mut |x| match &x.node {
+                Node::Sig(r) if stage_of[*r] < t => needed.push((*r, None)),
+                Node::Slice(r, h, l) if stage_of[*r] < t => needed.push((*r, Some((*h, *l)))),
+                _ => {}
+            });
+            // One register per crossing signal, covering the bounding range of its uses.
+            let mut bound: BTreeMap<SigId, (u32, u32)> = BTreeMap::new();
+            for (r, hl) in &needed {
+                let (h, l) = hl.unwrap_or((sigs[*r].width - 1, 0));
+                let ent = bound.entry(*r).or_insert((h, l));
+                *ent = (ent.0.max(h), ent.1.min(l));
+            }
+            let needed: Vec<Key> = bound
+                .iter()
+                .map(|(r, (h, l))| {
+                    if *h == sigs[*r].width - 1 && *l == 0 {
+                        (*r, None)
+                    } else {
+                        (*r, Some((*h, *l)))
+                    }
+                })
+                .collect();
+            let mut map: BTreeMap<Key, SigId> = BTreeMap::new();
+            for key in needed {
+                let (r, hl) = key;
+                // Reuse a register chain that already carries these bits to stage t.
+                let (h0, l0) = hl.unwrap_or((sigs[r].width - 1, 0));
+                let reuse = delayed.iter().find_map(|(((s, hl2), st), d)| {
+                    let (h2, l2) = hl2.unwrap_or((sigs[*s].width - 1, 0));
+                    (*s == r && *st == t && h2 >= h0 && l2 <= l0).then_some(((*s, *hl2), *d))
+                });
+                if let Some((k2, d)) = reuse {
+                    map.insert(k2, d);
+                    continue;
+                }
+                let width = hl.map(|(h, l)| h - l + 1).unwrap_or(sigs[r].width);
+                let mut src = match hl {
+                    Some((h, l)) => Expr {
+                        node: Node::Slice(r, h, l),
+                        width,
+                    },
+                    None => Expr {
+                        node: Node::Sig(r),
+                        width,
+                    },
+                };
                 let mut cur = r;
                 for st in stage_of[r] + 1..=t {
-                    cur = *delayed.entry((r, st)).or_insert_with(|| {
+                    let s0 = src.clone();
+                    cur = *delayed.entry((key, st)).or_insert_with(|| {
                         let base = sigs[r]
                             .name
                             .strip_suffix("_i")
                             .unwrap_or(&sigs[r].name)
                             .to_string();
+                        let base = match hl {
+                            Some((h, l)) if h == l => format!("{base}_b{h}"),
+                            Some((h, l)) => format!("{base}_b{h}_{l}"),
+                            None => base,
+                        };
                         let mut nm = format!("{base}_q{st}");
                         let mut k = 1;
                         while sigs.iter().any(|s| s.name == nm) {
@@ -187,19 +298,23 @@ impl ModuleBuilder {
                         }
                         sigs.push(Signal {
                             name: nm,
-                            width: sigs[r].width,
-                            kind: SigKind::Reg(cur),
+                            width,
+                            kind: SigKind::Reg(s0),
                             note: None,
                         });
                         stage_of.push(st);
                         regs[st as usize].push(sigs.len() - 1);
                         sigs.len() - 1
                     });
+                    src = Expr {
+                        node: Node::Sig(cur),
+                        width,
+                    };
                 }
-                map.insert(r, cur);
+                map.insert(key, cur);
             }
             if !map.is_empty() {
-                let ne = e.map_sigs(&|s| *map.get(&s).unwrap_or(&s));
+                let ne = remap(&e, &map, &sigs);
                 match &mut sigs[i].kind {
                     SigKind::Wire(x) | SigKind::Output(x) => *x = ne,
                     _ => {}
@@ -225,7 +340,10 @@ impl ModuleBuilder {
         }
         // Bit usage: every bit of every live signal should be read by something.
         let mut used = vec![0u128; sigs.len()];
-        for s in sigs.iter() {
+        for (i, s) in sigs.iter().enumerate() {
+            if i < n && !live[i] {
+                continue;
+            }
             let mut mark = |e: &Expr| {
                 e.visit(&mut |x| match &x.node {
                     Node::Sig(r) => used[*r] = mask(sigs[*r].width),
@@ -235,10 +353,7 @@ impl ModuleBuilder {
             };
             match &s.kind {
                 SigKind::Wire(e) | SigKind::Output(e) => mark(e),
-                SigKind::Reg(src) => {
-                    let src = *src;
-                    used[src] = mask(sigs[src].width);
-                }
+                SigKind::Reg(src) => mark(src),
                 SigKind::Input => {}
             }
         }
@@ -511,9 +626,8 @@ impl Netlist {
                 }
                 out.push_str("  always @(posedge clk_i) begin\n");
                 for &r in &self.regs[st as usize] {
-                    if let SigKind::Reg(src) = self.sigs[r].kind {
-                        let _ =
-                            writeln!(out, "    {} <= {};", self.sigs[r].name, self.name_of(src));
+                    if let SigKind::Reg(src) = &self.sigs[r].kind {
+                        let _ = writeln!(out, "    {} <= {};", self.sigs[r].name, self.expr(src));
                     }
                 }
                 out.push_str("  end\n");

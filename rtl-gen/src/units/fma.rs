@@ -30,7 +30,7 @@ use crate::ast::{any, concat, sbits, ubits, Expr, ModuleBuilder};
 use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
 use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
-use golden::{fma, fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
+use golden::{fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
 
 /// Guard bits below the aligned significands.
 const GUARD: u32 = 3;
@@ -292,7 +292,8 @@ pub struct FmaModel {
     rounding: RoundingSel,
     saturation: crate::SaturationSel,
     tininess: Tininess,
-    opts: FmaOptions,
+    /// Exact products of every code pair, prepared once (golden::FmaUnit).
+    unit: golden::FmaUnit,
 }
 
 impl FmaModel {
@@ -305,9 +306,14 @@ impl FmaModel {
             rounding: req.rounding,
             saturation: req.saturation,
             tininess: req.options.tininess,
-            opts: FmaOptions {
-                ftz: req.options.ftz,
-            },
+            unit: golden::FmaUnit::new(
+                req.formats.x,
+                y_format(req),
+                golden::Spec::ieee(golden::Rounding::Rne),
+                FmaOptions {
+                    ftz: req.options.ftz,
+                },
+            ),
         })
     }
 
@@ -341,7 +347,7 @@ impl FmaModel {
         modes: &mut impl Iterator<Item = u64>,
     ) -> [u64; 2] {
         let (spec, _) = spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
-        let (c, fl) = fma(&self.fx, x, &self.fy, y, z, &spec, self.opts);
+        let (c, fl) = self.unit.eval_spec(x, y, z, &spec);
         [c as u64, fl.0 as u64]
     }
 }

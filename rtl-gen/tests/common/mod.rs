@@ -58,6 +58,65 @@ fn ctype(w: u32) -> &'static str {
     }
 }
 
+/// Verilator runtime objects, compiled once per test process.
+pub struct Runtime {
+    pub include: PathBuf,
+    pub objects: Vec<PathBuf>,
+}
+
+fn include_dir() -> PathBuf {
+    let out = Command::new(verilator())
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .expect("verilator --getenv");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include")
+}
+
+fn cxx_flags() -> Vec<String> {
+    let inc = include_dir();
+    vec![
+        "-O1".into(),
+        "-faligned-new".into(),
+        "-DVM_COVERAGE=0".into(),
+        "-DVM_SC=0".into(),
+        "-DVM_TRACE=0".into(),
+        "-DVM_TRACE_FST=0".into(),
+        "-DVM_TRACE_VCD=0".into(),
+        format!("-I{}", inc.display()),
+        format!("-I{}", inc.join("vltstd").display()),
+    ]
+}
+
+pub fn runtime() -> &'static Runtime {
+    static RT: std::sync::OnceLock<Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        let inc = include_dir();
+        let dir = scratch("verilator-runtime");
+        let mut objects = Vec::new();
+        for src in ["verilated.cpp", "verilated_threads.cpp"] {
+            let obj = dir.join(src.replace(".cpp", ".o"));
+            let st = Command::new("g++")
+                .args(cxx_flags())
+                .arg("-c")
+                .arg(inc.join(src))
+                .arg("-o")
+                .arg(&obj)
+                .output()
+                .expect("g++ runtime");
+            assert!(
+                st.status.success(),
+                "compiling the Verilator runtime failed:\n{}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            objects.push(obj);
+        }
+        Runtime {
+            include: inc,
+            objects,
+        }
+    })
+}
+
 /// A built testbench.
 pub struct Bench {
     pub exe: PathBuf,
@@ -137,14 +196,12 @@ pub fn build_bench(core: &GeneratedCore) -> Bench {
     }
     c.push_str("  }\n  m->final();\n  delete m;\n  delete ctx;\n  return 0;\n}\n");
     std::fs::write(dir.join("tb.cpp"), c).expect("write tb");
+    // Verilate, then compile the model with the runtime objects built once per process
+    // (much faster than `--build`, which recompiles the runtime for every core).
     let st = Command::new(verilator())
         .current_dir(&dir)
         .args([
             "--cc",
-            "--exe",
-            "--build",
-            "-j",
-            "2",
             "-O3",
             "--x-assign",
             "fast",
@@ -154,18 +211,41 @@ pub fn build_bench(core: &GeneratedCore) -> Bench {
             "--top-module",
             top,
             &format!("{top}.v"),
-            "tb.cpp",
-            "-o",
-            "tb",
             "--Mdir",
             "obj",
         ])
         .output()
-        .expect("run verilator build");
+        .expect("run verilator");
     assert!(
         st.status.success(),
-        "verilator build of {top} failed:\n{}\n{}",
-        String::from_utf8_lossy(&st.stdout),
+        "verilator --cc of {top} failed:\n{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let rt = runtime();
+    let mut srcs: Vec<PathBuf> = std::fs::read_dir(dir.join("obj"))
+        .expect("obj dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map(|x| x == "cpp").unwrap_or(false))
+        .collect();
+    srcs.sort();
+    // One translation unit: the Verilator headers are parsed once.
+    let mut all = String::new();
+    for s in &srcs {
+        all.push_str(&format!("#include \"{}\"\n", s.display()));
+    }
+    all.push_str("#include \"tb.cpp\"\n");
+    std::fs::write(dir.join("all.cpp"), all).expect("write all.cpp");
+    let mut cmd = Command::new("g++");
+    cmd.current_dir(&dir)
+        .args(cxx_flags())
+        .arg("-Iobj")
+        .arg("all.cpp")
+        .args(&rt.objects)
+        .args(["-o", "obj/tb", "-pthread", "-latomic"]);
+    let st = cmd.output().expect("run g++");
+    assert!(
+        st.status.success(),
+        "g++ of {top} failed:\n{}",
         String::from_utf8_lossy(&st.stderr)
     );
     Bench {

