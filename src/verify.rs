@@ -489,6 +489,8 @@ struct Space {
     seed: u64,
     /// Whether any input is drawn from the hash of the index (random ports or a random space).
     needs_hash: bool,
+    /// Product table of the structured FMA space (empty otherwise).
+    products: Vec<(u32, u8)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -503,6 +505,20 @@ enum SpaceKind {
     FmaStructured(Format, Format),
 }
 
+/// The binary32 product (rounded toward zero) and its flags for every (x, y) code pair,
+/// index `y << K_x | x`: where the structured FMA space places its addends.
+fn product_table(fx: &Format, fy: &Format) -> Vec<(u32, u8)> {
+    let spec = Spec::ieee(Rounding::Rtz);
+    let mut v = Vec::with_capacity(1 << (fx.k + fy.k));
+    for y in 0..fy.num_codes() as u32 {
+        for x in 0..fx.num_codes() as u32 {
+            let (p, fl) = golden::mul(fx, x, fy, y, &Format::BINARY32, &spec, 0);
+            v.push((p, fl.0));
+        }
+    }
+    v
+}
+
 /// Addends per (x, y) pair in the structured FMA space.
 const FMA_Z_PER_PAIR: u64 = 128;
 
@@ -510,7 +526,7 @@ const FMA_Z_PER_PAIR: u64 = 128;
 /// specials; every alignment distance from −40 to +40 binades around the product with random
 /// mantissas; exact and near cancellation; ties and sticky patterns just below the product's
 /// last bit; subnormal and overflow boundaries.
-fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
+fn fma_z(products: &[(u32, u8)], kx: u32, x: u32, y: u32, j: u64, h: u64) -> u32 {
     const SPECIALS: [u32; 16] = [
         0x0000_0000,
         0x8000_0000,
@@ -532,15 +548,7 @@ fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
     if j < 16 {
         return SPECIALS[j as usize];
     }
-    let (p, fl) = golden::mul(
-        fx,
-        x,
-        fy,
-        y,
-        &Format::BINARY32,
-        &Spec::ieee(Rounding::Rtz),
-        0,
-    );
+    let (p, fl) = products[((y << kx) | x) as usize];
     let pe = ((p >> 23) & 0xFF) as i64;
     let sign = (h as u32) & 0x8000_0000;
     let rnd_man = (h >> 32) as u32 & 0x7F_FFFF;
@@ -550,7 +558,7 @@ fn fma_z(fx: &Format, x: u32, fy: &Format, y: u32, j: u64, h: u64) -> u32 {
     };
     match j {
         16..=96 => at(j as i64 - 56, rnd_man, sign),
-        97..=104 if fl.0 == 0 => {
+        97..=104 if fl == 0 => {
             // −product and its neighbours: massive cancellation.
             let neg = p ^ 0x8000_0000;
             let off = [0i32, 1, -1, 2, -2, 3, -3, 5][(j - 97) as usize];
@@ -631,7 +639,7 @@ impl Space {
             let x = (j & fx.code_mask() as u64) as u32;
             let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
             let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
-            let z = fma_z(fx, x, fy, y, zj, h);
+            let z = fma_z(&self.products, fx.k, x, y, zj, h);
             let mut rs = h;
             for (idx, (role, w)) in self.roles.iter().enumerate() {
                 let mask = if *w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -746,7 +754,12 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
         || roles
             .iter()
             .any(|(r, _)| matches!(r, Role::Random | Role::Clear));
+    let products = match &kind {
+        SpaceKind::FmaStructured(fx, fy) => product_table(fx, fy),
+        _ => Vec::new(),
+    };
     Ok(Space {
+        products,
         needs_hash,
         len: per_mode * combos,
         n_rm,

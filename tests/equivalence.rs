@@ -5,7 +5,7 @@
 
 use golden::Format;
 use rtl::manifest::{Direction as MDir, Manifest, Role};
-use rtl::{GenRequest, RoundingSel, SaturationSel};
+use rtl::GenRequest;
 use sim::{
     check_equivalence, BuildOptions, CoreSpec, EquivConfig, Exhaustive, ModelLibrary, Port,
     Toolchain,

@@ -195,6 +195,41 @@ pub fn lzc_normalize(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr
     (concat(&bits), cur)
 }
 
+/// Alignment shifter with sticky: `(x >> amount, OR of the bits shifted out)`, `amount`
+/// unsigned and at most `max_amount` (larger shifts are clamped to the width of `x`, which
+/// moves every bit into the sticky). Implemented as `{x, 0…0} >> amount` on twice the width
+/// of `x`, so the shifted-out bits are the low half.
+pub fn shift_right_sticky(
+    b: &mut ModuleBuilder,
+    x: &Expr,
+    amount: &Expr,
+    max_amount: u128,
+    name: &str,
+) -> (Expr, Expr) {
+    let w = x.width;
+    let amt = if max_amount > w as u128 {
+        let sw = ubits(w as u128).max(1);
+        let big = amount.gt(&Expr::c(w as u128, amount.width));
+        let low = if amount.width > sw {
+            amount.slice(sw - 1, 0)
+        } else {
+            amount.zext(sw)
+        };
+        b.wire(
+            &format!("{name}_amt"),
+            Expr::mux(&big, &Expr::c(w as u128, sw), &low),
+        )
+    } else {
+        amount.clone()
+    };
+    let y = b.wire_note(
+        name,
+        concat(&[x.clone(), Expr::c(0, w)]).shr(&amt),
+        "{shifted | shifted out}",
+    );
+    (y.slice(2 * w - 1, w), y.slice(w - 1, 0).red_or())
+}
+
 /// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the family table of SPEC §1).
 /// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
 /// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
@@ -262,7 +297,7 @@ pub fn unpack(
     let ehi = ((1i64 << eb) - 1) - bias;
     let exact_sub = normalize && subn && man > 0;
     let elo = if exact_sub { emin - man as i64 } else { -bias };
-    let ew = sbits(elo.min(-bias), ehi.max(-bias)).max(ubits(((1u128 << eb) - 1) as u128) + 1);
+    let ew = sbits(elo.min(-bias), ehi.max(-bias)).max(ubits((1u128 << eb) - 1) + 1);
     let e_norm = ef.zext(ew).sub(&Expr::ci(bias, ew));
     let snan = if f.specials == Specials::Ieee && k >= 16 {
         match &tf {
@@ -355,6 +390,7 @@ pub struct RoundOut {
 
 /// Round-away decision for the discarded fraction `frac` (`g` bits, most significant first)
 /// with `st` = anything below it, `odd` = LSB of the truncated code.
+#[allow(clippy::too_many_arguments)]
 fn decide(
     b: &mut ModuleBuilder,
     m: &Modes,
@@ -363,6 +399,7 @@ fn decide(
     frac: &Expr,
     st: &Expr,
     name: &str,
+    what: &str,
 ) -> Expr {
     let g = frac.width;
     let r = frac.msb();
@@ -371,7 +408,32 @@ fn decide(
     } else {
         st.clone()
     };
-    let rest = b.wire(&format!("{name}_sticky"), rest);
+    let rest = b.wire(&format!("{name}_rest"), rest);
+    // Decision table of the modes this core can select.
+    let table = [
+        ("rne", "round & (rest | odd)"),
+        ("rna", "round"),
+        ("rtp", "(round | rest) & ~sign"),
+        ("rtn", "(round | rest) & sign"),
+        ("rtz", "0"),
+        ("rto", "(round | rest) & ~odd"),
+        ("sra", "carry(frac[N:1] + rnd)"),
+        ("srb", "carry(frac[N:1] + rnd + frac[0])"),
+        (
+            "src",
+            "carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))",
+        ),
+    ];
+    let mut lines = vec![format!("{name}: round-away decision {what}")];
+    lines.push(
+        "  (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)".into(),
+    );
+    for (i, (mode, rule)) in table.iter().enumerate() {
+        if !m.rm[i].is_const(0) && (i < 6 || m.sr_bits > 0) {
+            lines.push(format!("  {mode:<4} away = {rule}"));
+        }
+    }
+    b.comment_owned(lines);
     let nz = r.or(&rest);
     let mut terms = vec![
         m.r(Rounding::Rne).and(&r).and(&rest.or(odd)),
@@ -485,15 +547,11 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
             Expr::mux(&tiny, &amt, &Expr::c(0, sw)),
             "denormalization shift, clamped",
         );
-        let y = b.wire_note(
-            "rnd_den",
-            concat(&[win.clone(), Expr::c(0, l)]).shr(&amt),
-            "[kept | fraction | shifted out]",
-        );
+        let (y, out) = shift_right_sticky(b, &win, &amt, l as u128, "rnd_den");
         (
-            y.slice(2 * l - 1, 2 * l - p),
-            y.slice(2 * l - p - 1, l),
-            y.slice(l - 1, 0).red_or().or(&st0),
+            y.slice(l - 1, l - p),
+            y.slice(g - 1, 0),
+            out.or(&st0),
             Some(dd),
         )
     } else {
@@ -525,7 +583,16 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     );
     let odd = mag_t.bit(0);
     let inexact = b.wire("rnd_inexact", frac.red_or().or(&st));
-    let away = decide(b, m, &x.sign, &odd, &frac, &st, "rnd");
+    let away = decide(
+        b,
+        m,
+        &x.sign,
+        &odd,
+        &frac,
+        &st,
+        "rnd",
+        "at the result's quantum",
+    );
     let mag = b.wire_note(
         "rnd_mag",
         mag_t.add(&away.zext(mw)),
@@ -542,7 +609,16 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
                 } else {
                     Expr::bit_c(false)
                 };
-                let away_u = decide(b, m, &x.sign, &odd_u, &win.slice(g - 1, 0), &st0, "rnd_u");
+                let away_u = decide(
+                    b,
+                    m,
+                    &x.sign,
+                    &odd_u,
+                    &win.slice(g - 1, 0),
+                    &st0,
+                    "rnd_u",
+                    "at precision P, unbounded exponent (tininess after rounding)",
+                );
                 let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
                 dd.ne(&Expr::c(1, iw)).or(&carry.not())
             }
@@ -713,6 +789,17 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     } else {
         (zcode, Expr::bit_c(false))
     };
+    b.comment(&[
+        "Result selection, highest priority first:",
+        "  NaN operand        -> NaN (NaN-less formats: nonan code, invalid)",
+        "  +-Inf operand      -> Inf / max finite / NaN per saturation mode",
+        "  +-0 operand        -> +-0 (e8m0: NaN, invalid)",
+        "  below range (e8m0) -> smallest value, underflow + inexact",
+        "  negative, unsigned -> 0, or NaN for satnone* unless rtz/rtp",
+        "  mag > max finite   -> max finite / Inf / NaN, overflow + inexact",
+        "  mag == 0           -> +-0",
+        "  otherwise          -> {sign, mag}",
+    ]);
     let code = Expr::mux(
         &x.nan,
         &nan_c,

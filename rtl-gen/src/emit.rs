@@ -74,9 +74,12 @@ fn expr_depth(e: &Expr, end: &[u32]) -> u32 {
     d + e.cost()
 }
 
+/// A signal and the bit range (`None` = all) carried by a pipeline register chain.
+type RegKey = (SigId, Option<(u32, u32)>);
+
 /// Replaces crossing references by their delayed registers (`map`: signal and registered
 /// bit range → register).
-fn remap(e: &Expr, map: &BTreeMap<(SigId, Option<(u32, u32)>), SigId>, sigs: &[Signal]) -> Expr {
+fn remap(e: &Expr, map: &BTreeMap<RegKey, SigId>, sigs: &[Signal]) -> Expr {
     let lookup = |r: SigId| -> Option<(SigId, u32)> {
         map.iter()
             .find(|((s, _), _)| *s == r)
@@ -220,7 +223,7 @@ impl ModuleBuilder {
         // Register insertion: rewrite references that cross stages. A reference to a slice
         // registers only that slice.
         let mut regs: Vec<Vec<SigId>> = vec![Vec::new(); stages as usize + 1];
-        type Key = (SigId, Option<(u32, u32)>);
+        type Key = RegKey;
         let mut delayed: BTreeMap<(Key, u32), SigId> = BTreeMap::new();
         let mut stage_of: Vec<u32> = stage.clone();
         let order: Vec<SigId> = (0..n).filter(|&i| live[i]).collect();

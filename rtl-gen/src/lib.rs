@@ -283,24 +283,33 @@ pub fn header_line(command: &str) -> String {
     )
 }
 
-fn tmp_sibling(dir: &Path, tag: &str) -> PathBuf {
+/// A fresh path next to `dir` (`.<name>.<tag>-<pid>-<n>`); with `create`, the directory is
+/// created atomically (so concurrent writers never share it).
+fn tmp_sibling(dir: &Path, tag: &str, create: bool) -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "core".into());
-    let parent = dir.parent().unwrap_or_else(|| Path::new("."));
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    let mut i = 0u32;
     loop {
+        let i = COUNTER.fetch_add(1, Ordering::Relaxed);
         let p = parent.join(format!(".{name}.{tag}-{}-{i}", std::process::id()));
-        if !p.exists() {
-            return p;
+        if !create {
+            if !p.exists() {
+                return Ok(p);
+            }
+            continue;
         }
-        i += 1;
+        match std::fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -327,9 +336,17 @@ pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), G
             )));
         }
     }
-    let tmp = tmp_sibling(dir, "tmp");
+    if let Some(parent) = dir.parent() {
+        if !parent.as_os_str().is_empty() && !parent.exists() {
+            std::fs::create_dir_all(parent)
+                .map_err(io(format!("cannot create {}", parent.display())))?;
+        }
+    }
+    let tmp = tmp_sibling(dir, "tmp", true).map_err(io(format!(
+        "cannot create a temporary directory next to {}",
+        dir.display()
+    )))?;
     let result = (|| -> Result<(), GenError> {
-        std::fs::create_dir_all(&tmp).map_err(io(format!("cannot create {}", tmp.display())))?;
         let vpath = tmp.join(format!("{}.v", core.top));
         std::fs::write(&vpath, &core.verilog)
             .map_err(io(format!("cannot write {}", vpath.display())))?;
@@ -337,7 +354,8 @@ pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), G
         std::fs::write(&mpath, core.manifest.to_json())
             .map_err(io(format!("cannot write {}", mpath.display())))?;
         if dir.exists() {
-            let old = tmp_sibling(dir, "old");
+            let old = tmp_sibling(dir, "old", false)
+                .map_err(io(format!("cannot pick a name next to {}", dir.display())))?;
             std::fs::rename(dir, &old)
                 .map_err(io(format!("cannot move {} aside", dir.display())))?;
             if let Err(e) = std::fs::rename(&tmp, dir) {

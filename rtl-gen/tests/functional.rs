@@ -195,6 +195,7 @@ fn decode_exhaustive_families() {
         r.push(run_decode(&f, 0));
     }
     r.push(run_decode(&fmt("e5m2"), 2));
+    r.push(run_decode(&fmt("e2m1"), 6));
     assert_all(r);
 }
 
@@ -268,6 +269,47 @@ fn project_options_and_pipelines() {
         dynamic(Format::E4M3, 3).with_stages(2),
         fixed(Format::E5M2, Rounding::Rne, Saturation::SatFinite).with_stages(1),
         dynamic(Format::E8M0, 0).with_stages(3),
+        fixed(Format::E4M3, Rounding::Sra(32), Saturation::SatFinite),
+        fixed(fmt("binary16p15sf"), Rounding::Src(32), Saturation::SatNone),
+        dynamic(fmt("binary16p16uf"), 32).with_stages(4),
     ];
     assert_all(cases.iter().map(run_project).collect());
+}
+
+/// Every preset, every P3109 format with k ≤ `kmax`, and custom biases of every family.
+fn many_formats(kmax: u32) -> Vec<Format> {
+    let mut v: Vec<Format> = golden::PRESETS.iter().map(|p| p.1).collect();
+    for k in 2..=kmax {
+        for p in 1..=k {
+            for signed in [true, false] {
+                for ext in [true, false] {
+                    if let Ok(f) = Format::p3109(k, p, signed, ext) {
+                        v.push(f);
+                    }
+                }
+            }
+        }
+    }
+    for bias in [-3, 0, 3, 20, 120, 130, 140, 200] {
+        for sp in Specials::ALL {
+            if let Ok(f) = Format::new(8, 3, bias, sp != Specials::E8m0, sp) {
+                v.push(f);
+            }
+        }
+    }
+    v
+}
+
+/// Broad sweep (not in the default run): decode exhaustively and project (dynamic modes,
+/// 2 random bits) on the stratified sample for every preset, every P3109 format with
+/// k ≤ 8 and custom biases of every family. `cargo test -p fp8gen-rtl --test functional -- --ignored`.
+#[test]
+#[ignore]
+fn sweep_many_formats() {
+    let mut r = Vec::new();
+    for f in many_formats(8) {
+        r.push(run_decode(&f, 0));
+        r.push(run_project(&dynamic(f, 2)));
+    }
+    assert_all(r);
 }

@@ -57,7 +57,16 @@ fn requests() -> Vec<GenRequest> {
 #[test]
 fn verilator_wall_is_clean() {
     let mut bad = Vec::new();
-    let reqs = requests();
+    let mut reqs = requests();
+    // Widest stochastic windows (32 random bits, P = 15/16).
+    for (name, stages) in [("binary16p16uf", 0), ("binary16p15sf", 3)] {
+        let f = Format::parse(name).unwrap_or_else(|e| panic!("{e}"));
+        reqs.push(
+            GenRequest::project(f, RoundingSel::Dynamic, SaturationSel::Dynamic)
+                .with_sr_bits(32)
+                .with_stages(stages),
+        );
+    }
     for req in &reqs {
         let core = rtl::generate(req).unwrap_or_else(|e| panic!("{e}"));
         let diag = lint(&core);

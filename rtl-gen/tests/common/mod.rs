@@ -6,7 +6,7 @@
 use rtl::manifest::{Direction, Role};
 use rtl::GeneratedCore;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Path of the verilator binary, or a panic with instructions.
@@ -323,8 +323,4 @@ impl Rng {
         self.0 = x;
         x
     }
-}
-
-pub fn tmpdir_exists(p: &Path) -> bool {
-    p.exists()
 }

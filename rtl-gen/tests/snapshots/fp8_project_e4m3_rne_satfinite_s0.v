@@ -38,17 +38,35 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
   wire [8:0] rnd_dd = 9'd506 - in_exp;  // emin - e
   wire [2:0] rnd_shamt = rnd_tiny ? ((rnd_dd > 9'd5) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
-  wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // [kept | fraction | shifted out]
+  wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
   wire [11:0] rnd_mag_t = {rnd_tiny ? 9'd0 : (in_exp + 9'd7), rnd_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire rnd_inexact = rnd_frac | rnd_sticky;
+
+  // rnd: round-away decision at the result's quantum
+  //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
+  //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
   wire [11:0] rnd_mag = rnd_mag_t + {11'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
+
+  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
+  //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((rnd_dd != 9'd1) | (~(&rnd_win[4:1] & rnd_u_away)));
   wire rnd_ovf = rnd_mag > 12'd126;
   wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, 7'd126} : {in_sign, rnd_mag[6:0]};
+
+  // Result selection, highest priority first:
+  //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
+  //   +-Inf operand      -> Inf / max finite / NaN per saturation mode
+  //   +-0 operand        -> +-0 (e8m0: NaN, invalid)
+  //   below range (e8m0) -> smallest value, underflow + inexact
+  //   negative, unsigned -> 0, or NaN for satnone* unless rtz/rtp
+  //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
+  //   mag == 0           -> +-0
+  //   otherwise          -> {sign, mag}
   wire rnd_special = in_is_nan | in_is_inf | in_is_zero;
   assign r_o = in_is_nan ? 8'd127 :
                in_is_inf ? {in_sign, 7'd126} :

@@ -57,10 +57,32 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire rnd_st0 = |in_sig[16:0];
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
   wire [8:0] rnd_dd = 9'd498 - in_exp;  // emin - e
-  wire rnd_u_sticky = |rnd_win[2:0] | rnd_st0;
+  wire rnd_u_rest = |rnd_win[2:0] | rnd_st0;
+
+  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
+  //   rne  away = round & (rest | odd)
+  //   rna  away = round
+  //   rtp  away = (round | rest) & ~sign
+  //   rtn  away = (round | rest) & sign
+  //   rtz  away = 0
+  //   rto  away = (round | rest) & ~odd
+  //   sra  away = carry(frac[N:1] + rnd)
+  //   srb  away = carry(frac[N:1] + rnd + frac[0])
+  //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
   wire rnd_u_sr_cin = (rm_is_srb & rnd_win[0]) | (rm_is_src & rnd_win[0] & (rnd_st0 | rnd_win[1]));
   wire [3:0] rnd_u_sr_sum = ({1'b0, rnd_win[3:1]} + {1'b0, rnd_i}) + {3'd0, rnd_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
   wire rnd_ovf_to_max = sat_is_satfinite | sat_is_satpropagate | rm_is_rtz | (rm_is_rtn & ~in_sign) | (rm_is_rtp & in_sign);
+
+  // Result selection, highest priority first:
+  //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
+  //   +-Inf operand      -> Inf / max finite / NaN per saturation mode
+  //   +-0 operand        -> +-0 (e8m0: NaN, invalid)
+  //   below range (e8m0) -> smallest value, underflow + inexact
+  //   negative, unsigned -> 0, or NaN for satnone* unless rtz/rtp
+  //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
+  //   mag == 0           -> +-0
+  //   otherwise          -> {sign, mag}
   wire rnd_special = in_is_nan | in_is_inf | in_is_zero;
 
   // ======== stage 1 ========
@@ -81,7 +103,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  rm_is_sra_q1;
   reg  rm_is_rne_q1;
   reg  in_sign_q1;
-  reg  rnd_u_sticky_q1;
+  reg  rnd_u_rest_q1;
   reg  rnd_u_sr_sum_b3_q1;
   reg  rnd_ovf_to_max_q1;
   reg  sat_is_satfinite_q1;
@@ -106,7 +128,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rm_is_sra_q1 <= rm_is_sra;
     rm_is_rne_q1 <= rm_is_rne;
     in_sign_q1 <= in_sign;
-    rnd_u_sticky_q1 <= rnd_u_sticky;
+    rnd_u_rest_q1 <= rnd_u_rest;
     rnd_u_sr_sum_b3_q1 <= rnd_u_sr_sum[3];
     rnd_ovf_to_max_q1 <= rnd_ovf_to_max;
     sat_is_satfinite_q1 <= sat_is_satfinite;
@@ -117,16 +139,28 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rnd_special_q1 <= rnd_special;
   end
   wire [2:0] rnd_shamt = rnd_tiny_q1 ? ((rnd_dd_q1 > 9'd7) ? 3'd7 : rnd_dd_q1[2:0]) : 3'd0;  // denormalization shift, clamped
-  wire [13:0] rnd_den = {rnd_win_q1, 7'd0} >> rnd_shamt;  // [kept | fraction | shifted out]
+  wire [13:0] rnd_den = {rnd_win_q1, 7'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire [3:0] rnd_frac = rnd_den[10:7];
   wire rnd_sticky = |rnd_den[6:0] | rnd_st0_q1;
   wire [10:0] rnd_mag_t = {rnd_tiny_q1 ? 9'd0 : (in_exp_q1 + 9'd15), rnd_den[12:11]};  // truncated magnitude code {biased exp, trailing}
   wire rnd_inexact = |rnd_frac | rnd_sticky;
-  wire rnd_sticky_1 = |rnd_frac[2:0] | rnd_sticky;
+  wire rnd_rest = |rnd_frac[2:0] | rnd_sticky;
+
+  // rnd: round-away decision at the result's quantum
+  //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
+  //   rne  away = round & (rest | odd)
+  //   rna  away = round
+  //   rtp  away = (round | rest) & ~sign
+  //   rtn  away = (round | rest) & sign
+  //   rtz  away = 0
+  //   rto  away = (round | rest) & ~odd
+  //   sra  away = carry(frac[N:1] + rnd)
+  //   srb  away = carry(frac[N:1] + rnd + frac[0])
+  //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
   wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac[0]) | (rm_is_src_q1 & rnd_frac[0] & (rnd_sticky | rnd_frac[1]));
   wire [3:0] rnd_sr_sum = ({1'b0, rnd_frac[3:1]} + {1'b0, rnd_q1}) + {3'd0, rnd_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_away = (rm_is_rne_q1 & rnd_frac[3] & (rnd_sticky_1 | rnd_mag_t[0])) | (rm_is_rna_q1 & rnd_frac[3]) | (rm_is_rtp_q1 & (rnd_frac[3] | rnd_sticky_1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_frac[3] | rnd_sticky_1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_frac[3] | rnd_sticky_1) & ~rnd_mag_t[0]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_sr_sum[3]);
-  wire rnd_u_away = (rm_is_rne_q1 & rnd_win_q1[3] & (rnd_u_sticky_q1 | rnd_win_q1[4])) | (rm_is_rna_q1 & rnd_win_q1[3]) | (rm_is_rtp_q1 & (rnd_win_q1[3] | rnd_u_sticky_q1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_win_q1[3] | rnd_u_sticky_q1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_win_q1[3] | rnd_u_sticky_q1) & ~rnd_win_q1[4]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
+  wire rnd_away = (rm_is_rne_q1 & rnd_frac[3] & (rnd_rest | rnd_mag_t[0])) | (rm_is_rna_q1 & rnd_frac[3]) | (rm_is_rtp_q1 & (rnd_frac[3] | rnd_rest) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_frac[3] | rnd_rest) & in_sign_q1) | (rm_is_rto_q1 & (rnd_frac[3] | rnd_rest) & ~rnd_mag_t[0]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_sr_sum[3]);
+  wire rnd_u_away = (rm_is_rne_q1 & rnd_win_q1[3] & (rnd_u_rest_q1 | rnd_win_q1[4])) | (rm_is_rna_q1 & rnd_win_q1[3]) | (rm_is_rtp_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & ~rnd_win_q1[4]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
   wire rnd_uf = rnd_inexact & rnd_tiny_q1 & ((rnd_dd_q1 != 9'd1) | (~(&rnd_win_q1[6:4] & rnd_u_away)));
 
   // ======== stage 2 ========
