@@ -503,6 +503,8 @@ enum SpaceKind {
     Random(u64),
     /// FMA: every (x, y) pair × [`FMA_Z_PER_PAIR`] addends placed around the product.
     FmaStructured(Format, Format),
+    /// FMA: N random (x, y) pairs, each with a random addend of the structured classes.
+    FmaRandom(Format, Format, u64),
 }
 
 /// The binary32 product (rounded toward zero) and its flags for every (x, y) code pair,
@@ -634,8 +636,12 @@ impl Space {
         let mode = i % combos;
         let mut j = i / combos;
         let mut k = 0;
-        if let SpaceKind::FmaStructured(fx, fy) = &self.kind {
+        if let SpaceKind::FmaStructured(fx, fy) | SpaceKind::FmaRandom(fx, fy, _) = &self.kind {
             let h = mix(i ^ self.seed);
+            if let SpaceKind::FmaRandom(..) = self.kind {
+                // Random pair and random addend class, drawn from the index's hash.
+                j = mix(h ^ 0x5555);
+            }
             let x = (j & fx.code_mask() as u64) as u32;
             let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
             let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
@@ -683,7 +689,9 @@ impl Space {
                         j /= STRUCTURED_F32;
                         v
                     }
-                    SpaceKind::Structured(_) | SpaceKind::FmaStructured(..) => {
+                    SpaceKind::Structured(_)
+                    | SpaceKind::FmaStructured(..)
+                    | SpaceKind::FmaRandom(..) => {
                         let v = j & mask;
                         j >>= w;
                         v
@@ -718,10 +726,15 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
         .map(|(_, w)| *w)
         .sum();
     let combos = n_rm * n_sat;
+    let fma = matches!(req.unit, Unit::Fma | Unit::Mac);
+    let (fx, fy) = (req.formats.x, req.formats.y.unwrap_or(req.formats.x));
     let (kind, per_mode) = if let Some(n) = v.random {
-        (SpaceKind::Random(n), n)
-    } else if matches!(req.unit, Unit::Fma | Unit::Mac) && !v.exhaustive {
-        let (fx, fy) = (req.formats.x, req.formats.y.unwrap_or(req.formats.x));
+        if fma && fx.k + fy.k <= 20 {
+            (SpaceKind::FmaRandom(fx, fy, n), n)
+        } else {
+            (SpaceKind::Random(n), n)
+        }
+    } else if fma && !v.exhaustive {
         if fx.k + fy.k > 20 {
             return Err(CliError::usage(
                 "the structured FMA set enumerates every (x, y) pair and needs K_x + K_y ≤ 20; use --random N",
@@ -750,12 +763,14 @@ fn build_space(req: &GenRequest, canon: &Manifest, v: &VerifyArgs) -> Result<Spa
         let n = STRUCTURED_F32 << other;
         (SpaceKind::Structured(n), n)
     };
-    let needs_hash = matches!(kind, SpaceKind::Random(_) | SpaceKind::FmaStructured(..))
-        || roles
-            .iter()
-            .any(|(r, _)| matches!(r, Role::Random | Role::Clear));
+    let needs_hash = matches!(
+        kind,
+        SpaceKind::Random(_) | SpaceKind::FmaStructured(..) | SpaceKind::FmaRandom(..)
+    ) || roles
+        .iter()
+        .any(|(r, _)| matches!(r, Role::Random | Role::Clear));
     let products = match &kind {
-        SpaceKind::FmaStructured(fx, fy) => product_table(fx, fy),
+        SpaceKind::FmaStructured(fx, fy) | SpaceKind::FmaRandom(fx, fy, _) => product_table(fx, fy),
         _ => Vec::new(),
     };
     Ok(Space {
@@ -894,6 +909,10 @@ pub fn verify(gen: Option<&GenArgs>, v: &VerifyArgs) -> Result<(), CliError> {
             SpaceKind::Exhaustive => "exhaustive".into(),
             SpaceKind::Structured(_) => "structured".into(),
             SpaceKind::FmaStructured(..) => "structured fma (every x, y pair x 128 z)".into(),
+            SpaceKind::FmaRandom(_, _, n) => format!(
+                "random fma: {n} random pairs with structured z, seed {}",
+                v.seed
+            ),
             SpaceKind::Random(n) => format!("random {n} seed {}", v.seed),
         },
     );

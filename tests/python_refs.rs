@@ -52,17 +52,21 @@ fn golden_matches_ml_dtypes_and_gfloat() {
              If a package is missing or at the wrong version, run `make setup-fpga`."
         ),
         _ => {
-            // The full table is printed above; repeat the rows that fail and the totals.
+            // The full table is printed above; repeat the failing rows and the totals.
+            let total = stdout.lines().last().unwrap_or("");
             let bad: Vec<&str> = stdout
                 .lines()
-                .filter(|l| l.contains("unexplained:") || l.contains("inexact-flag"))
-                .chain(stdout.lines().last())
+                .filter(|l| l.contains("unexplained:") || l.contains("inexact-flag incons"))
+                .filter(|l| *l != total)
+                .chain([total])
                 .collect();
+            let errors: Vec<&str> = stderr.lines().filter(|l| !l.starts_with('[')).collect();
             panic!(
                 "golden model disagrees with ml_dtypes / gfloat beyond the documented classes \
-                 (status {:?}):\n{}\n{stderr}",
+                 (status {:?}):\n{}\n{}",
                 out.status,
-                bad.join("\n")
+                bad.join("\n"),
+                errors.join("\n")
             )
         }
     }

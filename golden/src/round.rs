@@ -586,18 +586,19 @@ fn project_finite(x: &Exact, t: &Target, spec: &Spec, rnd: u32) -> (u32, Flags) 
     let qmin = emin - man as i32;
     let steps = ((q - qmin) as i64).min(1 << 30);
     let mut mag = (steps << man) + s as i64;
+    let sign = x.sign;
     if !subn {
         mag -= 1i64 << man;
-        if mag < 0 {
+        if mag < 0 && !sign {
             // Below the smallest e8m0 value: clamp up to it.
             return (0, Flags(flags | Flags::UNDERFLOW | Flags::INEXACT));
         }
     }
     let max = t.max_mag as i64;
-    let sign = x.sign;
     if sign && !f.signed {
-        // Negative value into an unsigned format: only a rounded zero is in range.
-        if mag == 0 {
+        // Negative value into an unsigned format: only a rounded zero is in range (and e8m0
+        // has no zero, so nothing negative is).
+        if mag == 0 && subn {
             return (0, Flags(flags));
         }
         let tow = matches!(spec.rounding, Rounding::Rtz | Rounding::Rtp);

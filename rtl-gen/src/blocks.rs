@@ -721,10 +721,17 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         m.r(Rounding::Rtz).or(&m.r(Rounding::Rtp)).not(),
         Expr::bit_c(has_nan),
     ]);
+    // A negative value is in range only when it rounds to zero (e8m0 has no zero).
     let neg_uns_nz = b.wire(
         "rnd_neg_uns",
-        neg_uns.and(&mag_neg.not()).and(&mag_zero.not()),
+        if subn {
+            neg_uns.and(&mag_zero.not())
+        } else {
+            neg_uns.clone()
+        },
     );
+    // Below the smallest e8m0 value and positive: clamps up to it.
+    let mag_neg = mag_neg.and(&neg_uns.not());
     let need_zero_fix = f.signed && !f.has_neg_zero() && subn;
     let regular = if f.signed {
         concat(&[sign.clone(), mag.slice(mb - 1, 0)])
