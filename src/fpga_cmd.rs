@@ -21,6 +21,8 @@ fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
 
 /// A manifest's core as the FPGA flow sees it.
 pub fn core_from_manifest(verilog: String, m: &Manifest) -> Core {
+    // On a combinational core, valid_i/valid_o are a plain wire: treat them as data.
+    let clocked = m.ports.iter().any(|p| p.role == Role::Clock);
     let ports = m
         .ports
         .iter()
@@ -34,8 +36,8 @@ pub fn core_from_manifest(verilog: String, m: &Manifest) -> Core {
             role: match p.role {
                 Role::Clock => PortRole::Clock,
                 Role::ResetN => PortRole::ResetN,
-                Role::ValidIn => PortRole::ValidIn,
-                Role::ValidOut => PortRole::ValidOut,
+                Role::ValidIn if clocked => PortRole::ValidIn,
+                Role::ValidOut if clocked => PortRole::ValidOut,
                 _ => PortRole::Data,
             },
         })
