@@ -34,15 +34,22 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 bench: build
-	$(FP8GEN) bench
-	$(CARGO) bench -p fp8gen-sim --bench eval_throughput
+	bash scripts/bench.sh
 
 # Long sweeps (not in the default test run): every binary32 input, every mode.
 sweep-project: build
 	bash scripts/sweep_project.sh
 
+# FMA: >= 1e9 vectors per rounding mode (random pairs, structured addends) + the structured set.
+sweep-fma: build
+	mkdir -p $(OUT)
+	for r in rne rna rtp rtn rtz rto; do for f in e4m3 e5m2; do \
+	  $(FP8GEN) verify -u fma -f $$f -r $$r --random 1000000000 --json > $(OUT)/fma_$${f}_$$r.json || exit 1; \
+	  $(FP8GEN) verify -u fma -f $$f -r $$r --json > $(OUT)/fma_$${f}_$${r}_structured.json || exit 1; done; done
+
 qor: build setup-fpga
-	.venv/bin/python scripts/fpga/qor_sweep.py
+	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project mul fma mac \
+	  --formats e4m3 e5m2 --stages 0 1 2 3 --targets ecp5-25k ice40-up5k --dsp on --out docs/qor
 
 clean-out:
 	rm -rf $(OUT)

@@ -252,3 +252,173 @@ fn a_deliberately_broken_core_fails_with_a_counterexample_and_a_vcd() {
     let (ok, _, _) = verify_cli(&["--from", dir.to_str().unwrap()]);
     assert!(!ok);
 }
+
+#[test]
+fn mul_is_exact_for_the_issue_formats_in_every_mode() {
+    // Every (x, y) pair × 6 roundings × 4 saturations through run-time ports.
+    for args in [
+        &["-f", "e4m3"][..],
+        &["-f", "e5m2"][..],
+        &["-f", "e4m3fnuz"][..],
+        &["-f", "e5m2fnuz"][..],
+        &["-f", "binary8p4se"][..],
+        &["-f", "e2m1"][..],
+        &[
+            "-f",
+            "e4m3",
+            "--format-y",
+            "e5m2",
+            "--out-format",
+            "binary32",
+        ][..],
+    ] {
+        let mut a = vec![
+            "-u",
+            "mul",
+            "-r",
+            "dyn",
+            "-s",
+            "dyn",
+            "--exhaustive",
+            "--json",
+        ];
+        a.extend_from_slice(args);
+        let (ok, out, err) = verify_cli(&a);
+        assert!(ok, "{args:?}: {err}\n{out}");
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(j["mismatches"], 0);
+    }
+}
+
+/// The same vectors through a combinational and a 3-stage pipelined core give identical
+/// outputs (compared with each other directly, not only each with the golden model).
+#[test]
+fn stages_0_and_3_give_identical_results() {
+    use rtl::manifest::Unit;
+    let tc = Toolchain::detect().expect("Verilator is required: run scripts/setup.sh");
+    for unit in [Unit::Mul, Unit::Fma] {
+        let mut outs = Vec::new();
+        for stages in [0u32, 3] {
+            let mut req = GenRequest::project(
+                Format::E4M3,
+                rtl::RoundingSel::Dynamic,
+                rtl::SaturationSel::Dynamic,
+            );
+            req.unit = unit;
+            req.formats = rtl::manifest::Formats {
+                x: Format::E4M3,
+                y: Some(Format::E4M3),
+                r: if unit == Unit::Fma {
+                    Format::BINARY32
+                } else {
+                    Format::E4M3
+                },
+            };
+            req.stages = stages;
+            let core = rtl::generate(&req).unwrap();
+            let clocked = core.manifest.ports.iter().any(|p| p.role == Role::Clock);
+            let ports: Vec<Port> = core
+                .manifest
+                .ports
+                .iter()
+                .map(|p| Port {
+                    name: p.name.clone(),
+                    direction: match p.direction {
+                        MDir::Input => sim::Direction::Input,
+                        MDir::Output => sim::Direction::Output,
+                    },
+                    width: p.width,
+                    role: match p.role {
+                        Role::Clock => sim::PortRole::Clock,
+                        Role::ResetN => sim::PortRole::ResetN,
+                        Role::ValidIn if clocked => sim::PortRole::ValidIn,
+                        Role::ValidOut if clocked => sim::PortRole::ValidOut,
+                        _ => sim::PortRole::Data,
+                    },
+                })
+                .collect();
+            let spec = if clocked {
+                CoreSpec::pipelined(core.top.clone(), ports, core.manifest.latency)
+            } else {
+                CoreSpec::combinational(core.top.clone(), ports)
+            };
+            let lib = ModelLibrary::build(
+                &tc,
+                &core.verilog,
+                &spec,
+                &BuildOptions::default().with_lanes(4),
+            )
+            .unwrap();
+            let mut m = lib.instantiate().unwrap();
+            let (ni, no) = (m.n_inputs(), m.n_outputs());
+            // Data inputs in port order (valid first on combinational cores): x, y, [z], rm, sat.
+            let roles: Vec<Role> = core
+                .manifest
+                .ports
+                .iter()
+                .filter(|p| {
+                    p.direction == MDir::Input && !matches!(p.role, Role::Clock | Role::ResetN)
+                })
+                .filter(|p| !(clocked && p.role == Role::ValidIn))
+                .map(|p| p.role)
+                .collect();
+            assert_eq!(roles.len(), ni);
+            let n = 200_000usize;
+            let mut inp = vec![0u64; n * ni];
+            let mut s: u64 = 0x1234_5678_9abc_def1;
+            for i in 0..n {
+                for (k, r) in roles.iter().enumerate() {
+                    if *r == Role::ValidIn {
+                        inp[i * ni + k] = 1;
+                        continue;
+                    }
+                    s = s
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let h = s >> 11;
+                    inp[i * ni + k] = match r {
+                        Role::X | Role::Y => h & 0xff,
+                        Role::Z => (h as u32 & 0x8fff_ffff | 0x3000_0000) as u64,
+                        Role::Rounding => h % 6,
+                        Role::Saturation => h % 4,
+                        _ => 1,
+                    };
+                }
+            }
+            let mut out = vec![0u64; n * no];
+            m.eval(&inp, &mut out).unwrap();
+            // Compare result and flags only (the valid port is data on the combinational core).
+            let data_out: Vec<usize> = core
+                .manifest
+                .ports
+                .iter()
+                .filter(|p| p.direction == MDir::Output && !(clocked && p.role == Role::ValidOut))
+                .enumerate()
+                .filter(|(_, p)| matches!(p.role, Role::Result | Role::Flags))
+                .map(|(i, _)| i)
+                .collect();
+            outs.push(
+                (0..n)
+                    .flat_map(|i| {
+                        data_out
+                            .iter()
+                            .map(|&k| out[i * no + k])
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<u64>>(),
+            );
+        }
+        assert_eq!(outs[0].len(), outs[1].len());
+        for (i, (a, b)) in outs[0]
+            .iter()
+            .zip(&outs[1])
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .take(4)
+        {
+            eprintln!("{unit:?} output word {i}: stages 0 {a:#x}, stages 3 {b:#x}");
+        }
+        let diff = outs[0].iter().zip(&outs[1]).filter(|(a, b)| a != b).count();
+        assert_eq!(diff, 0, "{unit:?}: stages 0 and 3 differ on {diff} outputs");
+    }
+}

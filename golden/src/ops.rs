@@ -256,6 +256,7 @@ fn fma_tail(
 /// The exact sum of two finite-or-zero exact values (no sticky inputs). An exact zero sum
 /// takes its sign by IEEE 754 §6.3: the common sign of two like-signed zeros, else +0
 /// (−0 when rounding toward negative).
+#[inline]
 pub fn add_exact(a: &Exact, b: &Exact, rounding: Rounding) -> Exact {
     use ExactClass::*;
     let zero_sign = |sa: bool, sb: bool| {

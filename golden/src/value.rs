@@ -112,7 +112,7 @@ pub fn pow2(e: i32) -> f64 {
 impl Format {
     /// Decodes a code to its exact value (P3109 §4.7.2 for P3109 formats, the family table of
     /// SPEC §1 otherwise). Bits above K are ignored.
-    #[inline]
+    #[inline(always)]
     pub fn decode(&self, code: u32) -> Decoded {
         let code = code & self.code_mask();
         if self.has_nan() && Some(code) == self.nan_code_any(code) {
@@ -158,7 +158,7 @@ impl Format {
     }
 
     /// `Some(code)` if `code` is one of the format's NaN encodings, else `None`.
-    #[inline]
+    #[inline(always)]
     fn nan_code_any(&self, code: u32) -> Option<u32> {
         use crate::format::Specials::*;
         let is_nan = match self.specials {
