@@ -247,8 +247,10 @@ fn a_deliberately_broken_core_fails_with_a_counterexample_and_a_vcd() {
             .unwrap_or(false),
         "VCD of the first counterexample"
     );
-    // Also a flipped constant: the largest finite code.
-    std::fs::write(&vfile, text.replace("12'd126", "12'd125")).unwrap();
+    // Also a flipped constant: the largest finite code (saturated overflow).
+    let flipped = text.replace("7'd126", "7'd125");
+    assert_ne!(flipped, text, "the alteration must change the core");
+    std::fs::write(&vfile, flipped).unwrap();
     let (ok, _, _) = verify_cli(&["--from", dir.to_str().unwrap()]);
     assert!(!ok);
 }

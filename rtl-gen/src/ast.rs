@@ -729,10 +729,13 @@ impl Expr {
             | Node::Repl(..)
             | Node::Not(_)
             | Node::Error(_) => 0,
-            Node::Bin(BinOp::Add | BinOp::Sub, a, _) => lg(a.width) + 1,
+            // Adders and magnitude compares map to carry chains (ECP5 CCU2C, iCE40
+            // SB_CARRY): entering and leaving a chain costs about two LUT levels, the ripple
+            // itself about one more level per 16 bits.
+            Node::Bin(BinOp::Add | BinOp::Sub, a, _)
+            | Node::Cmp(CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, a, _) => 2 + a.width / 16,
             Node::Bin(..) => 1,
-            Node::Cmp(CmpOp::Eq | CmpOp::Ne, a, _) => lg(a.width).div_ceil(2) + 1,
-            Node::Cmp(_, a, _) => lg(a.width) + 1,
+            Node::Cmp(_, a, _) => lg(a.width).div_ceil(2) + 1,
             Node::Red(_, a) => lg(a.width).div_ceil(2),
             Node::Mux(..) => 1,
             Node::Shift(_, _, n) => n.width,

@@ -537,7 +537,8 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         let dd = b.wire_note("rnd_dd", Expr::ci(emin, iw).sub(&e), "emin - e");
         let sw = ubits(l as u128);
         let amt = if emin - elo > l as i64 {
-            let big = dd.gt(&Expr::c(l as u128, iw));
+            // dd > L  <=>  e < emin - L: decided from e, in parallel with the subtraction.
+            let big = e.slt(&Expr::ci(emin - l as i64, iw));
             Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
         } else {
             dd.slice(sw - 1, 0)
@@ -572,9 +573,9 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     };
     let mw = iw + man;
     let mag_t = if man > 0 {
-        concat(&[ebf, s_t.slice(man - 1, 0)])
+        concat(&[ebf.clone(), s_t.slice(man - 1, 0)])
     } else {
-        ebf
+        ebf.clone()
     };
     let mag_t = b.wire_note(
         "rnd_mag_t",
@@ -593,15 +594,32 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         "rnd",
         "at the result's quantum",
     );
+    // mag_t + away without a carry chain through the exponent field: the trailing bits are
+    // incremented on their own, and the exponent field picks ebf or ebf + 1 (formed in
+    // parallel from e) by the carry out of the trailing bits (all ones and rounded away).
+    // Worth it for long trailing fields (binary32 results); short codes keep one adder.
+    let mag_v = if man >= 8 {
+        let tr = s_t.slice(man - 1, 0);
+        let cy = tr.red_and().and(&away);
+        let e1 = e.add(&Expr::ci(bias + 1, iw));
+        let ebf1 = if may_den {
+            Expr::mux(&tiny, &Expr::c(1, iw), &e1)
+        } else {
+            e1
+        };
+        concat(&[Expr::mux(&cy, &ebf1, &ebf), tr.add(&away.zext(man))])
+    } else {
+        mag_t.add(&away.zext(mw))
+    };
     let mag = b.wire_note(
         "rnd_mag",
-        mag_t.add(&away.zext(mw)),
+        mag_v,
         "rounded magnitude code (carry may bump the exponent)",
     );
     // Tininess.
     let uf0 = if may_tiny {
         let tiny_ok = match (m.tininess, subn, &dd) {
-            (Tininess::AfterRounding, true, Some(dd)) => {
+            (Tininess::AfterRounding, true, Some(_)) => {
                 // e = emin − 1: tiny unless rounding at precision P (unbounded exponent)
                 // carries up to 2^emin.
                 let odd_u = if p > 1 {
@@ -620,7 +638,8 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
                     "at precision P, unbounded exponent (tininess after rounding)",
                 );
                 let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
-                dd.ne(&Expr::c(1, iw)).or(&carry.not())
+                // dd != 1, decided from e in parallel with the subtraction.
+                e.ne(&Expr::ci(emin - 1, iw)).or(&carry.not())
             }
             _ => Expr::bit_c(true),
         };
@@ -639,7 +658,22 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         Expr::bit_c(false)
     };
     let maxm = f.max_finite_mag() as u128;
-    let ovf = if ehi >= emax {
+    // Largest binade: biased exponent field and trailing significand of max finite.
+    let eb = (maxm >> man) as i64;
+    let ovf = if ehi >= emax && (eb >= 1 || !subn) {
+        // mag > max, decided without waiting for the rounding increment: e above the
+        // largest binade, or in it (never tiny there, so the window is not shifted) with a
+        // trailing significand above max's, or equal to it and rounded away.
+        let et = Expr::ci(eb - bias, iw);
+        let tmax = maxm & mask(man);
+        let in_top = if man > 0 {
+            let tr = win.slice(l - 2, l - p);
+            tr.gt(&Expr::c(tmax, man)).or(&tr.eq_c(tmax).and(&away))
+        } else {
+            away.clone()
+        };
+        b.wire("rnd_ovf", et.slt(&e).or(&e.eq(&et).and(&in_top)))
+    } else if ehi >= emax {
         b.wire("rnd_ovf", mag_neg.not().and(&mag.gt(&Expr::c(maxm, mw))))
     } else {
         Expr::bit_c(false)

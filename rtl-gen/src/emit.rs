@@ -224,64 +224,64 @@ impl ModuleBuilder {
         // registers only that slice.
         let mut regs: Vec<Vec<SigId>> = vec![Vec::new(); stages as usize + 1];
         type Key = RegKey;
+        let order: Vec<SigId> = (0..n).filter(|&i| live[i]).collect();
+        // Bits of each signal carried into each later stage: the bounding range of the bits
+        // read by every consumer at that stage or later (so a chain narrows as it goes and
+        // two consumers of overlapping slices share one register).
+        let mut carried: BTreeMap<(SigId, u32), (u32, u32)> = BTreeMap::new();
+        for &i in &order {
+            let t = stage[i];
+            let Some(e) = def_expr(&sigs[i]) else {
+                continue;
+            };
+            e.visit(&mut |x| {
+                let (r, h, l) = match &x.node {
+                    Node::Sig(r) => (*r, sigs[*r].width - 1, 0),
+                    Node::Slice(r, h, l) => (*r, *h, *l),
+                    _ => return,
+                };
+                for st in stage[r] + 1..=t {
+                    let ent = carried.entry((r, st)).or_insert((h, l));
+                    *ent = (ent.0.max(h), ent.1.min(l));
+                }
+            });
+        }
         let mut delayed: BTreeMap<(Key, u32), SigId> = BTreeMap::new();
         let mut stage_of: Vec<u32> = stage.clone();
-        let order: Vec<SigId> = (0..n).filter(|&i| live[i]).collect();
         for &i in &order {
             let t = stage[i];
             let Some(e) = def_expr(&sigs[i]).cloned() else {
                 continue;
             };
-            let mut needed: Vec<Key> = Vec::new();
+            let mut needed: Vec<SigId> = Vec::new();
             e.visit(&mut |x| match &x.node {
-                Node::Sig(r) if stage_of[*r] < t => needed.push((*r, None)),
-                Node::Slice(r, h, l) if stage_of[*r] < t => needed.push((*r, Some((*h, *l)))),
+                Node::Sig(r) | Node::Slice(r, _, _) if stage_of[*r] < t => needed.push(*r),
                 _ => {}
             });
-            // One register per crossing signal, covering the bounding range of its uses.
-            let mut bound: BTreeMap<SigId, (u32, u32)> = BTreeMap::new();
-            for (r, hl) in &needed {
-                let (h, l) = hl.unwrap_or((sigs[*r].width - 1, 0));
-                let ent = bound.entry(*r).or_insert((h, l));
-                *ent = (ent.0.max(h), ent.1.min(l));
-            }
-            let needed: Vec<Key> = bound
-                .iter()
-                .map(|(r, (h, l))| {
-                    if *h == sigs[*r].width - 1 && *l == 0 {
-                        (*r, None)
-                    } else {
-                        (*r, Some((*h, *l)))
-                    }
-                })
-                .collect();
+            needed.sort_unstable();
+            needed.dedup();
             let mut map: BTreeMap<Key, SigId> = BTreeMap::new();
-            for key in needed {
-                let (r, hl) = key;
-                // Reuse a register chain that already carries these bits to stage t.
-                let (h0, l0) = hl.unwrap_or((sigs[r].width - 1, 0));
-                let reuse = delayed.iter().find_map(|(((s, hl2), st), d)| {
-                    let (h2, l2) = hl2.unwrap_or((sigs[*s].width - 1, 0));
-                    (*s == r && *st == t && h2 >= h0 && l2 <= l0).then_some(((*s, *hl2), *d))
-                });
-                if let Some((k2, d)) = reuse {
-                    map.insert(k2, d);
-                    continue;
-                }
-                let width = hl.map(|(h, l)| h - l + 1).unwrap_or(sigs[r].width);
-                let mut src = match hl {
-                    Some((h, l)) => Expr {
-                        node: Node::Slice(r, h, l),
-                        width,
-                    },
-                    None => Expr {
-                        node: Node::Sig(r),
-                        width,
-                    },
-                };
-                let mut cur = r;
+            for r in needed {
+                // Walk (or extend) the register chain of `r` up to stage t.
+                let full = sigs[r].width;
+                let (mut cur, mut cur_lo, mut cur_w) = (r, 0u32, full);
+                let mut key: Key = (r, None);
                 for st in stage_of[r] + 1..=t {
-                    let s0 = src.clone();
+                    let (h, l) = carried.get(&(r, st)).copied().unwrap_or((full - 1, 0));
+                    let hl = (h != full - 1 || l != 0).then_some((h, l));
+                    key = (r, hl);
+                    let width = h - l + 1;
+                    let src = if width == cur_w {
+                        Expr {
+                            node: Node::Sig(cur),
+                            width,
+                        }
+                    } else {
+                        Expr {
+                            node: Node::Slice(cur, h - cur_lo, l - cur_lo),
+                            width,
+                        }
+                    };
                     cur = *delayed.entry((key, st)).or_insert_with(|| {
                         let base = sigs[r]
                             .name
@@ -302,17 +302,15 @@ impl ModuleBuilder {
                         sigs.push(Signal {
                             name: nm,
                             width,
-                            kind: SigKind::Reg(s0),
+                            kind: SigKind::Reg(src),
                             note: None,
                         });
                         stage_of.push(st);
                         regs[st as usize].push(sigs.len() - 1);
                         sigs.len() - 1
                     });
-                    src = Expr {
-                        node: Node::Sig(cur),
-                        width,
-                    };
+                    cur_lo = l;
+                    cur_w = width;
                 }
                 map.insert(key, cur);
             }

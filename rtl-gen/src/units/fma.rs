@@ -143,11 +143,14 @@ pub fn fma_datapath(
     let s_h = b.wire("al_s_h", Expr::mux(&z_big, &uz.sign, &p.sign));
     // ---- alignment shifter with sticky ----
     let fg = f + g;
-    let neg_dz = Expr::c(0, dw).sub(&dz);
-    let d = b.wire("al_d", Expr::mux(&dz.msb(), &neg_dz, &dz));
+    // |ez - ep| from two subtractions in parallel (ep - ez is not the negation of a finished
+    // ez - ep), and the clamp decided on each before the select.
+    let dp = b.wire("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)));
+    let d = b.wire("al_d", Expr::mux(&dz.msb(), &dp, &dz));
     let sw = ubits(fg as u128);
     let amt = if dw > sw || (1u128 << (dw - 1)) > fg as u128 {
-        let big = d.gt(&Expr::c(fg as u128, dw));
+        let fgc = Expr::ci(fg as i64, dw);
+        let big = Expr::mux(&dz.msb(), &fgc.slt(&dp), &fgc.slt(&dz));
         Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
     } else {
         d.slice(sw.min(dw) - 1, 0).zext(sw)
@@ -167,7 +170,7 @@ pub fn fma_datapath(
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
     let hx = concat(&[Expr::c(0, 2), h_sig.clone(), Expr::c(0, g)]);
-    let lx = concat(&[Expr::c(0, 2), al]);
+    let lx = concat(&[Expr::c(0, 2), al.clone()]);
     let lx = lx.xor(&Expr::repl(ws + 1, &sub));
     let cin = sub.and(&sticky.not());
     let s = b.wire_note(
@@ -176,7 +179,10 @@ pub fn fma_datapath(
         "H + L, or H - L - sticky (two's complement)",
     );
     let neg = s.msb();
-    let neg_s = Expr::c(0, ws + 1).sub(&s);
+    // The sum is negative only for a subtraction with eH = eL, where nothing was shifted
+    // out (sticky = 0): then -(H - L) = L - H, formed in parallel with H - L.
+    let lp = concat(&[Expr::c(0, 2), al]);
+    let neg_s = lp.sub(&hx);
     let neg_s = b.wire("add_neg", neg_s);
     let mag = b.wire(
         "add_mag",
@@ -202,20 +208,41 @@ pub fn fma_datapath(
     let zero = b.wire("f_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let sign = Expr::mux(&inf, &inf_sign, &Expr::mux(&zero, &zero_sign, &r_sign));
     let sign = b.wire("f_sign", sign);
+    // Tiny sums. When every nonzero product lies at 2^(plo-1) or above and its quantum and that
+    // of a binary32 z near it (2^(plo-Wp+1), 2^(plo-24)) are at least 2^-126, a nonzero x·y ± z
+    // is never below 2^emin = 2^-126 (no cancellation: at least 2^(max(ep, ez) - 1); heavy
+    // cancellation: a nonzero multiple of the common quantum). Then only 0·y + z with z
+    // subnormal is tiny, and that sum is exactly z (flags 0; under ftz such a z is zero): the
+    // rounder needs no denormalization, and this one case passes z through.
+    let tiny_free = plo0 > -126 && plo0 - wp as i64 - 24 >= -126;
+    let z_pass = (tiny_free && !ftz).then(|| b.wire("f_z_pass", p.zero.and(&uz.sub)));
+    // z = {sign, 8'b0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
+    let z_code = concat(&[
+        sign.clone(),
+        Expr::c(0, 8),
+        mag.slice(g + f - 2, g + f - 24),
+    ]);
+    let r_lo = if tiny_free { e_lo.max(-126) } else { e_lo };
     let rin = RoundIn {
         nan,
         inf,
         zero,
         sign,
         exp: r_exp,
-        exp_range: (e_lo, e_hi),
+        exp_range: (r_lo, e_hi),
         sig: norm,
         sticky,
         invalid,
     };
     let out = round(b, &b32, modes, &rin);
-    let mut code = b.wire("rnd_code", out.code);
-    let mut flags = out.flags;
+    let (mut code, mut flags) = match &z_pass {
+        Some(zp) => (
+            Expr::mux(zp, &z_code, &out.code),
+            Expr::mux(zp, &Expr::c(0, out.flags.width), &out.flags),
+        ),
+        None => (out.code, out.flags),
+    };
+    code = b.wire("rnd_code", code);
     if ftz {
         b.comment(&["ftz: a subnormal result is flushed to zero (sign kept), underflow + inexact"]);
         let subr = b.wire(

@@ -115,7 +115,10 @@ pub fn product(b: &mut ModuleBuilder, fx: &Format, x: &Expr, fy: &Format, y: &Ex
     let lo = ux.exp_range.0 + uy.exp_range.0;
     let hi = ux.exp_range.1 + uy.exp_range.1 + 1;
     let ew = sbits(lo, hi).max(ux.exp.width + 1).max(uy.exp.width + 1);
-    let exp = ux.exp.sext(ew).add(&uy.exp.sext(ew)).add(&top.zext(ew));
+    // Both candidate exponents are formed in parallel with the multiply; the product's top
+    // bit only selects.
+    let esum = b.wire("p_esum", ux.exp.sext(ew).add(&uy.exp.sext(ew)));
+    let exp = Expr::mux(&top, &esum.add(&Expr::c(1, ew)), &esum);
     let exp = b.wire_note("p_exp", exp, "exponent of the product MSB");
     Product {
         nan,

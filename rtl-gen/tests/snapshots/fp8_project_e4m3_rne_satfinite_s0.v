@@ -37,7 +37,7 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire rnd_st0 = |in_sig[18:0];
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
   wire [8:0] rnd_dd = 9'd506 - in_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? ((rnd_dd > 9'd5) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [2:0] rnd_shamt = rnd_tiny ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
   wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
@@ -54,8 +54,8 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  wire rnd_uf = rnd_inexact & rnd_tiny & ((rnd_dd != 9'd1) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = rnd_mag > 12'd126;
+  wire rnd_uf = rnd_inexact & rnd_tiny & ((in_exp != 9'd505) | (~(&rnd_win[4:1] & rnd_u_away)));
+  wire rnd_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]}) | ((in_exp == 9'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, 7'd126} : {in_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -79,7 +79,7 @@ module fp8_project_e4m3_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_den[9]};
+  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[9], rnd_mag[11:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

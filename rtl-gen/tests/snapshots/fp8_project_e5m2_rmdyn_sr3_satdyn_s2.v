@@ -8,7 +8,7 @@
 // Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}
 // Random:      rnd_i = 3 random bits for stochastic rounding
 // Pipeline:    2 stage(s), latency 2 cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)
-// Depth estimate 46 levels, budget 16 levels per stage.
+// Depth estimate 27 levels, budget 9 levels per stage.
 
 `default_nettype none
 
@@ -34,7 +34,6 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire rm_is_sra = rm_i == 4'd6;
   wire rm_is_srb = rm_i == 4'd7;
   wire rm_is_src = rm_i == 4'd8;
-  wire rm_is_rne = ~(rm_is_rna | rm_is_rtp | rm_is_rtn | rm_is_rtz | rm_is_rto | rm_is_sra | rm_is_srb | rm_is_src);
   wire sat_is_satfinite = ~|sat_i;
   wire sat_is_satpropagate = sat_i == 2'd1;
 
@@ -57,6 +56,10 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire rnd_st0 = |in_sig[16:0];
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
   wire [8:0] rnd_dd = 9'd498 - in_exp;  // emin - e
+  wire [2:0] rnd_shamt = rnd_tiny ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [13:0] rnd_den = {rnd_win, 7'd0} >> rnd_shamt;  // {shifted | shifted out}
+  wire [3:0] rnd_frac = rnd_den[10:7];
+  wire [10:0] rnd_mag_t = {rnd_tiny ? 9'd0 : (in_exp + 9'd15), rnd_den[12:11]};  // truncated magnitude code {biased exp, trailing}
   wire rnd_u_rest = |rnd_win[2:0] | rnd_st0;
 
   // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
@@ -88,23 +91,25 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  rnd_tiny_q1;
-  reg  [8:0] rnd_dd_q1;
-  reg  [6:0] rnd_win_q1;
-  reg  rnd_st0_q1;
-  reg  [8:0] in_exp_q1;
-  reg  rm_is_srb_q1;
-  reg  rm_is_src_q1;
-  reg  [2:0] rnd_q1;
   reg  rm_is_rna_q1;
   reg  rm_is_rtp_q1;
   reg  rm_is_rtn_q1;
+  reg  rm_is_rtz_q1;
   reg  rm_is_rto_q1;
   reg  rm_is_sra_q1;
-  reg  rm_is_rne_q1;
+  reg  rm_is_srb_q1;
+  reg  rm_is_src_q1;
+  reg  rnd_st0_q1;
+  reg  [6:0] rnd_den_b6_0_q1;
+  reg  [3:0] rnd_frac_q1;
+  reg  [2:0] rnd_q1;
   reg  in_sign_q1;
+  reg  [10:0] rnd_mag_t_q1;
+  reg  [3:0] rnd_win_b6_3_q1;
   reg  rnd_u_rest_q1;
   reg  rnd_u_sr_sum_b3_q1;
+  reg  [8:0] in_exp_q1;
+  reg  rnd_tiny_q1;
   reg  rnd_ovf_to_max_q1;
   reg  sat_is_satfinite_q1;
   reg  in_is_nan_q1;
@@ -113,23 +118,25 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  in_man_field_b22_q1;
   reg  rnd_special_q1;
   always @(posedge clk_i) begin
-    rnd_tiny_q1 <= rnd_tiny;
-    rnd_dd_q1 <= rnd_dd;
-    rnd_win_q1 <= rnd_win;
-    rnd_st0_q1 <= rnd_st0;
-    in_exp_q1 <= in_exp;
-    rm_is_srb_q1 <= rm_is_srb;
-    rm_is_src_q1 <= rm_is_src;
-    rnd_q1 <= rnd_i;
     rm_is_rna_q1 <= rm_is_rna;
     rm_is_rtp_q1 <= rm_is_rtp;
     rm_is_rtn_q1 <= rm_is_rtn;
+    rm_is_rtz_q1 <= rm_is_rtz;
     rm_is_rto_q1 <= rm_is_rto;
     rm_is_sra_q1 <= rm_is_sra;
-    rm_is_rne_q1 <= rm_is_rne;
+    rm_is_srb_q1 <= rm_is_srb;
+    rm_is_src_q1 <= rm_is_src;
+    rnd_st0_q1 <= rnd_st0;
+    rnd_den_b6_0_q1 <= rnd_den[6:0];
+    rnd_frac_q1 <= rnd_frac;
+    rnd_q1 <= rnd_i;
     in_sign_q1 <= in_sign;
+    rnd_mag_t_q1 <= rnd_mag_t;
+    rnd_win_b6_3_q1 <= rnd_win[6:3];
     rnd_u_rest_q1 <= rnd_u_rest;
     rnd_u_sr_sum_b3_q1 <= rnd_u_sr_sum[3];
+    in_exp_q1 <= in_exp;
+    rnd_tiny_q1 <= rnd_tiny;
     rnd_ovf_to_max_q1 <= rnd_ovf_to_max;
     sat_is_satfinite_q1 <= sat_is_satfinite;
     in_is_nan_q1 <= in_is_nan;
@@ -138,13 +145,10 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     in_man_field_b22_q1 <= in_man_field[22];
     rnd_special_q1 <= rnd_special;
   end
-  wire [2:0] rnd_shamt = rnd_tiny_q1 ? ((rnd_dd_q1 > 9'd7) ? 3'd7 : rnd_dd_q1[2:0]) : 3'd0;  // denormalization shift, clamped
-  wire [13:0] rnd_den = {rnd_win_q1, 7'd0} >> rnd_shamt;  // {shifted | shifted out}
-  wire [3:0] rnd_frac = rnd_den[10:7];
-  wire rnd_sticky = |rnd_den[6:0] | rnd_st0_q1;
-  wire [10:0] rnd_mag_t = {rnd_tiny_q1 ? 9'd0 : (in_exp_q1 + 9'd15), rnd_den[12:11]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = |rnd_frac | rnd_sticky;
-  wire rnd_rest = |rnd_frac[2:0] | rnd_sticky;
+  wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1 | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
+  wire rnd_sticky = |rnd_den_b6_0_q1 | rnd_st0_q1;
+  wire rnd_inexact = |rnd_frac_q1 | rnd_sticky;
+  wire rnd_rest = |rnd_frac_q1[2:0] | rnd_sticky;
 
   // rnd: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
@@ -157,49 +161,75 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   sra  away = carry(frac[N:1] + rnd)
   //   srb  away = carry(frac[N:1] + rnd + frac[0])
   //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
-  wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac[0]) | (rm_is_src_q1 & rnd_frac[0] & (rnd_sticky | rnd_frac[1]));
-  wire [3:0] rnd_sr_sum = ({1'b0, rnd_frac[3:1]} + {1'b0, rnd_q1}) + {3'd0, rnd_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_away = (rm_is_rne_q1 & rnd_frac[3] & (rnd_rest | rnd_mag_t[0])) | (rm_is_rna_q1 & rnd_frac[3]) | (rm_is_rtp_q1 & (rnd_frac[3] | rnd_rest) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_frac[3] | rnd_rest) & in_sign_q1) | (rm_is_rto_q1 & (rnd_frac[3] | rnd_rest) & ~rnd_mag_t[0]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_sr_sum[3]);
-  wire rnd_u_away = (rm_is_rne_q1 & rnd_win_q1[3] & (rnd_u_rest_q1 | rnd_win_q1[4])) | (rm_is_rna_q1 & rnd_win_q1[3]) | (rm_is_rtp_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_win_q1[3] | rnd_u_rest_q1) & ~rnd_win_q1[4]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
-  wire rnd_uf = rnd_inexact & rnd_tiny_q1 & ((rnd_dd_q1 != 9'd1) | (~(&rnd_win_q1[6:4] & rnd_u_away)));
+  wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac_q1[0]) | (rm_is_src_q1 & rnd_frac_q1[0] & (rnd_sticky | rnd_frac_q1[1]));
+  wire [3:0] rnd_sr_sum = ({1'b0, rnd_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, rnd_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+  wire rnd_u_away = (rm_is_rne & rnd_win_b6_3_q1[0] & (rnd_u_rest_q1 | rnd_win_b6_3_q1[1])) | (rm_is_rna_q1 & rnd_win_b6_3_q1[0]) | (rm_is_rtp_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~rnd_win_b6_3_q1[1]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
 
   // ======== stage 2 ========
 
   // Pipeline registers: stage 1 -> 2
-  reg  [10:0] rnd_mag_t_q2;
-  reg  rnd_away_q2;
+  reg  rm_is_rna_q2;
+  reg  rm_is_rtp_q2;
+  reg  rm_is_rtn_q2;
+  reg  rm_is_rto_q2;
+  reg  rm_is_sra_q2;
+  reg  rm_is_srb_q2;
+  reg  rm_is_src_q2;
+  reg  rm_is_rne_q2;
   reg  in_sign_q2;
+  reg  rnd_frac_b3_q2;
+  reg  [10:0] rnd_mag_t_q2;
+  reg  rnd_rest_q2;
+  reg  rnd_sr_sum_b3_q2;
+  reg  [8:0] in_exp_q2;
+  reg  [2:0] rnd_win_b6_4_q2;
+  reg  rnd_tiny_q2;
+  reg  rnd_inexact_q2;
+  reg  rnd_u_away_q2;
   reg  rnd_ovf_to_max_q2;
   reg  sat_is_satfinite_q2;
   reg  in_is_nan_q2;
   reg  in_is_inf_q2;
   reg  in_is_zero_q2;
   reg  in_man_field_b22_q2;
-  reg  rnd_inexact_q2;
-  reg  rnd_uf_q2;
   reg  rnd_special_q2;
   always @(posedge clk_i) begin
-    rnd_mag_t_q2 <= rnd_mag_t;
-    rnd_away_q2 <= rnd_away;
+    rm_is_rna_q2 <= rm_is_rna_q1;
+    rm_is_rtp_q2 <= rm_is_rtp_q1;
+    rm_is_rtn_q2 <= rm_is_rtn_q1;
+    rm_is_rto_q2 <= rm_is_rto_q1;
+    rm_is_sra_q2 <= rm_is_sra_q1;
+    rm_is_srb_q2 <= rm_is_srb_q1;
+    rm_is_src_q2 <= rm_is_src_q1;
+    rm_is_rne_q2 <= rm_is_rne;
     in_sign_q2 <= in_sign_q1;
+    rnd_frac_b3_q2 <= rnd_frac_q1[3];
+    rnd_mag_t_q2 <= rnd_mag_t_q1;
+    rnd_rest_q2 <= rnd_rest;
+    rnd_sr_sum_b3_q2 <= rnd_sr_sum[3];
+    in_exp_q2 <= in_exp_q1;
+    rnd_win_b6_4_q2 <= rnd_win_b6_3_q1[3:1];
+    rnd_tiny_q2 <= rnd_tiny_q1;
+    rnd_inexact_q2 <= rnd_inexact;
+    rnd_u_away_q2 <= rnd_u_away;
     rnd_ovf_to_max_q2 <= rnd_ovf_to_max_q1;
     sat_is_satfinite_q2 <= sat_is_satfinite_q1;
     in_is_nan_q2 <= in_is_nan_q1;
     in_is_inf_q2 <= in_is_inf_q1;
     in_is_zero_q2 <= in_is_zero_q1;
     in_man_field_b22_q2 <= in_man_field_b22_q1;
-    rnd_inexact_q2 <= rnd_inexact;
-    rnd_uf_q2 <= rnd_uf;
     rnd_special_q2 <= rnd_special_q1;
   end
-  wire [10:0] rnd_mag = rnd_mag_t_q2 + {10'd0, rnd_away_q2};  // rounded magnitude code (carry may bump the exponent)
-  wire rnd_ovf = rnd_mag > 11'd123;
+  wire rnd_away = (rm_is_rne_q2 & rnd_frac_b3_q2 & (rnd_rest_q2 | rnd_mag_t_q2[0])) | (rm_is_rna_q2 & rnd_frac_b3_q2) | (rm_is_rtp_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~in_sign_q2) | (rm_is_rtn_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & in_sign_q2) | (rm_is_rto_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~rnd_mag_t_q2[0]) | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & rnd_sr_sum_b3_q2);
+  wire [10:0] rnd_mag = rnd_mag_t_q2 + {10'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
+  wire rnd_uf = rnd_inexact_q2 & rnd_tiny_q2 & ((in_exp_q2 != 9'd497) | (~(&rnd_win_b6_4_q2 & rnd_u_away_q2)));
+  wire rnd_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]}) | ((in_exp_q2 == 9'd15) & &rnd_win_b6_4_q2[1:0] & rnd_away);
   wire [7:0] rnd_fin_code = rnd_ovf ? (rnd_ovf_to_max_q2 ? {in_sign_q2, 7'd123} : (in_sign_q2 ? 8'd252 : 8'd124)) : {in_sign_q2, rnd_mag[6:0]};
   assign r_o = in_is_nan_q2 ? 8'd126 :
                in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, 7'd123} : (in_sign_q2 ? 8'd252 : 8'd124)) :
                in_is_zero_q2 ? {in_sign_q2, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2, ~rnd_special_q2 & rnd_ovf, ~rnd_special_q2 & rnd_uf_q2, ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
+  assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2, ~rnd_special_q2 & rnd_ovf, ~rnd_special_q2 & rnd_uf, ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
 
   // Valid handshake
   reg  valid_q1;
@@ -217,7 +247,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_den[13], rnd_sr_sum[2:0], rnd_u_sr_sum[2:0]};
+  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[13], rnd_sr_sum[2:0], rnd_mag[10:7], rnd_u_sr_sum[2:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
