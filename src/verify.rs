@@ -285,53 +285,41 @@ fn data_ports(m: &Manifest, dir: Direction) -> Vec<&rtl::manifest::Port> {
 }
 
 fn port_map(core: &Manifest, canon: &Manifest) -> Result<PortMap, CliError> {
-    let canon_in = data_ports(canon, Direction::Input);
-    let canon_out = data_ports(canon, Direction::Output);
-    let mut inputs = Vec::new();
-    for p in sim_data_ports(core, Direction::Input) {
-        if p.role == Role::ValidIn {
-            inputs.push(None);
-            continue;
-        }
-        let i = canon_in
+    // For each simulated data port of one direction: its canonical index, or None for the
+    // pass-through valid port of a combinational core.
+    let map = |dir: Direction, valid: Role| -> Result<Vec<Option<usize>>, CliError> {
+        let canon_ports = data_ports(canon, dir);
+        let core_ports = sim_data_ports(core, dir);
+        if let Some(c) = canon_ports
             .iter()
-            .position(|c| c.role == p.role)
-            .ok_or_else(|| {
-                CliError::usage(format!(
-                "input port `{}` (role {:?}) of `{}` has no meaning for this unit and these modes",
-                p.name, p.role, core.top
-            ))
-            })?;
-        inputs.push(Some(i));
-    }
-    for c in &canon_in {
-        if !sim_data_ports(core, Direction::Input)
-            .iter()
-            .any(|p| p.role == c.role)
+            .find(|c| !core_ports.iter().any(|p| p.role == c.role))
         {
             return Err(CliError::usage(format!(
-                "manifest of `{}` has no input port with role {:?}; the golden model of this unit and these modes needs one",
+                "manifest of `{}` has no {dir:?} port with role {:?}; the golden model of this unit and these modes needs one",
                 core.top, c.role
             )));
         }
-    }
-    let mut outputs = Vec::new();
-    for p in sim_data_ports(core, Direction::Output) {
-        if p.role == Role::ValidOut {
-            outputs.push(None);
-            continue;
-        }
-        let i = canon_out
+        core_ports
             .iter()
-            .position(|c| c.role == p.role)
-            .ok_or_else(|| {
-                CliError::usage(format!(
-                    "output port `{}` (role {:?}) of `{}` has no golden meaning for this unit",
-                    p.name, p.role, core.top
-                ))
-            })?;
-        outputs.push(Some(i));
-    }
+            .map(|p| {
+                if p.role == valid {
+                    return Ok(None);
+                }
+                canon_ports
+                    .iter()
+                    .position(|c| c.role == p.role)
+                    .map(Some)
+                    .ok_or_else(|| {
+                        CliError::usage(format!(
+                            "{dir:?} port `{}` (role {:?}) of `{}` has no meaning for this unit and these modes",
+                            p.name, p.role, core.top
+                        ))
+                    })
+            })
+            .collect()
+    };
+    let inputs = map(Direction::Input, Role::ValidIn)?;
+    let outputs = map(Direction::Output, Role::ValidOut)?;
     Ok(PortMap { inputs, outputs })
 }
 

@@ -305,13 +305,7 @@ fn decide(x: &Exact, q: i32, rounding: Rounding, rnd: u32, bias: i32, p: u32) ->
     let half = 1u128 << (shift - 1);
     let sticky = x.sticky;
     let nonzero = rem != 0 || sticky;
-    let cmp = if rem == half && !sticky {
-        std::cmp::Ordering::Equal
-    } else if rem >= half {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Less
-    };
+    let cmp = half_cmp(rem, half, sticky);
     let away = match rounding {
         Rounding::Sra(n) => {
             let (hi, _) = top_bits(rem, shift, sticky, n as u32);
@@ -373,6 +367,16 @@ fn round_away(
     }
 }
 
+/// ν compared with ½, where ν = rem/2^shift plus, with `sticky`, something strictly below
+/// one unit of `rem` (so `rem == half` with sticky is above ½).
+#[inline(always)]
+fn half_cmp<T: Ord>(rem: T, half: T, sticky: bool) -> std::cmp::Ordering {
+    match rem.cmp(&half) {
+        std::cmp::Ordering::Equal if sticky => std::cmp::Ordering::Greater,
+        o => o,
+    }
+}
+
 #[inline(always)]
 fn rounding_is_stochastic(r: Rounding) -> bool {
     matches!(r, Rounding::Sra(_) | Rounding::Srb(_) | Rounding::Src(_))
@@ -394,13 +398,7 @@ fn decide_u64(
     let half = 1u64 << (shift - 1);
     let sticky = x.sticky;
     let nonzero = rem != 0 || sticky;
-    let cmp = if rem == half && !sticky {
-        std::cmp::Ordering::Equal
-    } else if rem >= half {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Less
-    };
+    let cmp = half_cmp(rem, half, sticky);
     let away = round_away(rounding, x.sign, nonzero, cmp, odd_code(s, q, bias, p));
     Decision {
         s,
