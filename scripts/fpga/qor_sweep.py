@@ -128,8 +128,53 @@ def write_png(rows, path):
     return True
 
 
+def write_stages_png(rows, path):
+    """Area and Fmax against pipeline depth: one line per unit/format, one column per target."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    ok = [r for r in rows if not r.get("error")]
+    targets = sorted({r["target"] for r in ok})
+    if not targets:
+        return False
+    fig, axes = plt.subplots(2, len(targets), figsize=(5 * len(targets), 7), dpi=110,
+                             squeeze=False, sharex=True)
+    series = sorted({(r["unit"], r["format"], r["dsp"]) for r in ok})
+    for j, t in enumerate(targets):
+        for (u, f, d) in series:
+            pts = sorted((int(r["stages"]), r) for r in ok
+                         if r["target"] == t and (r["unit"], r["format"], r["dsp"]) == (u, f, d))
+            if not pts:
+                continue
+            label = u if f == "-" else f"{u} {f}"
+            xs = [p[0] for p in pts]
+            axes[0][j].plot(xs, [float(p[1]["fmax_mhz"]) for p in pts], marker="o", label=label)
+            axes[1][j].plot(xs, [int(p[1]["cells"]) for p in pts], marker="o", label=label)
+        axes[0][j].set_title(t)
+        axes[0][j].set_ylabel("Fmax (MHz)")
+        axes[1][j].set_ylabel("core cells")
+        axes[1][j].set_xlabel("pipeline stages")
+        axes[1][j].set_yscale("log")
+        for ax in (axes[0][j], axes[1][j]):
+            ax.grid(True, alpha=0.3)
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.suptitle("fp8gen: Fmax and area against pipeline depth")
+    fig.tight_layout()
+    fig.savefig(path)
+    return True
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return [dict(r) for r in csv.DictReader(f)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--replot", metavar="CSV", help="only redraw the plots from an earlier qor.csv")
     ap.add_argument("--units", nargs="+", default=["int-mul8"])
     ap.add_argument("--formats", nargs="+", default=["e4m3"],
                     help="formats for fp8gen units (ignored by int-mul8)")
@@ -142,6 +187,19 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per point")
     ap.add_argument("--out", default="build/qor")
     a = ap.parse_args()
+    if a.replot:
+        rows = read_csv(a.replot)
+        for r in rows:
+            for k in ("cells", "stages"):
+                if r.get(k) not in (None, ""):
+                    r[k] = int(r[k])
+            if r.get("fmax_mhz") not in (None, ""):
+                r["fmax_mhz"] = float(r["fmax_mhz"])
+        out = os.path.dirname(a.replot)
+        write_png(rows, os.path.join(out, "qor.png"))
+        write_stages_png(rows, os.path.join(out, "qor_stages.png"))
+        print(f"wrote {out}/qor.png, qor_stages.png")
+        return 0
     fp8gen = a.fp8gen or default_fp8gen()
     dsps = {"on": [True], "off": [False], "both": [True, False]}[a.dsp]
     os.makedirs(a.out, exist_ok=True)
@@ -161,7 +219,8 @@ def main():
     write_csv(rows, os.path.join(a.out, "qor.csv"))
     write_md(rows, os.path.join(a.out, "qor.md"))
     plotted = write_png(rows, os.path.join(a.out, "qor.png"))
-    print(f"wrote {a.out}/qor.csv, qor.md" + (", qor.png" if plotted else ""))
+    write_stages_png(rows, os.path.join(a.out, "qor_stages.png"))
+    print(f"wrote {a.out}/qor.csv, qor.md" + (", qor.png, qor_stages.png" if plotted else ""))
     return 1 if any(r.get("error") for r in rows) else 0
 
 
