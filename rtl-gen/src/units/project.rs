@@ -13,7 +13,7 @@ use crate::blocks::{
     guard_bits, rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes,
     RoundIn,
 };
-use crate::manifest::{Role, ROUNDING_ENCODING, SATURATION_ENCODING};
+use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{convert, Format, Rounding, Saturation, Spec, Tininess};
 
@@ -170,36 +170,12 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let out = round(&mut b, &f, &modes, &x);
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
-    let rm_desc = match req.rounding {
-        RoundingSel::Fixed(r) => format!("{r} (fixed at generation)"),
-        RoundingSel::Dynamic => format!(
-            "rm_i: {}; other values = rne",
-            ROUNDING_ENCODING
-                .iter()
-                .enumerate()
-                .take(if n > 0 { 9 } else { 6 })
-                .map(|(i, s)| format!("{i}={s}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    };
-    let sat_desc = match req.saturation {
-        SaturationSel::Fixed(s) => format!("{s} (fixed at generation)"),
-        SaturationSel::Dynamic => format!(
-            "sat_i: {}",
-            SATURATION_ENCODING
-                .iter()
-                .enumerate()
-                .map(|(i, s)| format!("{i}={s}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    };
     let mut header = vec![
         format!("Unit:        project {} -> {}", fin.name(), describe(&f)),
         layout(&f),
-        format!("Rounding:    {rm_desc}"),
-        format!("Saturation:  {sat_desc}"),
+    ];
+    header.extend(super::mul::mode_lines(req));
+    header.extend([
         format!(
             "Options:     tininess {}{}",
             match req.options.tininess {
@@ -216,7 +192,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             }
         ),
         "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
-    ];
+    ]);
     if n > 0 {
         header.push(format!(
             "Random:      rnd_i = {n} random bits for stochastic rounding"
