@@ -9,13 +9,10 @@
 
 use super::{describe, finish_core, layout};
 use crate::ast::ModuleBuilder;
-use crate::blocks::{
-    guard_bits, rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes,
-    RoundIn,
-};
+use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn};
 use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
-use golden::{convert, Format, Rounding, Saturation, Spec, Tininess};
+use golden::{convert, Format, Rounding, Saturation, Tininess};
 
 /// The golden model of a generated projection core.
 #[derive(Clone, Debug)]
@@ -56,30 +53,14 @@ impl ProjectModel {
     pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
         let mut it = inputs.iter().copied();
         let z = it.next().unwrap_or(0) as u32;
-        let rounding = match self.rounding {
-            RoundingSel::Fixed(r) => r,
-            RoundingSel::Dynamic => rounding_from_port(it.next().unwrap_or(0), self.sr_bits),
-        };
-        let saturation = match self.saturation {
-            SaturationSel::Fixed(s) => s,
-            SaturationSel::Dynamic => saturation_from_port(it.next().unwrap_or(0)),
-        };
-        let rnd = if self.sr_bits > 0 {
-            let m = if self.sr_bits >= 32 {
-                u32::MAX
-            } else {
-                (1u32 << self.sr_bits) - 1
-            };
-            (it.next().unwrap_or(0) as u32) & m
-        } else {
-            0
-        };
-        let spec = Spec {
-            rounding,
-            saturation,
-            tininess: self.tininess,
-            nonan_code: self.nonan_code,
-        };
+        let (spec, rnd) = super::mul::spec_from_ports(
+            &mut it,
+            self.rounding,
+            self.saturation,
+            self.sr_bits,
+            self.tininess,
+            self.nonan_code,
+        );
         let z = z & self.input.code_mask();
         let (c, fl) = convert(&self.input, z, &self.format, &spec, rnd);
         [c as u64, fl.0 as u64]
