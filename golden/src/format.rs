@@ -315,8 +315,9 @@ impl Format {
         }
         // Every value must be representable in binary32's exponent range? No: formats may
         // exceed binary32; only the bias magnitude is bounded so that exact arithmetic fits.
+        // `unsigned_abs`: `i32::MIN.abs()` overflows (and wraps to a negative in release).
         let lim = 1i32 << 20;
-        if bias.abs() > lim {
+        if bias.unsigned_abs() > lim.unsigned_abs() {
             return Err(FormatError::new(
                 "bias",
                 format!("bias {bias} is out of range; |bias| must be at most {lim}"),

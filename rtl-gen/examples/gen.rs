@@ -34,8 +34,7 @@ fn main() {
         };
         GenRequest::project(f, rm, sat).with_sr_bits(sr)
     };
-    let mut req = req.with_stages(stages);
-    req.command = format!("fp8gen gen {}", a.join(" "));
+    let req = req.with_stages(stages);
     match generate(&req) {
         Ok(c) => print!("{}", c.verilog),
         Err(e) => {

@@ -35,7 +35,6 @@ fn req(fx: Format, fy: Format, dynamic: bool, stages: u32, ftz: bool) -> GenRequ
             ftz,
             ..GenOptions::default()
         },
-        command: "test".into(),
     }
 }
 

@@ -31,7 +31,6 @@ fn req(fx: Format, fy: Format, dynamic: bool, stages: u32) -> GenRequest {
         sr_bits: 0,
         stages,
         options: GenOptions::default(),
-        command: "test".into(),
     }
 }
 

@@ -30,7 +30,6 @@ fn req(fx: Format, fy: Format, fr: Format, dynamic: bool, stages: u32) -> GenReq
         sr_bits: 0,
         stages,
         options: GenOptions::default(),
-        command: "test".into(),
     }
 }
 

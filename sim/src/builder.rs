@@ -17,13 +17,137 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::cache::{default_cache_dir, make_temp_dir, publish, KeyHasher};
-use crate::error::{tail, Result, SimError};
-use crate::spec::{CoreSpec, Direction, PortRole};
+use crate::cache::{
+    default_cache_dir, discard_entry, entry_ok, evict, make_temp_dir, max_models_bytes, publish,
+    sweep_temp, write_stamp, KeyHasher,
+};
+use crate::error::{error_excerpt, Result, SimError};
+use crate::spec::{CoreSpec, Direction, Role};
 use crate::toolchain::Toolchain;
+use iface::ParamValue;
+use std::collections::BTreeMap;
 
 /// Version of the generated harness and C ABI; part of every cache key.
-pub const HARNESS_VERSION: u32 = 1;
+pub const HARNESS_VERSION: u32 = 2;
+
+/// One source file of a core: on disk (handed to Verilator by its absolute path, so that its
+/// relative `` `include``s resolve) or in memory (written into the build directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The absolute path of a file on disk, or `None` for generated text.
+    pub path: Option<PathBuf>,
+    /// File name (its extension selects Verilog or SystemVerilog).
+    pub name: String,
+    /// The text (part of the cache key).
+    pub text: String,
+}
+
+/// Everything Verilator reads to elaborate a core: files in order, include directories,
+/// defines and top-level parameter overrides.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// Source files in compilation order.
+    pub files: Vec<SourceFile>,
+    /// Include directories (absolute); their files are part of the cache key.
+    pub include_dirs: Vec<PathBuf>,
+    /// Preprocessor defines (`""` = bare define).
+    pub defines: BTreeMap<String, String>,
+    /// Parameter overrides of the top module.
+    pub parameters: BTreeMap<String, ParamValue>,
+}
+
+impl Sources {
+    /// One generated Verilog text.
+    pub fn verilog(text: impl Into<String>) -> Sources {
+        Sources {
+            files: vec![SourceFile {
+                path: None,
+                name: "core.v".into(),
+                text: text.into(),
+            }],
+            ..Sources::default()
+        }
+    }
+
+    /// The sources a manifest names, read from disk relative to `dir`. Errors name the file.
+    pub fn from_manifest(m: &iface::Manifest, dir: &Path) -> Result<Sources> {
+        let abs = |p: PathBuf| -> PathBuf {
+            if p.is_absolute() {
+                p
+            } else {
+                std::env::current_dir().map(|c| c.join(&p)).unwrap_or(p)
+            }
+        };
+        let mut files = Vec::new();
+        for p in m.source_paths(dir) {
+            let text = fs::read_to_string(&p).map_err(|e| {
+                SimError::InvalidSpec(format!(
+                    "cannot read the source file {} named by the manifest: {e}",
+                    p.display()
+                ))
+            })?;
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "core.v".into());
+            files.push(SourceFile {
+                path: Some(abs(p)),
+                name,
+                text,
+            });
+        }
+        let mut include_dirs = Vec::new();
+        for d in m.include_paths(dir) {
+            if !d.is_dir() {
+                return Err(SimError::InvalidSpec(format!(
+                    "include directory {} named by the manifest does not exist",
+                    d.display()
+                )));
+            }
+            include_dirs.push(abs(d));
+        }
+        Ok(Sources {
+            files,
+            include_dirs,
+            defines: m.defines.clone(),
+            parameters: m.parameters.clone(),
+        })
+    }
+
+    /// Whether any file declares `module <name>`.
+    fn declares(&self, name: &str) -> bool {
+        self.files.iter().any(|f| declares_module(&f.text, name))
+    }
+
+    /// Cache-key fields: every file's name and text, the include directories' files, defines
+    /// and parameters.
+    fn hash_into(&self, key: &mut KeyHasher) {
+        for f in &self.files {
+            key.field("file", f.name.as_bytes());
+            if let Some(p) = &f.path {
+                key.field("path", p.to_string_lossy().as_bytes());
+            }
+            key.field("text", f.text.as_bytes());
+        }
+        for d in &self.include_dirs {
+            key.field("incdir", d.to_string_lossy().as_bytes());
+            let mut names: Vec<PathBuf> = fs::read_dir(d)
+                .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect())
+                .unwrap_or_default();
+            names.sort();
+            for n in names {
+                key.field("inc", n.to_string_lossy().as_bytes());
+                key.field("inc-text", &fs::read(&n).unwrap_or_default());
+            }
+        }
+        for (k, v) in &self.defines {
+            key.field("define", format!("{k}={v}").as_bytes());
+        }
+        for (k, v) in &self.parameters {
+            key.field("param", format!("{k}={v}").as_bytes());
+        }
+    }
+}
 
 /// Name of the generated wrapper module (the Verilator top).
 pub const WRAPPER_MODULE: &str = "fp8gen_sim_top";
@@ -90,22 +214,28 @@ impl RawLayout {
         let idx = |pred: &dyn Fn(usize) -> bool| -> Vec<usize> {
             (0..spec.ports.len()).filter(|&i| pred(i)).collect()
         };
-        let mut inputs =
-            idx(&|i| spec.ports[i].is_data() && spec.ports[i].direction == Direction::Input);
-        inputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidIn));
-        let mut outputs =
-            idx(&|i| spec.ports[i].is_data() && spec.ports[i].direction == Direction::Output);
-        outputs.extend(idx(&|i| spec.ports[i].role == PortRole::ValidOut));
+        let data = |i: usize, d: Direction| {
+            spec.is_data(&spec.ports[i]) && spec.ports[i].direction == d
+        };
+        let hs = spec.has_valid();
+        let mut inputs = idx(&|i| data(i, Direction::Input));
+        inputs.extend(idx(&|i| hs && spec.ports[i].role == Role::ValidIn));
+        let mut outputs = idx(&|i| data(i, Direction::Output));
+        outputs.extend(idx(&|i| hs && spec.ports[i].role == Role::ValidOut));
         RawLayout { inputs, outputs }
     }
 }
 
 /// The Verilog wrapper instantiating `lanes` copies of the core.
-pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
+pub(crate) fn wrapper_verilog(
+    spec: &CoreSpec,
+    lanes: u32,
+    parameters: &BTreeMap<String, ParamValue>,
+) -> String {
     let layout = RawLayout::of(spec);
     let clocked = spec.is_clocked();
-    let has_reset = spec.port_with_role(PortRole::Reset).is_some()
-        || spec.port_with_role(PortRole::ResetN).is_some();
+    let has_reset = spec.port_with_role(Role::Reset).is_some()
+        || spec.port_with_role(Role::ResetN).is_some();
     let mut decls: Vec<String> = Vec::new();
     if clocked {
         decls.push("input wire sim_clk".into());
@@ -136,10 +266,10 @@ pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
         let mut conns: Vec<String> = Vec::new();
         for p in &spec.ports {
             let expr = match p.role {
-                PortRole::Clock => "sim_clk".to_string(),
-                PortRole::Reset => "sim_rst".to_string(),
-                PortRole::ResetN => "~sim_rst".to_string(),
-                PortRole::Data | PortRole::ValidIn | PortRole::ValidOut => {
+                Role::Clock => "sim_clk".to_string(),
+                Role::Reset => "sim_rst".to_string(),
+                Role::ResetN => "~sim_rst".to_string(),
+                _ => {
                     let pi = spec
                         .ports
                         .iter()
@@ -156,9 +286,15 @@ pub(crate) fn wrapper_verilog(spec: &CoreSpec, lanes: u32) -> String {
             };
             conns.push(format!(".{}({expr})", p.name));
         }
+        let params = if parameters.is_empty() {
+            String::new()
+        } else {
+            let p: Vec<String> = parameters.iter().map(|(k, v)| format!(".{k}({v})")).collect();
+            format!(" #({})", p.join(", "))
+        };
         let _ = writeln!(
             v,
-            "  {} lane{l} (\n    {}\n  );",
+            "  {}{params} lane{l} (\n    {}\n  );",
             spec.top,
             conns.join(",\n    ")
         );
@@ -173,8 +309,8 @@ pub(crate) fn harness_cpp(spec: &CoreSpec, lanes: u32) -> String {
     let n_in = layout.inputs.len();
     let n_out = layout.outputs.len();
     let clocked = spec.is_clocked();
-    let has_reset = spec.port_with_role(PortRole::Reset).is_some()
-        || spec.port_with_role(PortRole::ResetN).is_some();
+    let has_reset = spec.port_with_role(Role::Reset).is_some()
+        || spec.port_with_role(Role::ResetN).is_some();
     let top = format!("V{WRAPPER_MODULE}");
     let mut set = String::new();
     let mut zero = String::new();
@@ -492,6 +628,8 @@ fn verilator_flags(trace: bool) -> Vec<String> {
         "fast",
         "--no-timing",
         "-Wno-fatal",
+        "-Wwarn-WIDTH",
+        "-Wwarn-PINMISSING",
         "--top-module",
         WRAPPER_MODULE,
         "--prefix",
@@ -535,7 +673,7 @@ fn run_cxx(mut cmd: Command, build_dir: &Path, log: &Mutex<String>) -> Result<()
         Err(SimError::Compile {
             command: line,
             build_dir: build_dir.to_path_buf(),
-            stderr_tail: tail(&text, 30),
+            stderr_tail: error_excerpt(&text, 10, 20),
         })
     }
 }
@@ -633,8 +771,12 @@ fn ensure_runtime(
         .field("files", names.join(" ").as_bytes());
     let dest = cache.join("runtime").join(key.hex());
     let objects: Vec<PathBuf> = names.iter().map(|n| dest.join(format!("{n}.o"))).collect();
-    if dest.is_dir() && objects.iter().all(|o| o.is_file()) {
-        return Ok(objects);
+    if dest.is_dir() {
+        if entry_ok(&dest) && objects.iter().all(|o| o.is_file()) {
+            return Ok(objects);
+        }
+        // Incomplete or corrupt (e.g. a truncated object): rebuild it.
+        discard_entry(cache, &dest);
     }
     let tmp = make_temp_dir(cache, "runtime")?;
     let jobs: Vec<(PathBuf, PathBuf, String)> = names
@@ -650,6 +792,8 @@ fn ensure_runtime(
     let log = Mutex::new(String::new());
     compile_parallel(tc, &flags, &jobs, &[], &tmp, &log)?;
     let _ = fs::write(tmp.join("build.log"), log.into_inner().unwrap_or_default());
+    let stamped: Vec<String> = names.iter().map(|n| format!("{n}.o")).collect();
+    write_stamp(&tmp, &stamped)?;
     publish(&tmp, &dest)?;
     Ok(objects)
 }
@@ -657,7 +801,7 @@ fn ensure_runtime(
 /// Builds (or finds in the cache) the shared library of `verilog` wrapped per `spec`/`opts`.
 pub(crate) fn build_model(
     tc: &Toolchain,
-    verilog: &str,
+    sources: &Sources,
     spec: &CoreSpec,
     opts: &BuildOptions,
 ) -> Result<BuiltModel> {
@@ -676,21 +820,38 @@ pub(crate) fn build_model(
         )));
     }
     let lanes = if opts.trace { 1 } else { opts.lanes };
-    if verilog.contains(WRAPPER_MODULE) {
+    if sources.files.is_empty() {
+        return Err(SimError::InvalidSpec("no source file given".into()));
+    }
+    if let Some(f) = sources.files.iter().find(|f| f.text.contains(WRAPPER_MODULE)) {
         return Err(SimError::InvalidSpec(format!(
-            "the Verilog source uses the name `{WRAPPER_MODULE}`, reserved for the simulation wrapper"
+            "{} uses the name `{WRAPPER_MODULE}`, reserved for the simulation wrapper",
+            f.name
         )));
     }
-    if !declares_module(verilog, &spec.top) {
+    if !sources.declares(&spec.top) {
+        let names: Vec<&str> = sources.files.iter().map(|f| f.name.as_str()).collect();
         return Err(SimError::InvalidSpec(format!(
-            "the Verilog source declares no module `{}`; check the top module name",
+            "no source file ({}) declares module `{}`; check the top module name",
+            names.join(", "),
             spec.top
         )));
     }
     let cache = opts.resolved_cache_dir();
-    let wrapper = wrapper_verilog(spec, lanes);
+    sweep_temp(&cache);
+    let wrapper = wrapper_verilog(spec, lanes, &sources.parameters);
     let harness = harness_cpp(spec, lanes);
-    let vflags = verilator_flags(opts.trace);
+    let mut vflags = verilator_flags(opts.trace);
+    for d in &sources.include_dirs {
+        vflags.push(format!("-I{}", d.display()));
+    }
+    for (k, v) in &sources.defines {
+        vflags.push(if v.is_empty() {
+            format!("+define+{k}")
+        } else {
+            format!("+define+{k}={v}")
+        });
+    }
     let cflags = cxx_flags(tc, opts.trace);
     let fast_opt = format!("-O{}", opts.opt_level);
     let spec_json = serde_json::to_string_pretty(spec).unwrap_or_default();
@@ -707,17 +868,21 @@ pub(crate) fn build_model(
         .field("opt", fast_opt.as_bytes())
         .field("spec", spec_json.as_bytes())
         .field("wrapper", wrapper.as_bytes())
-        .field("harness-src", harness.as_bytes())
-        .field("verilog", verilog.as_bytes());
+        .field("harness-src", harness.as_bytes());
+    sources.hash_into(&mut key);
     let dest = cache.join("models").join(key.hex());
     let so_name = "model.so";
-    if dest.join(so_name).is_file() {
-        return Ok(BuiltModel {
-            so_path: dest.join(so_name),
-            dir: dest,
-            cache_hit: true,
-            seconds: start.elapsed().as_secs_f64(),
-        });
+    if dest.is_dir() {
+        if entry_ok(&dest) {
+            return Ok(BuiltModel {
+                so_path: dest.join(so_name),
+                dir: dest,
+                cache_hit: true,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+        // Incomplete or corrupt (a truncated model.so, an interrupted publish): rebuild.
+        discard_entry(&cache, &dest);
     }
 
     let tmp = make_temp_dir(&cache, "model")?;
@@ -725,7 +890,21 @@ pub(crate) fn build_model(
         fs::write(tmp.join(name), text)
             .map_err(|e| SimError::io(format!("writing {}", tmp.join(name).display()), e))
     };
-    wr("core.v", verilog)?;
+    let mut file_args: Vec<String> = Vec::new();
+    for (i, f) in sources.files.iter().enumerate() {
+        match &f.path {
+            Some(p) => file_args.push(p.display().to_string()),
+            None => {
+                let name = if sources.files.len() == 1 {
+                    f.name.clone()
+                } else {
+                    format!("{i}_{}", f.name)
+                };
+                wr(&name, &f.text)?;
+                file_args.push(name);
+            }
+        }
+    }
     wr("wrapper.v", &wrapper)?;
     wr("harness.cpp", &harness)?;
     wr("spec.json", &spec_json)?;
@@ -738,7 +917,7 @@ pub(crate) fn build_model(
         .args(&vflags)
         .arg("--Mdir")
         .arg("obj")
-        .arg("core.v")
+        .args(&file_args)
         .arg("wrapper.v");
     let line = command_line(&cmd);
     let out = cmd
@@ -755,8 +934,27 @@ pub(crate) fn build_model(
         return Err(SimError::Verilator {
             command: line,
             build_dir: tmp,
-            stderr_tail: tail(&text, 30),
+            stderr_tail: error_excerpt(&text, 10, 20),
         });
+    }
+    // The wrapper connects each port with the width the description declares: a width or pin
+    // warning on wrapper.v means the description and the Verilog disagree (a narrower result
+    // port would leave bits unchecked), which is an error, never a warning.
+    let mismatches: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            (l.contains("%Warning-WIDTH") || l.contains("%Warning-PINMISSING"))
+                && l.contains("wrapper.v")
+        })
+        .collect();
+    if !mismatches.is_empty() {
+        let _ = fs::write(tmp.join("build.log"), &log);
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(SimError::InvalidSpec(format!(
+            "the ports of `{}` in the Verilog differ from its description (manifest): fix the widths or add the missing ports\n{}",
+            spec.top,
+            mismatches.join("\n")
+        )));
     }
     let mk_path = obj.join(format!("V{WRAPPER_MODULE}_classes.mk"));
     let mk = fs::read_to_string(&mk_path)
@@ -816,7 +1014,9 @@ pub(crate) fn build_model(
     for (_, o, _) in &jobs {
         let _ = fs::remove_file(o);
     }
+    write_stamp(&tmp, &[so_name.to_string()])?;
     let dir = publish(&tmp, &dest)?;
+    evict(&cache, max_models_bytes(), &dir);
     Ok(BuiltModel {
         so_path: dir.join(so_name),
         dir,
@@ -855,16 +1055,16 @@ mod tests {
         let spec = CoreSpec::pipelined(
             "core",
             vec![
-                Port::control("clk", PortRole::Clock),
-                Port::control("rst_n", PortRole::ResetN),
-                Port::control("valid_i", PortRole::ValidIn),
+                Port::control("clk", Role::Clock),
+                Port::control("rst_n", Role::ResetN),
+                Port::control("valid_i", Role::ValidIn),
                 Port::input("a", 8),
                 Port::output("y", 32),
-                Port::control("valid_o", PortRole::ValidOut),
+                Port::control("valid_o", Role::ValidOut),
             ],
             2,
         );
-        let v = wrapper_verilog(&spec, 2);
+        let v = wrapper_verilog(&spec, 2, &BTreeMap::new());
         assert!(v.contains(".rst_n(~sim_rst)"), "{v}");
         assert!(
             v.contains(".a(l1_i0)") && v.contains(".valid_i(l1_i1)"),

@@ -1,5 +1,15 @@
 //! The build cache: where compiled models and the Verilator runtime live, how they are keyed,
-//! and how a finished build is published atomically (build in a private temp dir, `rename`).
+//! how a finished build is published atomically (build in a private temp dir, `rename`), and
+//! how the cache heals and bounds itself:
+//!
+//! * every entry carries a stamp (`stamp.txt`: size and hash of each artifact) written last;
+//!   an entry whose stamp is missing or does not match its files (a truncated `model.so`, a
+//!   corrupt runtime object) is removed and rebuilt;
+//! * temporary build directories of processes that are gone (or older than a day) are
+//!   removed whenever a build starts;
+//! * after a build, the least recently used models are evicted while the cache holds more
+//!   than `FP8GEN_CACHE_MAX_MB` (default 4096) MiB of models;
+//! * [`clean`] (`fp8gen cache clean`) empties it.
 //!
 //! Location, first match wins: `$FP8GEN_CACHE`; `<cargo target dir>/fp8gen-cache` when the
 //! running executable lives under a directory named `target` (a workspace build);
@@ -9,7 +19,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Result, SimError};
 
@@ -111,6 +121,216 @@ pub(crate) fn publish(tmp: &Path, dest: &Path) -> Result<PathBuf> {
     }
 }
 
+/// Name of the stamp file of a cache entry.
+pub(crate) const STAMP: &str = "stamp.txt";
+
+fn file_hash(path: &Path) -> std::io::Result<String> {
+    let data = fs::read(path)?;
+    // FNV-1a 64 over 8-byte words: fast enough for tens of MB, and any truncation or
+    // corruption changes it.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in data.chunks(8) {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        h ^= u64::from_le_bytes(w);
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    Ok(format!("{h:016x}"))
+}
+
+/// Writes `dir/stamp.txt` describing `files` (relative to `dir`): one `name size hash` line each.
+pub(crate) fn write_stamp(dir: &Path, files: &[String]) -> Result<()> {
+    let mut text = String::new();
+    for f in files {
+        let p = dir.join(f);
+        let len = fs::metadata(&p)
+            .map_err(|e| SimError::io(format!("stamping {}", p.display()), e))?
+            .len();
+        let h = file_hash(&p).map_err(|e| SimError::io(format!("hashing {}", p.display()), e))?;
+        text.push_str(&format!("{f} {len} {h}\n"));
+    }
+    fs::write(dir.join(STAMP), text)
+        .map_err(|e| SimError::io(format!("writing {}", dir.join(STAMP).display()), e))
+}
+
+/// Whether the entry `dir` is complete and intact: its stamp exists and every file it lists
+/// has the recorded size and hash. Marks the entry as used (for eviction).
+pub(crate) fn entry_ok(dir: &Path) -> bool {
+    let Ok(text) = fs::read_to_string(dir.join(STAMP)) else {
+        return false;
+    };
+    let mut any = false;
+    for line in text.lines() {
+        let mut it = line.split(' ');
+        let (Some(name), Some(len), Some(h)) = (it.next(), it.next(), it.next()) else {
+            return false;
+        };
+        let p = dir.join(name);
+        let ok = fs::metadata(&p).is_ok_and(|m| m.len().to_string() == len)
+            && file_hash(&p).is_ok_and(|x| x == h);
+        if !ok {
+            return false;
+        }
+        any = true;
+    }
+    if any {
+        let _ = fs::File::options()
+            .append(true)
+            .open(dir.join(STAMP))
+            .and_then(|f| f.set_modified(SystemTime::now()));
+    }
+    any
+}
+
+/// Removes a damaged entry so that it is rebuilt (renamed aside first, so a concurrent
+/// reader never sees half a directory).
+pub(crate) fn discard_entry(root: &Path, dir: &Path) {
+    if let Ok(aside) = make_temp_dir(root, "discard") {
+        let target = aside.join("entry");
+        if fs::rename(dir, &target).is_ok() {
+            let _ = fs::remove_dir_all(&aside);
+            return;
+        }
+        let _ = fs::remove_dir_all(&aside);
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
+fn pid_alive(pid: u32) -> bool {
+    Path::new("/proc").is_dir() && Path::new(&format!("/proc/{pid}")).exists()
+        || !Path::new("/proc").is_dir()
+}
+
+/// Removes temporary build directories left by processes that are gone, or older than a day.
+pub(crate) fn sweep_temp(root: &Path) -> u64 {
+    let mut removed = 0;
+    let Ok(rd) = fs::read_dir(root.join("tmp")) else {
+        return 0;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        // <prefix>-<pid>-<nanos>-<n>
+        let parts: Vec<&str> = name.rsplitn(4, '-').collect();
+        let pid: Option<u32> = parts.get(2).and_then(|p| p.parse().ok());
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|d| d > Duration::from_secs(24 * 3600));
+        let dead = pid.is_some_and(|p| p != std::process::id() && !pid_alive(p));
+        if (dead || old) && fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+fn dir_size(p: &Path) -> u64 {
+    let mut n = 0;
+    if let Ok(rd) = fs::read_dir(p) {
+        for e in rd.flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_dir() => n += dir_size(&e.path()),
+                Ok(m) => n += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    n
+}
+
+/// Cache size limit for models in bytes (`FP8GEN_CACHE_MAX_MB`, default 4096 MiB).
+pub(crate) fn max_models_bytes() -> u64 {
+    env::var("FP8GEN_CACHE_MAX_MB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(4096)
+        .saturating_mul(1 << 20)
+}
+
+/// Evicts the least recently used models (by stamp time) until the models take at most
+/// `max_bytes`; never evicts `keep`. Returns the number of entries removed.
+pub(crate) fn evict(root: &Path, max_bytes: u64, keep: &Path) -> u64 {
+    let Ok(rd) = fs::read_dir(root.join("models")) else {
+        return 0;
+    };
+    let mut entries: Vec<(SystemTime, u64, PathBuf)> = rd
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            let t = fs::metadata(p.join(STAMP))
+                .and_then(|m| m.modified())
+                .unwrap_or(UNIX_EPOCH);
+            (t, dir_size(&p), p)
+        })
+        .collect();
+    let mut total: u64 = entries.iter().map(|e| e.1).sum();
+    entries.sort();
+    let mut removed = 0;
+    for (_, size, p) in entries {
+        if total <= max_bytes {
+            break;
+        }
+        if p == keep {
+            continue;
+        }
+        discard_entry(root, &p);
+        total = total.saturating_sub(size);
+        removed += 1;
+    }
+    removed
+}
+
+/// What [`clean`] removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CleanReport {
+    /// The cache directory.
+    pub dir: PathBuf,
+    /// Model entries removed.
+    pub models: u64,
+    /// Runtime entries removed.
+    pub runtimes: u64,
+    /// Temporary and discarded build directories removed.
+    pub temporaries: u64,
+    /// Bytes freed.
+    pub bytes: u64,
+}
+
+/// Empties the cache at `root` (models, Verilator runtimes, temporary directories).
+pub fn clean(root: &Path) -> Result<CleanReport> {
+    let mut r = CleanReport {
+        dir: root.to_path_buf(),
+        ..CleanReport::default()
+    };
+    for (sub, count) in [
+        ("models", &mut r.models),
+        ("runtime", &mut r.runtimes),
+        ("tmp", &mut r.temporaries),
+    ] {
+        let Ok(rd) = fs::read_dir(root.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let size = dir_size(&e.path());
+            fs::remove_dir_all(e.path())
+                .map_err(|err| SimError::io(format!("removing {}", e.path().display()), err))?;
+            *count += 1;
+            r.bytes += size;
+        }
+    }
+    Ok(r)
+}
+
+/// Number of model entries and their total size in bytes.
+pub fn usage(root: &Path) -> (u64, u64) {
+    let Ok(rd) = fs::read_dir(root.join("models")) else {
+        return (0, 0);
+    };
+    let v: Vec<u64> = rd.flatten().map(|e| dir_size(&e.path())).collect();
+    (v.len() as u64, v.iter().sum())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +361,62 @@ mod tests {
         publish(&b, &dest).unwrap();
         assert_eq!(fs::read_to_string(dest.join("f")).unwrap(), "first");
         assert!(!b.exists());
+    }
+
+    #[test]
+    fn stamps_detect_truncation_and_corruption() {
+        let root = tempfile::tempdir().unwrap();
+        let d = root.path().join("models").join("k");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("model.so"), vec![7u8; 1000]).unwrap();
+        assert!(!entry_ok(&d), "no stamp yet");
+        write_stamp(&d, &["model.so".to_string()]).unwrap();
+        assert!(entry_ok(&d));
+        fs::write(d.join("model.so"), vec![7u8; 999]).unwrap();
+        assert!(!entry_ok(&d), "truncated");
+        let mut v = vec![7u8; 1000];
+        v[500] = 8;
+        fs::write(d.join("model.so"), v).unwrap();
+        assert!(!entry_ok(&d), "corrupt");
+        discard_entry(root.path(), &d);
+        assert!(!d.exists());
+    }
+
+    #[test]
+    fn sweep_removes_dead_builds_and_clean_empties() {
+        let root = tempfile::tempdir().unwrap();
+        let mine = make_temp_dir(root.path(), "model").unwrap();
+        // A pid that cannot exist (above the kernel's pid_max).
+        let dead = root.path().join("tmp").join("model-4194399-1-0");
+        fs::create_dir_all(&dead).unwrap();
+        assert_eq!(sweep_temp(root.path()), 1);
+        assert!(mine.exists() && !dead.exists());
+        let m = root.path().join("models").join("a");
+        fs::create_dir_all(&m).unwrap();
+        fs::write(m.join("model.so"), [1u8; 10]).unwrap();
+        assert_eq!(usage(root.path()), (1, 10));
+        let r = clean(root.path()).unwrap();
+        assert_eq!((r.models, r.temporaries, r.bytes), (1, 1, 10));
+        assert_eq!(usage(root.path()), (0, 0));
+    }
+
+    #[test]
+    fn eviction_drops_the_least_recently_used() {
+        let root = tempfile::tempdir().unwrap();
+        let mk = |n: &str| {
+            let d = root.path().join("models").join(n);
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join("model.so"), vec![0u8; 100]).unwrap();
+            write_stamp(&d, &["model.so".to_string()]).unwrap();
+            d
+        };
+        let a = mk("a");
+        std::thread::sleep(Duration::from_millis(20));
+        let b = mk("b");
+        std::thread::sleep(Duration::from_millis(20));
+        let c = mk("c");
+        assert!(entry_ok(&a)); // touch a: now b is the oldest
+        assert_eq!(evict(root.path(), 300, &c), 1);
+        assert!(a.exists() && !b.exists() && c.exists());
     }
 }

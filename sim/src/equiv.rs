@@ -274,12 +274,20 @@ pub struct Summary {
     pub threads: usize,
     /// Lanes per model evaluation.
     pub lanes: usize,
+    /// The outputs compared: `name[width]`, and `name[width] bits 0x..` when only some bits
+    /// are compared.
+    #[serde(default)]
+    pub compared: Vec<String>,
+    /// Mismatching vectors per output port.
+    #[serde(default)]
+    pub mismatches_per_port: BTreeMap<String, u64>,
 }
 
 impl Summary {
-    /// No mismatch and every vector run.
+    /// At least one vector compared, no mismatch, and every vector run. A run that compared
+    /// nothing never passes.
     pub fn passed(&self) -> bool {
-        self.mismatches == 0 && self.complete
+        self.mismatches == 0 && self.complete && self.vectors > 0
     }
 
     /// Pretty JSON text.
@@ -344,6 +352,14 @@ impl Summary {
             vectors_per_second: rate(vectors, seconds),
             threads: self.threads.max(other.threads),
             lanes: self.lanes.max(other.lanes),
+            compared: self.compared.clone(),
+            mismatches_per_port: {
+                let mut m = self.mismatches_per_port.clone();
+                for (k, v) in &other.mismatches_per_port {
+                    *m.entry(k.clone()).or_default() += v;
+                }
+                m
+            },
         })
     }
 
@@ -429,6 +445,115 @@ pub type ProgressFn<'a> = &'a (dyn Fn(&Progress) + Sync);
 struct Local {
     mismatches: u64,
     cex: Vec<Counterexample>,
+    per_port: Vec<u64>,
+}
+
+fn compared_list(out_ports: &[&Port], masks: &[u64]) -> Vec<String> {
+    out_ports
+        .iter()
+        .zip(masks)
+        .filter(|(_, m)| **m != 0)
+        .map(|(p, m)| {
+            if *m == p.mask() {
+                format!("{}[{}]", p.name, p.width)
+            } else {
+                format!("{}[{}] bits {m:#x}", p.name, p.width)
+            }
+        })
+        .collect()
+}
+
+fn per_port_map(out_ports: &[&Port], locals: &[Local]) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for (k, p) in out_ports.iter().enumerate() {
+        let n: u64 = locals.iter().map(|l| l.per_port.get(k).copied().unwrap_or(0)).sum();
+        if n > 0 {
+            m.insert(p.name.clone(), n);
+        }
+    }
+    m
+}
+
+/// Output masks from a config (validated against the outputs).
+fn resolve_masks(spec: &CoreSpec, cfg: &EquivConfig) -> Result<Vec<u64>> {
+    let out_ports: Vec<&Port> = spec.data_outputs().collect();
+    let no = out_ports.len();
+    let masks: Vec<u64> = match &cfg.output_masks {
+        Some(m) if m.len() != no => {
+            return Err(SimError::Usage(format!(
+                "{} output masks given for {no} data outputs of `{}`",
+                m.len(),
+                spec.top
+            )))
+        }
+        Some(m) => m
+            .iter()
+            .zip(&out_ports)
+            .map(|(m, p)| m & p.mask())
+            .collect(),
+        None => out_ports.iter().map(|p| p.mask()).collect(),
+    };
+    if masks.iter().all(|m| *m == 0) {
+        return Err(SimError::Usage(format!(
+            "no output bit of `{}` is compared; a run that compares nothing proves nothing",
+            spec.top
+        )));
+    }
+    Ok(masks)
+}
+
+fn resolve_threads(cfg: &EquivConfig) -> usize {
+    if cfg.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        cfg.threads
+    }
+}
+
+/// Compares one output row with the golden row; on a mismatch counts it and keeps a
+/// counterexample. Returns whether it matched.
+#[allow(clippy::too_many_arguments)]
+fn compare_row(
+    local: &mut Local,
+    cfg: &EquivConfig,
+    spec: &CoreSpec,
+    out_ports: &[&Port],
+    masks: &[u64],
+    index: u64,
+    row: &[u64],
+    got: &[u64],
+    exp: &[u64],
+) -> bool {
+    let mut bad = false;
+    for (k, ((a, b), m)) in got.iter().zip(exp).zip(masks).enumerate() {
+        if (a ^ b) & m != 0 {
+            bad = true;
+            local.per_port[k] += 1;
+        }
+    }
+    if !bad {
+        return true;
+    }
+    local.mismatches += 1;
+    if local.cex.len() < cfg.max_counterexamples {
+        let exp_m: Vec<u64> = exp.iter().zip(masks).map(|(e, m)| e & m).collect();
+        let got_m: Vec<u64> = got.iter().zip(masks).map(|(e, m)| e & m).collect();
+        local.cex.push(Counterexample {
+            index,
+            inputs: PortValues::of(spec.data_inputs(), row),
+            expected: PortValues::of(out_ports.iter().copied(), &exp_m),
+            got: PortValues::of(out_ports.iter().copied(), &got_m),
+            mismatched_ports: out_ports
+                .iter()
+                .zip(exp_m.iter().zip(&got_m))
+                .filter(|(_, (e, g))| e != g)
+                .map(|(p, _)| p.name.clone())
+                .collect(),
+        });
+    }
+    false
 }
 
 /// Runs the shard of `space` selected by `cfg` through models of `lib` and compares every
@@ -447,31 +572,11 @@ where
     let spec = lib.spec();
     let (ni, no) = (spec.n_inputs(), spec.n_outputs());
     let out_ports: Vec<&Port> = spec.data_outputs().collect();
-    let masks: Vec<u64> = match &cfg.output_masks {
-        Some(m) if m.len() != no => {
-            return Err(SimError::Usage(format!(
-                "{} output masks given for {no} data outputs of `{}`",
-                m.len(),
-                spec.top
-            )))
-        }
-        Some(m) => m
-            .iter()
-            .zip(&out_ports)
-            .map(|(m, p)| m & p.mask())
-            .collect(),
-        None => out_ports.iter().map(|p| p.mask()).collect(),
-    };
+    let masks = resolve_masks(spec, cfg)?;
     if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
         return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
     }
-    let threads = if cfg.threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        cfg.threads
-    };
+    let threads = resolve_threads(cfg);
     let lanes = lib.lanes();
     // A multiple of the lane count, so only the last batch pads.
     let batch = cfg.batch.max(1).div_ceil(lanes) * lanes;
@@ -511,6 +616,7 @@ where
                 let mut local = Local {
                     mismatches: 0,
                     cex: Vec::new(),
+                    per_port: vec![0; no],
                 };
                 let result = (|| -> Result<()> {
                     let mut model = lib.instantiate()?;
@@ -532,34 +638,20 @@ where
                             let row = &input[k * ni..(k + 1) * ni];
                             let g = &got[k * no..(k + 1) * no];
                             golden(row, &mut exp);
-                            let bad = g
-                                .iter()
-                                .zip(&exp)
-                                .zip(&masks)
-                                .any(|((a, b), m)| (a ^ b) & m != 0);
-                            if bad {
+                            if !compare_row(
+                                &mut local,
+                                cfg,
+                                spec,
+                                &out_ports,
+                                &masks,
+                                b0 + k as u64,
+                                row,
+                                g,
+                                &exp,
+                            ) {
                                 batch_mism += 1;
-                                if local.cex.len() < cfg.max_counterexamples {
-                                    let exp_m: Vec<u64> =
-                                        exp.iter().zip(&masks).map(|(e, m)| e & m).collect();
-                                    let got_m: Vec<u64> =
-                                        g.iter().zip(&masks).map(|(e, m)| e & m).collect();
-                                    local.cex.push(Counterexample {
-                                        index: b0 + k as u64,
-                                        inputs: PortValues::of(spec.data_inputs(), row),
-                                        expected: PortValues::of(out_ports.iter().copied(), &exp_m),
-                                        got: PortValues::of(out_ports.iter().copied(), &got_m),
-                                        mismatched_ports: out_ports
-                                            .iter()
-                                            .zip(exp_m.iter().zip(&got_m))
-                                            .filter(|(_, (e, g))| e != g)
-                                            .map(|(p, _)| p.name.clone())
-                                            .collect(),
-                                    });
-                                }
                             }
                         }
-                        local.mismatches += batch_mism;
                         done.fetch_add(n as u64, Ordering::Relaxed);
                         let m = mism.fetch_add(batch_mism, Ordering::Relaxed) + batch_mism;
                         if cfg.stop_after_mismatches.is_some_and(|lim| m >= lim) {
@@ -592,11 +684,175 @@ where
     cex.truncate(cfg.max_counterexamples);
     let vectors = done.load(Ordering::Relaxed);
     Ok(Summary {
+        compared: compared_list(&out_ports, &masks),
+        mismatches_per_port: per_port_map(&out_ports, &locals),
         unit: cfg.unit.clone(),
         format: cfg.format.clone(),
         top: spec.top.clone(),
         meta: cfg.meta.clone(),
         space: space.len(),
+        shards: vec![cfg.shard],
+        vectors,
+        mismatches: locals.iter().map(|l| l.mismatches).sum(),
+        counterexamples: cex,
+        counterexample_limit: cfg.max_counterexamples,
+        complete: vectors == total,
+        seconds,
+        vectors_per_second: rate(vectors, seconds),
+        threads: threads.max(1),
+        lanes,
+    })
+}
+
+/// A set of input streams for a stateful core in stream mode (see [`CoreSpec::stream`]):
+/// stream `s` is `cycles()` rows, row `c` one word per data input. Pure in `(s, c)`.
+pub trait StreamSpace: Sync {
+    /// Number of streams.
+    fn streams(&self) -> u64;
+    /// Cycles per stream.
+    fn cycles(&self) -> usize;
+    /// Writes row `c` of stream `s`.
+    fn row(&self, s: u64, c: usize, out: &mut [u64]);
+}
+
+/// Runs the shard of `space`'s streams selected by `cfg`: each stream starts from reset in
+/// its own lane, and every cycle's outputs are compared with a fresh golden stream model
+/// (`new_model()`, called once per stream, stepped once per row). Vectors are cycles;
+/// counterexample `index` is `stream * cycles + cycle`. Threads, shards, counterexamples and
+/// the summary are those of [`check_equivalence`].
+pub fn check_streams<S, M, G>(
+    lib: &ModelLibrary,
+    space: &S,
+    new_model: M,
+    cfg: &EquivConfig,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary>
+where
+    S: StreamSpace + ?Sized,
+    M: Fn() -> G + Sync,
+    G: FnMut(&[u64], &mut [u64]),
+{
+    let spec = lib.spec();
+    if !spec.stream {
+        return Err(SimError::Usage(format!(
+            "`{}` is not described in stream mode; use check_equivalence",
+            spec.top
+        )));
+    }
+    let (ni, no) = (spec.n_inputs(), spec.n_outputs());
+    let out_ports: Vec<&Port> = spec.data_outputs().collect();
+    let masks = resolve_masks(spec, cfg)?;
+    if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
+        return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
+    }
+    let threads = resolve_threads(cfg);
+    let lanes = lib.lanes();
+    let cycles = space.cycles();
+    let (lo, hi) = cfg.shard.range(space.streams());
+    let total = (hi - lo) * cycles as u64;
+    let next = AtomicU64::new(lo);
+    let done = AtomicU64::new(0);
+    let mism = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let first_err: Mutex<Option<SimError>> = Mutex::new(None);
+    let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
+    let start = Instant::now();
+    std::thread::scope(|sc| {
+        for _ in 0..threads.max(1) {
+            sc.spawn(|| {
+                let mut local = Local {
+                    mismatches: 0,
+                    cex: Vec::new(),
+                    per_port: vec![0; no],
+                };
+                let result = (|| -> Result<()> {
+                    let mut model = lib.instantiate()?;
+                    let mut input = vec![0u64; cycles * lanes * ni];
+                    let mut got = vec![0u64; cycles * lanes * no];
+                    let mut exp = vec![0u64; no];
+                    while !stop.load(Ordering::Relaxed) {
+                        let s0 = next.fetch_add(lanes as u64, Ordering::Relaxed);
+                        if s0 >= hi {
+                            break;
+                        }
+                        let n = (hi - s0).min(lanes as u64) as usize;
+                        input.iter_mut().for_each(|w| *w = 0);
+                        for c in 0..cycles {
+                            for l in 0..n {
+                                let at = (c * lanes + l) * ni;
+                                space.row(s0 + l as u64, c, &mut input[at..at + ni]);
+                            }
+                        }
+                        model.reset()?;
+                        model.eval(&input, &mut got)?;
+                        let mut m = 0u64;
+                        for l in 0..n {
+                            let mut g = new_model();
+                            for c in 0..cycles {
+                                let at = c * lanes + l;
+                                let row = &input[at * ni..(at + 1) * ni];
+                                g(row, &mut exp);
+                                let idx = (s0 + l as u64) * cycles as u64 + c as u64;
+                                if !compare_row(
+                                    &mut local,
+                                    cfg,
+                                    spec,
+                                    &out_ports,
+                                    &masks,
+                                    idx,
+                                    row,
+                                    &got[at * no..(at + 1) * no],
+                                    &exp,
+                                ) {
+                                    m += 1;
+                                }
+                            }
+                        }
+                        done.fetch_add((n * cycles) as u64, Ordering::Relaxed);
+                        let t = mism.fetch_add(m, Ordering::Relaxed) + m;
+                        if cfg.stop_after_mismatches.is_some_and(|lim| t >= lim) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        if let Some(cb) = progress {
+                            cb(&Progress {
+                                done: done.load(Ordering::Relaxed),
+                                total,
+                                mismatches: t,
+                                seconds: start.elapsed().as_secs_f64(),
+                            });
+                        }
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = result {
+                    stop.store(true, Ordering::Relaxed);
+                    if let Ok(mut slot) = first_err.lock() {
+                        slot.get_or_insert(e);
+                    }
+                }
+                if let Ok(mut l) = locals.lock() {
+                    l.push(local);
+                }
+            });
+        }
+    });
+    if let Ok(Some(e)) = first_err.into_inner() {
+        return Err(e);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let locals = locals.into_inner().unwrap_or_default();
+    let mut cex: Vec<Counterexample> = locals.iter().flat_map(|l| l.cex.iter().cloned()).collect();
+    cex.sort_by_key(|c| c.index);
+    cex.truncate(cfg.max_counterexamples);
+    let vectors = done.load(Ordering::Relaxed);
+    Ok(Summary {
+        compared: compared_list(&out_ports, &masks),
+        mismatches_per_port: per_port_map(&out_ports, &locals),
+        unit: cfg.unit.clone(),
+        format: cfg.format.clone(),
+        top: spec.top.clone(),
+        meta: cfg.meta.clone(),
+        space: space.streams() * cycles as u64,
         shards: vec![cfg.shard],
         vectors,
         mismatches: locals.iter().map(|l| l.mismatches).sum(),

@@ -37,7 +37,7 @@ pub enum SimError {
         command: String,
         /// The build directory, kept for inspection.
         build_dir: PathBuf,
-        /// The last lines of Verilator's output.
+        /// The first errors and the last lines of Verilator's output.
         stderr_tail: String,
     },
     /// The C++ compiler or linker failed on the generated model.
@@ -46,7 +46,7 @@ pub enum SimError {
         command: String,
         /// The build directory, kept for inspection.
         build_dir: PathBuf,
-        /// The last lines of the compiler's output.
+        /// The first errors and the last lines of the compiler's output.
         stderr_tail: String,
     },
     /// A file-system operation failed.
@@ -122,7 +122,7 @@ impl fmt::Display for SimError {
             SimError::Io { context, source } => write!(f, "{context}: {source}"),
             SimError::Load { path, message } => write!(
                 f,
-                "cannot load simulation model {}: {message}; delete it to force a rebuild",
+                "cannot load simulation model {}: {message}; run `fp8gen cache clean` to rebuild every model",
                 path.display()
             ),
             SimError::Runtime(msg) => write!(f, "simulation stopped: {msg}"),
@@ -146,4 +146,60 @@ pub(crate) fn tail(text: &str, max_lines: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(max_lines);
     lines[start..].join("\n")
+}
+
+/// The part of a tool's output a user needs: the first errors (lines starting with `%Error`
+/// or containing `error:`, each with the two lines after it, at most `max_errors` of them:
+/// the first error is usually the real one), then the last lines. Falls back to the tail.
+pub(crate) fn error_excerpt(text: &str, max_errors: usize, tail_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let is_err = |l: &str| l.starts_with("%Error") || l.contains("error:");
+    let mut keep = vec![false; lines.len()];
+    let mut found = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if found < max_errors && is_err(l) {
+            found += 1;
+            for k in keep.iter_mut().skip(i).take(3) {
+                *k = true;
+            }
+        }
+    }
+    if found == 0 {
+        return tail(text, tail_lines);
+    }
+    let start = lines.len().saturating_sub(tail_lines);
+    let mut out = Vec::new();
+    let mut gap = false;
+    for (i, l) in lines.iter().enumerate() {
+        if keep[i] || i >= start {
+            if gap && !out.is_empty() {
+                out.push("  [...]");
+            }
+            gap = false;
+            out.push(l);
+        } else {
+            gap = true;
+        }
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_keeps_the_first_error_and_the_tail() {
+        let mut text = String::from("%Warning-WIDTH: a\n%Error: core.v:3: syntax error\n  here\n");
+        for i in 0..100 {
+            text.push_str(&format!("noise {i}\n"));
+        }
+        text.push_str("%Error: Exiting due to 1 error(s)\n");
+        let e = error_excerpt(&text, 10, 5);
+        assert!(e.starts_with("%Error: core.v:3: syntax error\n  here\n"), "{e}");
+        assert!(e.contains("[...]"), "{e}");
+        assert!(e.ends_with("%Error: Exiting due to 1 error(s)"), "{e}");
+        assert!(!e.contains("noise 50"), "{e}");
+        assert_eq!(error_excerpt("a\nb", 10, 1), "b");
+    }
 }

@@ -24,13 +24,13 @@ mod model;
 mod spec;
 mod toolchain;
 
-pub use builder::{BuildOptions, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE};
-pub use cache::default_cache_dir;
+pub use builder::{BuildOptions, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE};
+pub use cache::{clean as clean_cache, default_cache_dir, usage as cache_usage, CleanReport};
 pub use equiv::{
-    check_equivalence, Counterexample, EquivConfig, Exhaustive, FnSpace, PortValues, Progress,
-    ProgressFn, Shard, Summary, VectorSpace,
+    check_equivalence, check_streams, Counterexample, EquivConfig, Exhaustive, FnSpace, PortValues, Progress,
+    ProgressFn, Shard, StreamSpace, Summary, VectorSpace,
 };
 pub use error::{Result, SimError};
 pub use model::{Model, ModelLibrary};
-pub use spec::{width_mask, CoreSpec, Direction, ManifestCore, Port, PortRole};
+pub use spec::{width_mask, CoreSpec, Direction, Port, Role};
 pub use toolchain::Toolchain;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use libloading::Library;
 
-use crate::builder::{build_model, BuildOptions, RawLayout, HARNESS_VERSION};
+use crate::builder::{build_model, BuildOptions, RawLayout, Sources, HARNESS_VERSION};
 use crate::error::{Result, SimError};
 use crate::spec::CoreSpec;
 use crate::toolchain::Toolchain;
@@ -43,7 +43,7 @@ struct Api {
 struct Inner {
     api: Api,
     spec: CoreSpec,
-    verilog: String,
+    sources: Sources,
     toolchain: Toolchain,
     options: BuildOptions,
     lanes: usize,
@@ -85,7 +85,36 @@ impl ModelLibrary {
         spec: &CoreSpec,
         options: &BuildOptions,
     ) -> Result<ModelLibrary> {
-        let built = build_model(tc, verilog, spec, options)?;
+        Self::build_sources(tc, &Sources::verilog(verilog), spec, options)
+    }
+
+    /// Builds (or fetches from the cache) and loads the model of a core made of several
+    /// files, include directories, defines and parameters (see [`Sources`]). A cached model
+    /// that the loader rejects is discarded and rebuilt once.
+    pub fn build_sources(
+        tc: &Toolchain,
+        sources: &Sources,
+        spec: &CoreSpec,
+        options: &BuildOptions,
+    ) -> Result<ModelLibrary> {
+        match Self::build_once(tc, sources, spec, options) {
+            Err(SimError::Load { path, .. }) if path.is_file() => {
+                if let Some(dir) = path.parent() {
+                    crate::cache::discard_entry(&options.resolved_cache_dir(), dir);
+                }
+                Self::build_once(tc, sources, spec, options)
+            }
+            r => r,
+        }
+    }
+
+    fn build_once(
+        tc: &Toolchain,
+        sources: &Sources,
+        spec: &CoreSpec,
+        options: &BuildOptions,
+    ) -> Result<ModelLibrary> {
+        let built = build_model(tc, sources, spec, options)?;
         let path = &built.so_path;
         let load_err = |m: String| SimError::Load {
             path: path.clone(),
@@ -143,7 +172,7 @@ impl ModelLibrary {
             inner: Arc::new(Inner {
                 api,
                 spec: spec.clone(),
-                verilog: verilog.to_string(),
+                sources: sources.clone(),
                 toolchain: tc.clone(),
                 options: options.clone(),
                 lanes: lanes as usize,
@@ -170,16 +199,6 @@ impl ModelLibrary {
         Self::build(tc, &text, spec, options)
     }
 
-    /// Builds the core described by a `manifest.json` (see [`crate::ManifestCore`]).
-    pub fn build_from_manifest(
-        tc: &Toolchain,
-        manifest_path: &Path,
-        options: &BuildOptions,
-    ) -> Result<ModelLibrary> {
-        let core = crate::spec::ManifestCore::load(manifest_path)?;
-        Self::build_file(tc, &core.verilog_path, &core.spec, options)
-    }
-
     /// The same core built with `--trace` and one lane, for VCD replays.
     pub fn trace_variant(&self) -> Result<ModelLibrary> {
         if self.inner.options.trace {
@@ -188,9 +207,9 @@ impl ModelLibrary {
         let mut opts = self.inner.options.clone();
         opts.trace = true;
         opts.lanes = 1;
-        Self::build(
+        Self::build_sources(
             &self.inner.toolchain,
-            &self.inner.verilog,
+            &self.inner.sources,
             &self.inner.spec,
             &opts,
         )

@@ -8,110 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SimError};
-
-/// Direction of a port, seen from the core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Driven by the harness.
-    Input,
-    /// Read by the harness.
-    Output,
-}
-
-/// What the harness does with a port.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PortRole {
-    /// An operand or a result: part of every vector.
-    #[default]
-    Data,
-    /// The clock (rising edge); 1 bit input.
-    Clock,
-    /// Synchronous or asynchronous reset, active high; 1 bit input.
-    Reset,
-    /// Reset, active low; 1 bit input.
-    ResetN,
-    /// Input handshake: high for cycles that carry a vector; 1 bit input.
-    ValidIn,
-    /// Output handshake: must follow `valid_in` after exactly `latency` cycles; 1 bit output.
-    ValidOut,
-}
-
-/// One port of the core.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Port {
-    /// Verilog identifier of the port.
-    pub name: String,
-    /// Input or output.
-    pub direction: Direction,
-    /// Width in bits, 1..=64.
-    pub width: u32,
-    /// What the harness does with it.
-    #[serde(default)]
-    pub role: PortRole,
-}
-
-impl Port {
-    /// A data input of `width` bits.
-    pub fn input(name: impl Into<String>, width: u32) -> Self {
-        Port {
-            name: name.into(),
-            direction: Direction::Input,
-            width,
-            role: PortRole::Data,
-        }
-    }
-
-    /// A data output of `width` bits.
-    pub fn output(name: impl Into<String>, width: u32) -> Self {
-        Port {
-            name: name.into(),
-            direction: Direction::Output,
-            width,
-            role: PortRole::Data,
-        }
-    }
-
-    /// A 1-bit port with a control role (clock, reset, valid); its direction follows the role.
-    pub fn control(name: impl Into<String>, role: PortRole) -> Self {
-        let direction = if role == PortRole::ValidOut {
-            Direction::Output
-        } else {
-            Direction::Input
-        };
-        Port {
-            name: name.into(),
-            direction,
-            width: 1,
-            role,
-        }
-    }
-
-    /// Mask of the port's `width` low bits.
-    pub fn mask(&self) -> u64 {
-        width_mask(self.width)
-    }
-
-    /// Number of hex digits needed to print a value of this port.
-    pub fn hex_digits(&self) -> usize {
-        self.width.div_ceil(4).max(1) as usize
-    }
-
-    /// Whether the port is part of the vectors (operand or result).
-    pub fn is_data(&self) -> bool {
-        self.role == PortRole::Data
-    }
-}
-
-/// Mask of the `width` low bits (`width` ≤ 64).
-pub fn width_mask(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}
+pub use iface::{is_identifier, width_mask, Direction, Port, Role};
 
 /// The interface of a core: what the harness generator needs to drive it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -123,6 +20,11 @@ pub struct CoreSpec {
     /// Pipeline latency in cycles (0 = combinational). Must be 0 without a clock.
     #[serde(default)]
     pub latency: u32,
+    /// Stream mode of a stateful core: `valid_in`/`valid_out` are ordinary data, every input
+    /// row is one clock cycle and output row `i` is what the core shows `latency` cycles
+    /// later; the caller's model, not the harness, knows when results are due.
+    #[serde(default)]
+    pub stream: bool,
 }
 
 impl CoreSpec {
@@ -132,15 +34,49 @@ impl CoreSpec {
             top: top.into(),
             ports,
             latency: 0,
+            stream: false,
         }
     }
 
-    /// A clocked core of the given latency; `ports` must contain a [`PortRole::Clock`] port.
+    /// A clocked core of the given latency; `ports` must contain a [`Role::Clock`] port.
     pub fn pipelined(top: impl Into<String>, ports: Vec<Port>, latency: u32) -> Self {
         CoreSpec {
             top: top.into(),
             ports,
             latency,
+            stream: false,
+        }
+    }
+
+    /// A clocked core driven in stream mode (see [`CoreSpec::stream`]): one row per cycle;
+    /// output row `i` is what the core shows `latency` cycles after input row `i`.
+    pub fn stream(top: impl Into<String>, ports: Vec<Port>, latency: u32) -> Self {
+        CoreSpec {
+            top: top.into(),
+            ports,
+            latency,
+            stream: true,
+        }
+    }
+
+    /// The interface of a manifest: clocked cores are driven through their valid handshake
+    /// with the declared latency; on a combinational core `valid_in`/`valid_out` are data.
+    pub fn from_manifest(m: &iface::Manifest) -> Self {
+        CoreSpec {
+            top: m.top.clone(),
+            ports: m.ports.clone(),
+            latency: m.latency,
+            stream: false,
+        }
+    }
+
+    /// Whether the harness treats `p` as part of the vectors: every role but clock and
+    /// resets, and the valid handshake only on combinational cores and in stream mode.
+    pub fn is_data(&self, p: &Port) -> bool {
+        match p.role {
+            Role::Clock | Role::Reset | Role::ResetN => false,
+            Role::ValidIn | Role::ValidOut => self.stream || !self.is_clocked(),
+            _ => true,
         }
     }
 
@@ -148,14 +84,14 @@ impl CoreSpec {
     pub fn data_inputs(&self) -> impl Iterator<Item = &Port> {
         self.ports
             .iter()
-            .filter(|p| p.is_data() && p.direction == Direction::Input)
+            .filter(|p| self.is_data(p) && p.direction == Direction::Input)
     }
 
     /// Data output ports, in vector order.
     pub fn data_outputs(&self) -> impl Iterator<Item = &Port> {
         self.ports
             .iter()
-            .filter(|p| p.is_data() && p.direction == Direction::Output)
+            .filter(|p| self.is_data(p) && p.direction == Direction::Output)
     }
 
     /// Number of `u64` words in one input vector.
@@ -169,18 +105,18 @@ impl CoreSpec {
     }
 
     /// The port with the given role, if any.
-    pub fn port_with_role(&self, role: PortRole) -> Option<&Port> {
+    pub fn port_with_role(&self, role: Role) -> Option<&Port> {
         self.ports.iter().find(|p| p.role == role)
     }
 
     /// Whether the core has a clock (and is driven cycle by cycle).
     pub fn is_clocked(&self) -> bool {
-        self.port_with_role(PortRole::Clock).is_some()
+        self.port_with_role(Role::Clock).is_some()
     }
 
-    /// Whether the core has a `valid_in`/`valid_out` handshake.
+    /// Whether the harness drives a `valid_in`/`valid_out` handshake (clocked, not stream).
     pub fn has_valid(&self) -> bool {
-        self.port_with_role(PortRole::ValidIn).is_some()
+        self.is_clocked() && !self.stream && self.port_with_role(Role::ValidIn).is_some()
     }
 
     /// Checks names, widths, roles and latency; the error names the offending port.
@@ -214,37 +150,33 @@ impl CoreSpec {
                     p.name, p.width
                 ));
             }
-            let (want_dir, is_control) = match p.role {
-                PortRole::Data => (p.direction, false),
-                PortRole::ValidOut => (Direction::Output, true),
-                _ => (Direction::Input, true),
-            };
-            if p.direction != want_dir {
-                return bad(format!(
-                    "port `{}` has role {:?} but is declared as {:?}",
-                    p.name, p.role, p.direction
-                ));
+            if let Some(d) = p.role.direction() {
+                if p.direction != d {
+                    return bad(format!(
+                        "port `{}` has role {} but is declared as {:?}",
+                        p.name, p.role, p.direction
+                    ));
+                }
             }
-            if is_control && p.width != 1 {
+            if p.role.is_control() && p.width != 1 {
                 return bad(format!(
-                    "port `{}` has role {:?} and must be 1 bit wide, not {}",
+                    "port `{}` has role {} and must be 1 bit wide, not {}",
                     p.name, p.role, p.width
                 ));
             }
         }
         for role in [
-            PortRole::Clock,
-            PortRole::Reset,
-            PortRole::ResetN,
-            PortRole::ValidIn,
-            PortRole::ValidOut,
+            Role::Clock,
+            Role::Reset,
+            Role::ResetN,
+            Role::ValidIn,
+            Role::ValidOut,
         ] {
             if self.ports.iter().filter(|p| p.role == role).count() > 1 {
-                return bad(format!("more than one port has role {role:?}"));
+                return bad(format!("more than one port has role {role}"));
             }
         }
-        if self.port_with_role(PortRole::Reset).is_some()
-            && self.port_with_role(PortRole::ResetN).is_some()
+        if self.port_with_role(Role::Reset).is_some() && self.port_with_role(Role::ResetN).is_some()
         {
             return bad("both an active-high and an active-low reset are listed".into());
         }
@@ -256,15 +188,18 @@ impl CoreSpec {
                     self.latency
                 ));
             }
-            if let Some(p) = self.ports.iter().find(|p| !p.is_data()) {
+            if self.stream {
+                return bad("stream mode needs a clocked core".into());
+            }
+            if let Some(p) = self.ports.iter().find(|p| !self.is_data(p)) {
                 return bad(format!(
-                    "port `{}` has role {:?} but the core has no clock port",
+                    "port `{}` has role {} but the core has no clock port",
                     p.name, p.role
                 ));
             }
         }
-        if self.port_with_role(PortRole::ValidIn).is_some()
-            != self.port_with_role(PortRole::ValidOut).is_some()
+        if self.port_with_role(Role::ValidIn).is_some()
+            != self.port_with_role(Role::ValidOut).is_some()
         {
             return bad("valid_in and valid_out must be given together".into());
         }
@@ -276,97 +211,6 @@ impl CoreSpec {
         }
         Ok(())
     }
-}
-
-/// A core described by a `manifest.json` (as written by `fp8gen gen`): its interface and the
-/// path of its Verilog file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ManifestCore {
-    /// Interface (roles other than clock/reset/valid become [`PortRole::Data`]).
-    pub spec: CoreSpec,
-    /// The Verilog file, resolved against the manifest's directory.
-    pub verilog_path: std::path::PathBuf,
-}
-
-impl ManifestCore {
-    /// Reads the interface from a manifest file. Only `top`, `verilog`, `latency` and
-    /// `ports` (`name`, `direction`, `width`, `role`) are used; port roles `clock`, `reset`,
-    /// `reset_n`, `valid_in`, `valid_out` drive the harness, any other role is data.
-    pub fn load(manifest_path: &std::path::Path) -> Result<ManifestCore> {
-        let text = std::fs::read_to_string(manifest_path)
-            .map_err(|e| SimError::io(format!("reading {}", manifest_path.display()), e))?;
-        let dir = manifest_path
-            .parent()
-            .unwrap_or_else(|| std::path::Path::new("."));
-        Self::from_json(&text, dir).map_err(|e| match e {
-            SimError::InvalidSpec(m) => {
-                SimError::InvalidSpec(format!("{}: {m}", manifest_path.display()))
-            }
-            other => other,
-        })
-    }
-
-    /// Parses manifest JSON text; `dir` is where relative Verilog paths are resolved.
-    pub fn from_json(text: &str, dir: &std::path::Path) -> Result<ManifestCore> {
-        #[derive(Deserialize)]
-        struct MPort {
-            name: String,
-            direction: Direction,
-            width: u32,
-            #[serde(default)]
-            role: Option<String>,
-        }
-        #[derive(Deserialize)]
-        struct M {
-            top: String,
-            verilog: String,
-            #[serde(default)]
-            latency: u32,
-            ports: Vec<MPort>,
-        }
-        let m: M = serde_json::from_str(text)
-            .map_err(|e| SimError::InvalidSpec(format!("malformed manifest: {e}")))?;
-        let ports = m
-            .ports
-            .into_iter()
-            .map(|p| {
-                let role = match p.role.as_deref() {
-                    Some("clock") => PortRole::Clock,
-                    Some("reset") => PortRole::Reset,
-                    Some("reset_n") => PortRole::ResetN,
-                    Some("valid_in") => PortRole::ValidIn,
-                    Some("valid_out") => PortRole::ValidOut,
-                    _ => PortRole::Data,
-                };
-                Port {
-                    name: p.name,
-                    direction: p.direction,
-                    width: p.width,
-                    role,
-                }
-            })
-            .collect();
-        let spec = CoreSpec {
-            top: m.top,
-            ports,
-            latency: m.latency,
-        };
-        spec.validate()?;
-        Ok(ManifestCore {
-            spec,
-            verilog_path: dir.join(m.verilog),
-        })
-    }
-}
-
-/// Whether `s` is a plain (non-escaped) Verilog identifier that is also safe in C++.
-pub(crate) fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
-    }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -389,8 +233,8 @@ mod tests {
         let spec = CoreSpec::pipelined(
             "m",
             vec![
-                Port::control("clk", PortRole::Clock),
-                Port::control("v", PortRole::ValidIn),
+                Port::control("clk", Role::Clock),
+                Port::control("v", Role::ValidIn),
                 Port::input("a", 8),
                 Port::output("y", 8),
             ],
@@ -402,6 +246,7 @@ mod tests {
     #[test]
     fn manifest_ports_map_to_harness_roles() {
         let text = r#"{"schema":1,"unit":"mul","top":"fp8_mul","verilog":"fp8_mul.v",
+            "formats":{"x":"e4m3","y":"e4m3","r":"e4m3"},"modes":{},
             "latency":2,"ports":[
             {"name":"clk","direction":"input","width":1,"role":"clock"},
             {"name":"rst_n","direction":"input","width":1,"role":"reset_n"},
@@ -411,22 +256,23 @@ mod tests {
             {"name":"r_o","direction":"output","width":8,"role":"result"},
             {"name":"flags_o","direction":"output","width":4,"role":"flags"},
             {"name":"valid_o","direction":"output","width":1,"role":"valid_out"}]}"#;
-        let m = ManifestCore::from_json(text, std::path::Path::new("/out")).unwrap();
-        assert_eq!(m.verilog_path, std::path::Path::new("/out/fp8_mul.v"));
-        assert_eq!(m.spec.latency, 2);
-        assert_eq!(m.spec.n_inputs(), 2);
-        assert_eq!(m.spec.n_outputs(), 2);
-        assert_eq!(
-            m.spec.port_with_role(PortRole::ResetN).unwrap().name,
-            "rst_n"
-        );
-        let err = ManifestCore::from_json("{}", std::path::Path::new(".")).unwrap_err();
-        assert!(err.to_string().contains("malformed manifest"), "{err}");
+        let m = iface::Manifest::from_json(text).unwrap();
+        let spec = CoreSpec::from_manifest(&m);
+        spec.validate().unwrap();
+        assert_eq!(spec.latency, 2);
+        assert_eq!(spec.n_inputs(), 2);
+        assert_eq!(spec.n_outputs(), 2);
+        assert!(spec.has_valid());
+        assert_eq!(spec.port_with_role(Role::ResetN).unwrap().name, "rst_n");
+        let mut st = spec.clone();
+        st.stream = true;
+        assert!(!st.has_valid());
+        assert_eq!((st.n_inputs(), st.n_outputs()), (3, 3));
     }
 
     #[test]
     fn roles_round_trip_through_json() {
-        let p = Port::control("valid_o", PortRole::ValidOut);
+        let p = Port::control("valid_o", Role::ValidOut);
         let j = serde_json::to_string(&p).unwrap();
         assert!(
             j.contains("\"valid_out\"") && j.contains("\"output\""),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use sim::{
     check_equivalence, BuildOptions, CoreSpec, EquivConfig, Exhaustive, FnSpace, ModelLibrary,
-    Port, PortRole, SimError, Summary, Toolchain, VectorSpace,
+    Port, Role, SimError, Sources, Summary, Toolchain, VectorSpace,
 };
 
 fn toolchain() -> Toolchain {
@@ -79,13 +79,13 @@ fn pipe2_spec(latency: u32) -> CoreSpec {
     CoreSpec::pipelined(
         "pipe2",
         vec![
-            Port::control("clk", PortRole::Clock),
-            Port::control("rst", PortRole::Reset),
-            Port::control("valid_i", PortRole::ValidIn),
+            Port::control("clk", Role::Clock),
+            Port::control("rst", Role::Reset),
+            Port::control("valid_i", Role::ValidIn),
             Port::input("a", 16),
             Port::input("b", 16),
             Port::output("y", 32),
-            Port::control("valid_o", PortRole::ValidOut),
+            Port::control("valid_o", Role::ValidOut),
         ],
         latency,
     )
@@ -370,28 +370,61 @@ fn errors_name_the_problem() {
     }
 
     let err = ModelLibrary::build(&tc, ADD8, &dec8_spec(), &opts(1)).unwrap_err();
-    assert!(err.to_string().contains("no module `dec8`"), "{err}");
+    assert!(err.to_string().contains("declares module `dec8`"), "{err}");
 }
 
 #[test]
-fn builds_from_a_manifest() {
+fn builds_from_a_manifest_with_files_includes_defines_and_parameters() {
     let tc = toolchain();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("pipe2.v"), PIPE2).unwrap();
-    let manifest = r#"{"schema":1,"unit":"toy","top":"pipe2","verilog":"pipe2.v","latency":2,
-      "ports":[{"name":"clk","direction":"input","width":1,"role":"clock"},
-               {"name":"rst","direction":"input","width":1,"role":"reset"},
-               {"name":"valid_i","direction":"input","width":1,"role":"valid_in"},
-               {"name":"a","direction":"input","width":16,"role":"x"},
-               {"name":"b","direction":"input","width":16,"role":"y"},
-               {"name":"y","direction":"output","width":32,"role":"result"},
-               {"name":"valid_o","direction":"output","width":1,"role":"valid_out"}]}"#;
-    let path = dir.path().join("manifest.json");
-    std::fs::write(&path, manifest).unwrap();
-    let lib = ModelLibrary::build_from_manifest(&tc, &path, &opts(2)).unwrap();
-    assert_eq!(lib.spec(), &pipe2_spec(2));
-    let mut m = lib.instantiate().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("rtl/inc")).unwrap();
+    std::fs::write(d.join("rtl/inc/consts.svh"), "`define BUMP 8'd3\n").unwrap();
+    std::fs::write(
+        d.join("rtl/add_k.sv"),
+        "`include \"consts.svh\"\nmodule add_k #(parameter int K = 0) (input logic [7:0] a, output logic [7:0] y);\n\
+         `ifdef WITH_BUMP\n  assign y = a + 8'(K) + `BUMP;\n`else\n  assign y = a + 8'(K);\n`endif\nendmodule\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("rtl/top.sv"),
+        "module top #(parameter int K = 1) (input logic [7:0] a, output logic [7:0] y);\n  add_k #(.K(K)) u (.a(a), .y(y));\nendmodule\n",
+    )
+    .unwrap();
+    let manifest = r#"{"unit":"mul","top":"top","verilog":["rtl/add_k.sv","rtl/top.sv"],
+      "include_dirs":["rtl/inc"],"defines":{"WITH_BUMP":""},"parameters":{"K":5},
+      "formats":{"x":"e4m3","y":"e4m3","r":"e4m3"},
+      "ports":[{"name":"a","direction":"input","width":8},
+               {"name":"y","direction":"output","width":8}]}"#;
+    let m = iface::Manifest::from_json(manifest).unwrap();
+    let sources = Sources::from_manifest(&m, d).unwrap();
+    let spec = CoreSpec::from_manifest(&m);
+    let lib = ModelLibrary::build_sources(&tc, &sources, &spec, &opts(2)).unwrap();
+    let mut model = lib.instantiate().unwrap();
     let mut y = [0u64; 2];
-    m.eval(&[3, 5, 0xffff, 0xffff], &mut y).unwrap();
-    assert_eq!(y, [pipe2_ref(3, 5), pipe2_ref(0xffff, 0xffff)]);
+    model.eval(&[1, 250], &mut y).unwrap();
+    assert_eq!(y, [1 + 5 + 3, (250 + 8) & 0xff]);
+
+    // A description narrower than the Verilog port is an error, not a silent partial compare.
+    let mut narrow = spec.clone();
+    narrow.ports[1].width = 4;
+    let err = ModelLibrary::build_sources(&tc, &sources, &narrow, &opts(2)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the ports of `top` in the Verilog differ from its description"),
+        "{err}"
+    );
+    // So is a Verilog port the description leaves out.
+    let missing = CoreSpec::combinational("top", vec![Port::output("y", 8)]);
+    let err = ModelLibrary::build_sources(&tc, &sources, &missing, &opts(2)).unwrap_err();
+    assert!(err.to_string().contains("differ from its description") || err.to_string().contains("no data input"), "{err}");
+}
+
+#[test]
+fn verilator_errors_show_the_first_error() {
+    let tc = toolchain();
+    let bad = "module add8(input [7:0] a, input [7:0] b, input cin, output [7:0] s, output cout);\n  assign {cout, s} = a + b + cin\n  wire oops = ;\nendmodule\n";
+    let err = ModelLibrary::build(&tc, bad, &add8_spec(), &opts(1)).unwrap_err().to_string();
+    let first = err.lines().find(|l| l.starts_with("%Error")).unwrap_or_default();
+    assert!(first.contains(":3:") || first.contains(":2:"), "{err}");
 }

@@ -3,15 +3,13 @@
 
 use std::path::PathBuf;
 
-/// `../shared/reference` beside the repository (override with FP8GEN_SHARED=<shared dir>).
+/// The reference data vendored with the tests: `golden/tests/data/` (see its README for the
+/// source of each file).
 pub fn reference_dir() -> PathBuf {
-    let shared = std::env::var_os("FP8GEN_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let dir = shared.join("reference");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     assert!(
         dir.is_dir(),
-        "reference tables not found at {}; put the project's shared/ folder beside the repository or set FP8GEN_SHARED",
+        "reference data not found at {}; it is part of the repository (golden/tests/data)",
         dir.display()
     );
     dir

@@ -17,7 +17,6 @@
 use super::{describe, finish_core, layout};
 use crate::ast::{concat, sbits, Expr, ModuleBuilder};
 use crate::blocks::unpack;
-use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore};
 use golden::{convert, Class, Format, Rounding, Saturation, Spec};
 
@@ -135,19 +134,12 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         None
     };
     b.output("class_o", class);
-    let mut roles = vec![("x_i", Role::X), ("class_o", Role::Class)];
     if let Some(r) = r {
         b.output("r_o", r);
-        roles.push(("r_o", Role::Result));
     }
     b.output("sign_o", sign);
     b.output("exp_o", exp_out);
     b.output("sig_o", sig_out);
-    roles.extend([
-        ("sign_o", Role::Sign),
-        ("exp_o", Role::Exponent),
-        ("sig_o", Role::Significand),
-    ]);
     let (lo, hi) = exp_range(&f);
     let header = vec![
         format!("Unit:        decode {}", describe(&f)),
@@ -158,5 +150,5 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ),
         format!("             |v| = sig_o * 2^(exp_o - {})", p - 1),
     ];
-    finish_core(req, b, &top, header, &roles)
+    finish_core(req, b, &top, header)
 }

@@ -28,7 +28,6 @@ use super::mul::{mode_lines, mode_ports, mode_tag, product, spec_from_ports, y_f
 use super::{describe, finish_core};
 use crate::ast::{any, concat, sbits, ubits, Expr, ModuleBuilder};
 use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
-use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::{fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
 
@@ -454,14 +453,5 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "Outputs:     r_o = binary32, flags_o = {invalid, overflow, underflow, inexact}"
             .to_string(),
     );
-    let roles = [
-        ("x_i", Role::X),
-        ("y_i", Role::Y),
-        ("z_i", Role::Z),
-        ("rm_i", Role::Rounding),
-        ("sat_i", Role::Saturation),
-        ("r_o", Role::Result),
-        ("flags_o", Role::Flags),
-    ];
-    finish_core(req, b, &top, header, &roles)
+    finish_core(req, b, &top, header)
 }

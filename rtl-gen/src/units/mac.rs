@@ -25,7 +25,7 @@
 use super::finish_core;
 use super::fma::{header_lines, top_name, FmaModel};
 use crate::ast::ModuleBuilder;
-use crate::manifest::{Direction, Port, Role, Unit};
+use crate::manifest::{Direction, Unit};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use std::fmt::Write as _;
 
@@ -125,47 +125,15 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "Unit:        fma core of the mac {top} (acc <- x * y + acc)"
     )];
     fh.extend(header_lines(req));
-    let roles = [
-        ("x_i", Role::X),
-        ("y_i", Role::Y),
-        ("z_i", Role::Z),
-        ("rm_i", Role::Rounding),
-        ("sat_i", Role::Saturation),
-        ("r_o", Role::Result),
-        ("flags_o", Role::Flags),
-    ];
-    let core = finish_core(&freq, b, &fma_top, fh, &roles)?;
+    let core = finish_core(&freq, b, &fma_top, fh)?;
     let n = req.stages;
     let lat = latency(n);
     let dyn_rm = req.rounding == RoundingSel::Dynamic;
     let dyn_sat = req.saturation == SaturationSel::Dynamic;
-    let rmw = core
-        .manifest
-        .port(Role::Rounding)
-        .map(|p| p.width)
-        .unwrap_or(0);
-    // Wrapper ports.
-    let mut ports = vec![
-        ("clk_i", Direction::Input, 1, Role::Clock),
-        ("rst_ni", Direction::Input, 1, Role::ResetN),
-        ("valid_i", Direction::Input, 1, Role::ValidIn),
-        ("clear_i", Direction::Input, 1, Role::Clear),
-        ("x_i", Direction::Input, fx.k, Role::X),
-        ("y_i", Direction::Input, fy.k, Role::Y),
-    ];
-    if dyn_rm {
-        ports.push(("rm_i", Direction::Input, rmw, Role::Rounding));
-    }
-    if dyn_sat {
-        ports.push(("sat_i", Direction::Input, 2, Role::Saturation));
-    }
-    ports.extend([
-        ("acc_o", Direction::Output, 32, Role::Result),
-        ("flags_o", Direction::Output, 4, Role::Flags),
-        ("valid_o", Direction::Output, 1, Role::ValidOut),
-    ]);
+    // Wrapper ports: the unit's interface.
+    let ports = super::interface(req);
     let mut v = String::new();
-    let _ = writeln!(v, "// {}", crate::header_line(&req.command));
+    let _ = writeln!(v, "// {}", crate::header_line(req));
     v.push_str("//\n");
     let _ = writeln!(
         v,
@@ -192,13 +160,14 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     );
     v.push_str("\n`default_nettype none\n\n");
     let _ = writeln!(v, "module {top} (");
-    for (i, (name, dir, w, _)) in ports.iter().enumerate() {
-        let d = if *dir == Direction::Input {
+    for (i, p) in ports.iter().enumerate() {
+        let (name, w) = (&p.name, p.width);
+        let d = if p.direction == Direction::Input {
             "input "
         } else {
             "output"
         };
-        let r = if *w == 1 {
+        let r = if w == 1 {
             String::new()
         } else {
             format!("[{}:0] ", w - 1)
@@ -260,18 +229,11 @@ endmodule
     let mut manifest = core.manifest.clone();
     manifest.unit = Unit::Mac;
     manifest.top = top.clone();
-    manifest.verilog = format!("{top}.v");
+    manifest.verilog = crate::manifest::FileList(vec![format!("{top}.v")]);
+    manifest.command = req.canonical_command();
     manifest.latency = lat;
     manifest.initiation_interval = lat;
-    manifest.ports = ports
-        .iter()
-        .map(|(name, dir, w, role)| Port {
-            name: name.to_string(),
-            direction: *dir,
-            width: *w,
-            role: *role,
-        })
-        .collect();
+    manifest.ports = ports;
     Ok(GeneratedCore {
         verilog,
         manifest,

@@ -10,9 +10,89 @@ pub mod mul;
 pub mod project;
 
 use crate::ast::ModuleBuilder;
-use crate::manifest::{Direction, Manifest, Modes, Port, Role, MANIFEST_SCHEMA};
+use crate::blocks::rm_port_width;
+use crate::manifest::{Direction, FileList, Manifest, Modes, Port, Role, Unit, MANIFEST_SCHEMA};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{Format, Specials};
+
+/// Width of the `sat_i` port: an index into [`crate::manifest::SATURATION_ENCODING`].
+pub const SAT_PORT_WIDTH: u32 = 2;
+
+/// Width of `flags_o` ({invalid, overflow, underflow, inexact}) and of decode's `class_o`.
+pub const FLAGS_WIDTH: u32 = 4;
+
+/// The interface of the core `req` generates: every port with its role and width, in
+/// declaration order. This is the one place that says which ports a unit has; the
+/// generators declare exactly these (checked by [`finish_core`]) and the golden models read
+/// their inputs and write their outputs in this order (the data ports, skipping clock, reset
+/// and valid).
+pub fn interface(req: &GenRequest) -> Vec<Port> {
+    let inp = |n: &str, w: u32, r: Role| Port::new(n, Direction::Input, w, r);
+    let out = |n: &str, w: u32, r: Role| Port::new(n, Direction::Output, w, r);
+    let clocked = req.stages > 0 || req.unit == Unit::Mac;
+    let mut v = Vec::new();
+    if clocked {
+        v.push(Port::control("clk_i", Role::Clock));
+        v.push(Port::control("rst_ni", Role::ResetN));
+    }
+    v.push(Port::control("valid_i", Role::ValidIn));
+    let n = req.random_bits();
+    let modes = |v: &mut Vec<Port>, random: bool| {
+        if req.rounding == RoundingSel::Dynamic {
+            v.push(inp("rm_i", rm_port_width(n), Role::Rounding));
+        }
+        if req.saturation == SaturationSel::Dynamic {
+            v.push(inp("sat_i", SAT_PORT_WIDTH, Role::Saturation));
+        }
+        if random && n > 0 {
+            v.push(inp("rnd_i", n, Role::Random));
+        }
+    };
+    let f = &req.formats;
+    match req.unit {
+        Unit::Decode => {
+            v.push(inp("x_i", f.x.k, Role::X));
+            v.push(out("class_o", FLAGS_WIDTH, Role::Class));
+            if decode::exact_in_binary32(&f.x) {
+                v.push(out("r_o", 32, Role::Result));
+            }
+            v.push(out("sign_o", 1, Role::Sign));
+            v.push(out("exp_o", decode::exp_width(&f.x), Role::Exponent));
+            v.push(out("sig_o", f.x.p, Role::Significand));
+        }
+        Unit::Project => {
+            v.push(inp("z_i", f.x.k, Role::Z));
+            modes(&mut v, true);
+            v.push(out("r_o", f.r.k, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
+        Unit::Mul => {
+            v.push(inp("x_i", f.x.k, Role::X));
+            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            modes(&mut v, true);
+            v.push(out("r_o", f.r.k, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
+        Unit::Fma => {
+            v.push(inp("x_i", f.x.k, Role::X));
+            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            v.push(inp("z_i", 32, Role::Z));
+            modes(&mut v, false);
+            v.push(out("r_o", 32, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
+        Unit::Mac => {
+            v.push(inp("clear_i", 1, Role::Clear));
+            v.push(inp("x_i", f.x.k, Role::X));
+            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            modes(&mut v, false);
+            v.push(out("acc_o", 32, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
+    }
+    v.push(Port::control("valid_o", Role::ValidOut));
+    v
+}
 
 /// The expected outputs of a generated core, from the golden model.
 #[derive(Clone, Debug)]
@@ -121,18 +201,19 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         ftz: req.options.ftz,
         tininess_before: req.options.tininess == golden::Tininess::BeforeRounding,
         nonan_code: req.options.nonan_code,
+        signaling_nan: false,
     }
 }
 
-/// Pipelines and prints `b`, and builds the manifest. `roles` maps data port names to roles.
+/// Pipelines and prints `b`, and builds the manifest. The ports the builder declared must be
+/// exactly those of [`interface`] (names, order, widths); their roles come from there.
 pub(crate) fn finish_core(
     req: &GenRequest,
     b: ModuleBuilder,
     top: &str,
     mut header: Vec<String>,
-    roles: &[(&str, Role)],
 ) -> Result<GeneratedCore, GenError> {
-    header.insert(0, crate::header_line(&req.command));
+    header.insert(0, crate::header_line(req));
     header.insert(1, String::new());
     let stages = req.stages;
     let pipe = if stages == 0 {
@@ -151,38 +232,33 @@ pub(crate) fn finish_core(
             net.depth, net.budget
         ));
     }
-    let mut ports = Vec::new();
-    for p in &net.ports {
-        let role = match p.name.as_str() {
-            "clk_i" => Role::Clock,
-            "rst_ni" => Role::ResetN,
-            "valid_i" => Role::ValidIn,
-            "valid_o" => Role::ValidOut,
-            n => roles
-                .iter()
-                .find(|(r, _)| *r == n)
-                .map(|(_, r)| *r)
-                .ok_or_else(|| GenError::Internal(format!("port {n} has no role")))?,
-        };
-        ports.push(Port {
-            name: p.name.clone(),
-            direction: if p.input {
-                Direction::Input
-            } else {
-                Direction::Output
-            },
-            width: p.width,
-            role,
-        });
+    let ports = interface(req);
+    let declared: Vec<(&str, bool, u32)> = net
+        .ports
+        .iter()
+        .map(|p| (p.name.as_str(), p.input, p.width))
+        .collect();
+    let expected: Vec<(&str, bool, u32)> = ports
+        .iter()
+        .map(|p| (p.name.as_str(), p.direction == Direction::Input, p.width))
+        .collect();
+    if declared != expected {
+        return Err(GenError::Internal(format!(
+            "the {} generator declared ports {declared:?}, its interface says {expected:?}",
+            req.unit.name()
+        )));
     }
     let verilog = net.emit();
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA,
         generator: format!("fp8gen {}", golden::VERSION),
-        command: req.command.clone(),
+        command: req.canonical_command(),
         unit: req.unit,
         top: top.to_string(),
-        verilog: format!("{top}.v"),
+        verilog: FileList(vec![format!("{top}.v")]),
+        include_dirs: Vec::new(),
+        defines: Default::default(),
+        parameters: Default::default(),
         formats: req.formats.clone(),
         modes: manifest_modes(req),
         stages,

@@ -15,7 +15,7 @@ use crate::ast::{any, concat, sbits, Expr, ModuleBuilder};
 use crate::blocks::{
     rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes, RoundIn,
 };
-use crate::manifest::{Role, ROUNDING_ENCODING, SATURATION_ENCODING};
+use crate::manifest::{ROUNDING_ENCODING, SATURATION_ENCODING};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{mul, Format, Spec, Tininess};
 
@@ -418,14 +418,5 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             req.random_bits()
         ));
     }
-    let roles = [
-        ("x_i", Role::X),
-        ("y_i", Role::Y),
-        ("rm_i", Role::Rounding),
-        ("sat_i", Role::Saturation),
-        ("rnd_i", Role::Random),
-        ("r_o", Role::Result),
-        ("flags_o", Role::Flags),
-    ];
-    finish_core(req, b, &top, header, &roles)
+    finish_core(req, b, &top, header)
 }

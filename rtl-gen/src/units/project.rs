@@ -10,7 +10,6 @@
 use super::{describe, finish_core, layout};
 use crate::ast::ModuleBuilder;
 use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn};
-use crate::manifest::Role;
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{convert, Format, Rounding, Saturation, Tininess};
 
@@ -180,13 +179,5 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ));
     }
     let _ = (Rounding::Rne, Saturation::SatFinite);
-    let roles = [
-        ("z_i", Role::Z),
-        ("rm_i", Role::Rounding),
-        ("sat_i", Role::Saturation),
-        ("rnd_i", Role::Random),
-        ("r_o", Role::Result),
-        ("flags_o", Role::Flags),
-    ];
-    finish_core(req, b, &top, header, &roles)
+    finish_core(req, b, &top, header)
 }

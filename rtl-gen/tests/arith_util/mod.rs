@@ -2,10 +2,9 @@
 //! generated core into a `sim` model, and equivalence runs against a golden function.
 #![allow(dead_code)]
 
-use rtl::manifest::{Direction, Role};
 use rtl::GeneratedCore;
 use sim::{
-    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary, Port, PortRole,
+    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary,
     Summary, Toolchain,
 };
 use std::path::PathBuf;
@@ -44,35 +43,9 @@ pub fn lint(core: &GeneratedCore) -> String {
 /// valid handshake on clocked cores; `raw_valid` makes the same choice for clocked cores
 /// (used by the mac driver, which needs idle cycles between steps).
 pub fn core_spec(core: &GeneratedCore, raw_valid: bool) -> CoreSpec {
-    let m = &core.manifest;
-    let clocked = m.ports.iter().any(|p| p.role == Role::Clock);
-    let ports = m
-        .ports
-        .iter()
-        .map(|p| {
-            let role = match p.role {
-                Role::Clock => PortRole::Clock,
-                Role::ResetN => PortRole::ResetN,
-                Role::ValidIn if clocked && !raw_valid => PortRole::ValidIn,
-                Role::ValidOut if clocked && !raw_valid => PortRole::ValidOut,
-                _ => PortRole::Data,
-            };
-            Port {
-                name: p.name.clone(),
-                direction: match p.direction {
-                    Direction::Input => sim::Direction::Input,
-                    Direction::Output => sim::Direction::Output,
-                },
-                width: p.width,
-                role,
-            }
-        })
-        .collect();
-    CoreSpec {
-        top: core.top.clone(),
-        ports,
-        latency: m.latency,
-    }
+    let mut spec = CoreSpec::from_manifest(&core.manifest);
+    spec.stream = raw_valid;
+    spec
 }
 
 /// Builds (or takes from the cache) the model of a core.

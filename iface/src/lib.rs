@@ -1,0 +1,814 @@
+//! # fp8gen interface vocabulary
+//!
+//! The one description of a core's interface, shared by the generator (`rtl`), the simulator
+//! (`sim`), the verification library (`verify`) and the FPGA flow: port [`Direction`]s and
+//! [`Role`]s, [`Port`]s, the unit kinds ([`Unit`]), the run-time mode port encodings
+//! ([`ROUNDING_ENCODING`], [`SATURATION_ENCODING`]) and `manifest.json` ([`Manifest`]), with
+//! the structural checks every reader of a manifest needs ([`Manifest::from_json`]).
+//!
+//! What a port *means* for the golden model (which formats its value is a code of) is decided
+//! by the verification library against the generator's canonical interface; this crate only
+//! makes sure a manifest is well formed and says what it claims to say.
+
+#![forbid(unsafe_code)]
+
+use golden::Format;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Schema version of `manifest.json` written and accepted by this version of fp8gen.
+pub const MANIFEST_SCHEMA: u32 = 1;
+
+/// Encoding of the `rm_i` port: index into this list (P3109 §4.7.4 rounding modes; the
+/// stochastic modes take their random bits from `rnd_i`).
+pub const ROUNDING_ENCODING: [&str; 9] = [
+    "rne", "rna", "rtp", "rtn", "rtz", "rto", "sra", "srb", "src",
+];
+
+/// Number of deterministic rounding encodings (the first entries of [`ROUNDING_ENCODING`]).
+pub const DETERMINISTIC_ROUNDINGS: usize = 6;
+
+/// Encoding of the `sat_i` port: index into this list (P3109 §4.7.5 saturation modes).
+pub const SATURATION_ENCODING: [&str; 4] = ["satfinite", "satpropagate", "satnone", "satnone-v4"];
+
+/// Bits needed for an index into a list of `n` entries (at least 1).
+pub fn index_bits(n: usize) -> u32 {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// Mask of the `width` low bits (`width` ≤ 64).
+pub fn width_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// Direction of a port, seen from the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Driven into the core.
+    Input,
+    /// Driven by the core.
+    Output,
+}
+
+/// What a port means. Control roles (clock, resets, valid) drive the harness; every other
+/// role is data carried by the vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A data port with no arithmetic meaning (test cores, reference cores of the QoR table).
+    Data,
+    /// Clock (rising edge), 1-bit input.
+    Clock,
+    /// Active-high reset, 1-bit input.
+    Reset,
+    /// Active-low reset, 1-bit input.
+    ResetN,
+    /// Input valid, 1-bit input. On a combinational core it is driven 1.
+    ValidIn,
+    /// Output valid, 1-bit output: follows `valid_in` after exactly `latency` cycles; on a
+    /// combinational core it must be 1.
+    ValidOut,
+    /// First small-float operand (`decode`: the decoded code; `project`: the binary32 input is
+    /// [`Role::Z`]).
+    X,
+    /// Second small-float operand.
+    Y,
+    /// binary32 (or binary16/bfloat16) input: the addend of `fma`, the input of `project`.
+    Z,
+    /// Run-time rounding mode, encoded as in [`ROUNDING_ENCODING`].
+    Rounding,
+    /// Run-time saturation mode, encoded as in [`SATURATION_ENCODING`].
+    Saturation,
+    /// Random bits of stochastic rounding.
+    Random,
+    /// Accumulator clear (`mac`).
+    Clear,
+    /// The result code (of the result format, or binary32).
+    Result,
+    /// Exception flags {invalid, overflow, underflow, inexact} (bit 3..0).
+    Flags,
+    /// Class flags of `decode`: {nan, inf, zero, subnormal} (bit 3..0).
+    Class,
+    /// Sign of a decoded value (`decode`).
+    Sign,
+    /// Two's complement exponent of the most significant significand bit (`decode`).
+    Exponent,
+    /// Normalized significand, MSB = hidden bit (`decode`).
+    Significand,
+}
+
+impl Role {
+    /// Every role, in declaration order.
+    pub const ALL: [Role; 19] = [
+        Role::Data,
+        Role::Clock,
+        Role::Reset,
+        Role::ResetN,
+        Role::ValidIn,
+        Role::ValidOut,
+        Role::X,
+        Role::Y,
+        Role::Z,
+        Role::Rounding,
+        Role::Saturation,
+        Role::Random,
+        Role::Clear,
+        Role::Result,
+        Role::Flags,
+        Role::Class,
+        Role::Sign,
+        Role::Exponent,
+        Role::Significand,
+    ];
+
+    /// The name used in `manifest.json` (`valid_in`, `x`, `rounding`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Data => "data",
+            Role::Clock => "clock",
+            Role::Reset => "reset",
+            Role::ResetN => "reset_n",
+            Role::ValidIn => "valid_in",
+            Role::ValidOut => "valid_out",
+            Role::X => "x",
+            Role::Y => "y",
+            Role::Z => "z",
+            Role::Rounding => "rounding",
+            Role::Saturation => "saturation",
+            Role::Random => "random",
+            Role::Clear => "clear",
+            Role::Result => "result",
+            Role::Flags => "flags",
+            Role::Class => "class",
+            Role::Sign => "sign",
+            Role::Exponent => "exponent",
+            Role::Significand => "significand",
+        }
+    }
+
+    /// Parses a manifest role name.
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == s)
+    }
+
+    /// Clock, resets and the valid handshake: driven by the harness, never part of a vector
+    /// of a clocked core.
+    pub fn is_control(self) -> bool {
+        matches!(
+            self,
+            Role::Clock | Role::Reset | Role::ResetN | Role::ValidIn | Role::ValidOut
+        )
+    }
+
+    /// The direction a port of this role must have, where the role fixes it.
+    pub fn direction(self) -> Option<Direction> {
+        match self {
+            Role::Data => None,
+            Role::ValidOut
+            | Role::Result
+            | Role::Flags
+            | Role::Class
+            | Role::Sign
+            | Role::Exponent
+            | Role::Significand => Some(Direction::Output),
+            _ => Some(Direction::Input),
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One port of a core.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Port {
+    /// Verilog identifier of the port.
+    pub name: String,
+    /// Input or output.
+    pub direction: Direction,
+    /// Width in bits.
+    pub width: u32,
+    /// Meaning; `data` when omitted.
+    #[serde(default = "data_role")]
+    pub role: Role,
+}
+
+fn data_role() -> Role {
+    Role::Data
+}
+
+impl Port {
+    /// A port with every field given.
+    pub fn new(name: impl Into<String>, direction: Direction, width: u32, role: Role) -> Port {
+        Port {
+            name: name.into(),
+            direction,
+            width,
+            role,
+        }
+    }
+
+    /// A data input of `width` bits with no arithmetic meaning.
+    pub fn input(name: impl Into<String>, width: u32) -> Port {
+        Port::new(name, Direction::Input, width, Role::Data)
+    }
+
+    /// A data output of `width` bits with no arithmetic meaning.
+    pub fn output(name: impl Into<String>, width: u32) -> Port {
+        Port::new(name, Direction::Output, width, Role::Data)
+    }
+
+    /// A 1-bit control port; its direction follows from the role.
+    pub fn control(name: impl Into<String>, role: Role) -> Port {
+        let direction = role.direction().unwrap_or(Direction::Input);
+        Port::new(name, direction, 1, role)
+    }
+
+    /// Mask of the port's `width` low bits.
+    pub fn mask(&self) -> u64 {
+        width_mask(self.width)
+    }
+
+    /// Number of hex digits needed to print a value of this port.
+    pub fn hex_digits(&self) -> usize {
+        self.width.div_ceil(4).max(1) as usize
+    }
+}
+
+/// Whether `s` is a plain (non-escaped) Verilog identifier that is also safe in C++.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Unit kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// Small-float code → binary32 + class flags + exact fields.
+    Decode,
+    /// binary32 (binary16, bfloat16) → small-float code.
+    Project,
+    /// x·y, one rounding.
+    Mul,
+    /// x·y + z, z and result binary32.
+    Fma,
+    /// Streaming accumulator acc ← x·y + acc.
+    Mac,
+}
+
+impl Unit {
+    /// Every unit.
+    pub const ALL: [Unit; 5] = [Unit::Decode, Unit::Project, Unit::Mul, Unit::Fma, Unit::Mac];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Decode => "decode",
+            Unit::Project => "project",
+            Unit::Mul => "mul",
+            Unit::Fma => "fma",
+            Unit::Mac => "mac",
+        }
+    }
+
+    /// Parses a unit name (case-insensitive).
+    pub fn parse(s: &str) -> Option<Unit> {
+        Unit::ALL
+            .into_iter()
+            .find(|u| u.name().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// Whether the unit keeps state between inputs (verified on streams, cycle by cycle).
+    pub fn is_stateful(self) -> bool {
+        self == Unit::Mac
+    }
+
+    /// `decode, project, mul, fma or mac` for messages.
+    pub fn list() -> String {
+        let names: Vec<&str> = Unit::ALL.iter().map(|u| u.name()).collect();
+        format!(
+            "{} or {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        )
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format in a manifest: a preset or P3109 name (`"e5m2"`, `"binary8p3se"`) or the full
+/// object `{"k":8,"p":3,"bias":15,"signed":true,"specials":"ieee"}`; both are validated.
+fn de_format<'de, D: Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum F {
+        Name(String),
+        Fields(Format),
+    }
+    match F::deserialize(d)? {
+        F::Name(n) => Format::parse(&n).map_err(serde::de::Error::custom),
+        // The external IEEE formats (binary32, binary16, bfloat16) are wider than a small
+        // format may be; they are accepted as themselves.
+        F::Fields(f) if [Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&f) => {
+            Ok(f)
+        }
+        F::Fields(f) => Format::new(f.k, f.p, f.bias, f.signed, f.specials)
+            .map_err(serde::de::Error::custom),
+    }
+}
+
+fn de_opt_format<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Format>, D::Error> {
+    #[derive(Deserialize)]
+    struct W(#[serde(deserialize_with = "de_format")] Format);
+    Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+}
+
+/// Formats of the operands and the result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Formats {
+    /// Format of x (`decode`: the decoded format; `project`: the binary32/16/bfloat16 input).
+    #[serde(deserialize_with = "de_format")]
+    pub x: Format,
+    /// Format of y (`mul`, `fma`, `mac`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "de_opt_format"
+    )]
+    pub y: Option<Format>,
+    /// Result format.
+    #[serde(deserialize_with = "de_format")]
+    pub r: Format,
+}
+
+/// Rounding/saturation/option settings; a `None` mode means a run-time port.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Modes {
+    /// Fixed rounding mode name (`rne` …), or `None` when `rm_i` selects it at run time.
+    #[serde(default)]
+    pub rounding: Option<String>,
+    /// Fixed saturation mode name, or `None` when `sat_i` selects it.
+    #[serde(default)]
+    pub saturation: Option<String>,
+    /// Random bits for stochastic rounding (0 when none).
+    #[serde(default)]
+    pub sr_bits: u32,
+    /// Flush-to-zero (fma/mac).
+    #[serde(default)]
+    pub ftz: bool,
+    /// Tininess detected before rounding (default after).
+    #[serde(default)]
+    pub tininess_before: bool,
+    /// Code written for NaN into NaN-less formats.
+    #[serde(default)]
+    pub nonan_code: u32,
+    /// Small IEEE-style operand NaNs with a clear top trailing significand bit are signaling
+    /// and raise `invalid` (IEEE 754 §6.2; CVFPU does this for FP8). Off by default: OCP
+    /// E5M2 and P3109 have no signaling NaNs.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub signaling_nan: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A Verilog parameter override of a user core (`"WIDTH": 8` or `"MODE": "fast"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// An integer.
+    Int(i64),
+    /// A string (passed as a Verilog string literal).
+    Str(String),
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Str(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+/// Verilog / SystemVerilog source files: one file (`"verilog": "core.v"`) or a list in
+/// compilation order (`"verilog": ["pkg.sv", "core.sv"]`), relative to the manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileList(pub Vec<String>);
+
+impl Serialize for FileList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.len() == 1 {
+            self.0[0].serialize(s)
+        } else {
+            self.0.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FileList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum L {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(FileList(match L::deserialize(d)? {
+            L::One(s) => vec![s],
+            L::Many(v) => v,
+        }))
+    }
+}
+
+fn default_schema() -> u32 {
+    MANIFEST_SCHEMA
+}
+
+fn default_ii() -> u32 {
+    1
+}
+
+fn is_empty_map<K, V>(m: &BTreeMap<K, V>) -> bool {
+    m.is_empty()
+}
+
+/// `manifest.json`: everything needed to drive, verify and synthesize a core.
+///
+/// Required in a hand-written manifest: `unit`, `top`, `verilog`, `formats` (`x`, `r`, and
+/// `y` for mul/fma/mac), `ports`, and the fixed modes the core implements (`modes.rounding`
+/// unless the core has a `rounding` port, likewise `modes.saturation`). Everything else has a
+/// default.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Schema version ([`MANIFEST_SCHEMA`]).
+    #[serde(default = "default_schema")]
+    pub schema: u32,
+    /// `fp8gen <version>`, or the name of another tool.
+    #[serde(default)]
+    pub generator: String,
+    /// The canonical request that produced the core (`fp8gen gen …` with every option
+    /// spelled out); never a path or a verification option.
+    #[serde(default)]
+    pub command: String,
+    /// Unit kind.
+    pub unit: Unit,
+    /// Top module name.
+    pub top: String,
+    /// Source files, relative to the manifest's directory.
+    pub verilog: FileList,
+    /// Include directories (`` `include `` search path), relative to the manifest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include_dirs: Vec<String>,
+    /// Preprocessor defines (`"NAME": "value"`, `""` for a bare define).
+    #[serde(default, skip_serializing_if = "is_empty_map")]
+    pub defines: BTreeMap<String, String>,
+    /// Top-level parameter overrides.
+    #[serde(default, skip_serializing_if = "is_empty_map")]
+    pub parameters: BTreeMap<String, ParamValue>,
+    /// Formats.
+    pub formats: Formats,
+    /// Modes and options.
+    #[serde(default)]
+    pub modes: Modes,
+    /// Pipeline stages requested (generated cores).
+    #[serde(default)]
+    pub stages: u32,
+    /// Cycles from an input (with `valid_i`) to its result (with `valid_o`); 0 = combinational.
+    #[serde(default)]
+    pub latency: u32,
+    /// Cycles between accepted inputs (1 = fully pipelined).
+    #[serde(default = "default_ii")]
+    pub initiation_interval: u32,
+    /// Ports in declaration order.
+    pub ports: Vec<Port>,
+}
+
+/// A manifest that cannot be used, with the reason and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestError(pub String);
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// Largest port width the harness and the board shell support.
+pub const MAX_PORT_WIDTH: u32 = 64;
+
+impl Manifest {
+    /// The first port with a role, if any.
+    pub fn port(&self, role: Role) -> Option<&Port> {
+        self.ports.iter().find(|p| p.role == role)
+    }
+
+    /// Whether the core has a clock port.
+    pub fn is_clocked(&self) -> bool {
+        self.port(Role::Clock).is_some()
+    }
+
+    /// Pretty JSON text (deterministic field order) with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Parses and structurally validates manifest text (see [`Manifest::validate`]).
+    pub fn from_json(text: &str) -> Result<Manifest, ManifestError> {
+        let m: Manifest = serde_json::from_str(text)
+            .map_err(|e| ManifestError(format!("malformed manifest: {e}")))?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// Reads `path` (a `manifest.json`, or a directory holding one); returns the manifest and
+    /// the directory its relative paths are resolved against. Errors name the file.
+    pub fn load(path: &Path) -> Result<(Manifest, PathBuf), ManifestError> {
+        let file = if path.is_dir() {
+            path.join("manifest.json")
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            ManifestError(format!(
+                "cannot read {}: {e}; point at a directory written by `fp8gen gen` (or holding a manifest.json in the same schema)",
+                file.display()
+            ))
+        })?;
+        let dir = file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
+        let m = Manifest::from_json(&text)
+            .map_err(|e| ManifestError(format!("{}: {}", file.display(), e.0)))?;
+        Ok((m, dir))
+    }
+
+    /// The source files resolved against `dir`.
+    pub fn source_paths(&self, dir: &Path) -> Vec<PathBuf> {
+        self.verilog.0.iter().map(|f| dir.join(f)).collect()
+    }
+
+    /// The include directories resolved against `dir`.
+    pub fn include_paths(&self, dir: &Path) -> Vec<PathBuf> {
+        self.include_dirs.iter().map(|f| dir.join(f)).collect()
+    }
+
+    /// Structural checks: schema, names, widths, directions, control roles, latency.
+    pub fn validate(&self) -> Result<(), ManifestError> {
+        let bad = |m: String| Err(ManifestError(m));
+        if self.schema != MANIFEST_SCHEMA {
+            return bad(format!(
+                "schema {} is not supported; this fp8gen reads schema {MANIFEST_SCHEMA}",
+                self.schema
+            ));
+        }
+        if !is_identifier(&self.top) {
+            return bad(format!(
+                "top `{}` is not a plain Verilog identifier",
+                self.top
+            ));
+        }
+        if self.verilog.0.is_empty() {
+            return bad("`verilog` lists no source file".into());
+        }
+        for f in &self.verilog.0 {
+            if f.trim().is_empty() {
+                return bad("`verilog` holds an empty file name".into());
+            }
+        }
+        for d in self.defines.keys() {
+            if !is_identifier(d) {
+                return bad(format!("define `{d}` is not a plain identifier"));
+            }
+        }
+        for p in self.parameters.keys() {
+            if !is_identifier(p) {
+                return bad(format!("parameter `{p}` is not a plain identifier"));
+            }
+        }
+        if self.ports.is_empty() {
+            return bad(format!("module `{}` has no ports", self.top));
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for p in &self.ports {
+            if !is_identifier(&p.name) {
+                return bad(format!(
+                    "port name `{}` is not a plain Verilog identifier",
+                    p.name
+                ));
+            }
+            if names.contains(&p.name.as_str()) {
+                return bad(format!("port `{}` is listed twice", p.name));
+            }
+            names.push(&p.name);
+            if p.width == 0 || p.width > MAX_PORT_WIDTH {
+                return bad(format!(
+                    "port `{}` is {} bits wide; ports of 1..={MAX_PORT_WIDTH} bits are supported",
+                    p.name, p.width
+                ));
+            }
+            if let Some(d) = p.role.direction() {
+                if d != p.direction {
+                    return bad(format!(
+                        "port `{}` has role {} but is declared as {:?}; a {} port is an {:?}",
+                        p.name,
+                        p.role,
+                        p.direction,
+                        p.role,
+                        d
+                    ));
+                }
+            }
+            if p.role.is_control() && p.width != 1 {
+                return bad(format!(
+                    "port `{}` has role {} and must be 1 bit wide, not {}",
+                    p.name, p.role, p.width
+                ));
+            }
+        }
+        for role in Role::ALL.into_iter().filter(|r| *r != Role::Data) {
+            if self.ports.iter().filter(|p| p.role == role).count() > 1 {
+                let n: Vec<&str> = self
+                    .ports
+                    .iter()
+                    .filter(|p| p.role == role)
+                    .map(|p| p.name.as_str())
+                    .collect();
+                return bad(format!(
+                    "ports {} all have role {role}; one port per role",
+                    n.join(", ")
+                ));
+            }
+        }
+        if self.port(Role::Reset).is_some() && self.port(Role::ResetN).is_some() {
+            return bad("both an active-high and an active-low reset are listed".into());
+        }
+        if !self.is_clocked() {
+            if self.latency != 0 {
+                return bad(format!(
+                    "latency is {} but the core has no clock port (role clock); a combinational core has latency 0",
+                    self.latency
+                ));
+            }
+            if let Some(p) = self
+                .ports
+                .iter()
+                .find(|p| matches!(p.role, Role::Reset | Role::ResetN))
+            {
+                return bad(format!(
+                    "port `{}` has role {} but the core has no clock port",
+                    p.name, p.role
+                ));
+            }
+        }
+        if self.port(Role::ValidIn).is_some() != self.port(Role::ValidOut).is_some() {
+            return bad("valid_in and valid_out must be given together".into());
+        }
+        if self.is_clocked() && self.port(Role::ValidIn).is_none() && self.latency > 0 {
+            return bad(
+                "a pipelined core needs valid_in/valid_out ports so that results can be matched to inputs"
+                    .into(),
+            );
+        }
+        if self.initiation_interval == 0 {
+            return bad("initiation_interval must be at least 1".into());
+        }
+        if self.initiation_interval > 1 && !self.unit.is_stateful() {
+            return bad(format!(
+                "initiation_interval {} on a {} core: only stateful units (mac) may accept inputs less often than every cycle",
+                self.initiation_interval, self.unit
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mul_manifest() -> String {
+        r#"{"unit":"mul","top":"m","verilog":"m.v",
+            "formats":{"x":"e4m3","y":"e4m3","r":"e4m3"},
+            "modes":{"rounding":"rne","saturation":"satfinite"},
+            "ports":[{"name":"x_i","direction":"input","width":8,"role":"x"},
+                     {"name":"y_i","direction":"input","width":8,"role":"y"},
+                     {"name":"r_o","direction":"output","width":8,"role":"result"}]}"#
+            .to_string()
+    }
+
+    #[test]
+    fn minimal_manifest_with_preset_names_parses() {
+        let m = Manifest::from_json(&mul_manifest()).unwrap();
+        assert_eq!(m.schema, 1);
+        assert_eq!(m.formats.x, Format::E4M3);
+        assert_eq!(m.verilog.0, vec!["m.v".to_string()]);
+        assert_eq!(m.initiation_interval, 1);
+        // Round trip keeps the single file as a string.
+        let j = m.to_json();
+        assert!(j.contains("\"verilog\": \"m.v\""), "{j}");
+        assert_eq!(Manifest::from_json(&j).unwrap(), m);
+    }
+
+    #[test]
+    fn schema_and_latency_are_checked() {
+        let t = mul_manifest().replacen('{', "{\"schema\":2,", 1);
+        let e = Manifest::from_json(&t).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "schema 2 is not supported; this fp8gen reads schema 1",
+            "{e}"
+        );
+        let t = mul_manifest().replacen('{', "{\"latency\":3,", 1);
+        let e = Manifest::from_json(&t).unwrap_err().to_string();
+        assert!(e.starts_with("latency is 3 but the core has no clock port"), "{e}");
+    }
+
+    #[test]
+    fn invalid_format_objects_are_rejected() {
+        let t = mul_manifest().replace(
+            "\"x\":\"e4m3\"",
+            "\"x\":{\"k\":8,\"p\":4,\"bias\":-2147483648,\"signed\":true,\"specials\":\"fn\"}",
+        );
+        let e = Manifest::from_json(&t).unwrap_err().to_string();
+        assert!(e.contains("bias -2147483648 is out of range"), "{e}");
+        let t = mul_manifest().replace("\"x\":\"e4m3\"", "\"x\":\"e9m9\"");
+        let e = Manifest::from_json(&t).unwrap_err().to_string();
+        assert!(e.contains("unknown format 'e9m9'"), "{e}");
+    }
+
+    #[test]
+    fn file_lists_defines_and_parameters() {
+        let t = mul_manifest()
+            .replace("\"verilog\":\"m.v\"", "\"verilog\":[\"pkg.sv\",\"m.sv\"],\"include_dirs\":[\"inc\"],\"defines\":{\"FAST\":\"\"},\"parameters\":{\"W\":8,\"S\":\"x\"}");
+        let m = Manifest::from_json(&t).unwrap();
+        assert_eq!(m.verilog.0.len(), 2);
+        assert_eq!(m.parameters["W"], ParamValue::Int(8));
+        assert_eq!(m.parameters["S"].to_string(), "\"x\"");
+        assert_eq!(
+            m.source_paths(Path::new("/d")),
+            vec![PathBuf::from("/d/pkg.sv"), PathBuf::from("/d/m.sv")]
+        );
+    }
+
+    #[test]
+    fn roles_fix_directions_and_control_widths() {
+        let t = mul_manifest().replace(
+            "{\"name\":\"r_o\",\"direction\":\"output\"",
+            "{\"name\":\"r_o\",\"direction\":\"input\"",
+        );
+        let e = Manifest::from_json(&t).unwrap_err().to_string();
+        assert!(e.contains("port `r_o` has role result but is declared as Input"), "{e}");
+        let e = Manifest::from_json(&mul_manifest().replace("\"role\":\"y\"", "\"role\":\"x\""))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "ports x_i, y_i all have role x; one port per role");
+        let e = Manifest::from_json(&mul_manifest().replace("\"role\":\"y\"", "\"role\":\"why\""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variant `why`"), "{e}");
+    }
+
+    #[test]
+    fn index_bits_and_roles() {
+        assert_eq!(index_bits(1), 1);
+        assert_eq!(index_bits(2), 1);
+        assert_eq!(index_bits(6), 3);
+        assert_eq!(index_bits(9), 4);
+        for r in Role::ALL {
+            assert_eq!(Role::parse(r.name()), Some(r));
+            let j = serde_json::to_string(&r).unwrap();
+            assert_eq!(j, format!("\"{}\"", r.name()));
+        }
+        assert_eq!(Unit::list(), "decode, project, mul, fma or mac");
+    }
+}
