@@ -30,9 +30,23 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// The reader of our output went away (`| head`): stop quietly with exit code 0.
+    pub fn broken_pipe() -> Self {
+        CliError {
+            message: String::new(),
+            code: 0,
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
-        CliError::failed(format!("I/O error: {e}"))
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::broken_pipe()
+        } else {
+            CliError::failed(format!("I/O error: {e}"))
+        }
     }
 }
 

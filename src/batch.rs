@@ -3,7 +3,7 @@
 
 use crate::args::CliError;
 use golden::{Flags, Format};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 
 /// Output options of batch commands.
 #[derive(Clone, Copy, Debug)]
@@ -54,16 +54,34 @@ pub fn run<R: BufRead, W: Write>(
     let width = hex_digits(out_fmt.k);
     let mut vals = vec![0u32; cols.len()];
     let mut n = 0u64;
-    let mut buf = String::new();
+    let mut raw: Vec<u8> = Vec::with_capacity(256);
     let mut input = input;
     let mut lineno = 0u64;
     loop {
-        buf.clear();
-        if input.read_line(&mut buf)? == 0 {
+        raw.clear();
+        // At most MAX_LINE + 1 bytes of one line are ever held in memory.
+        let got = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| read_error(e, lineno + 1))?;
+        if got == 0 {
             break;
         }
         lineno += 1;
-        let line = buf.split('#').next().unwrap_or("").trim();
+        if raw.len() > MAX_LINE && raw.last() != Some(&b'\n') {
+            return Err(CliError::usage(format!(
+                "line {lineno}: longer than {MAX_LINE} bytes ('{}…'); write one vector per line",
+                excerpt(&String::from_utf8_lossy(&raw[..raw.len().min(40)]))
+            )));
+        }
+        let text = std::str::from_utf8(&raw).map_err(|e| {
+            CliError::usage(format!(
+                "line {lineno}: not text (invalid UTF-8 at byte {}); input lines are hex fields like '{}'",
+                e.valid_up_to() + 1,
+                names(cols)
+            ))
+        })?;
+        let line = text.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
@@ -71,7 +89,8 @@ pub fn run<R: BufRead, W: Write>(
         for (i, field) in line.split_ascii_whitespace().enumerate() {
             let Some(col) = cols.get(i) else {
                 return Err(CliError::usage(format!(
-                    "line {lineno}: too many fields in '{line}'; expected '{}'",
+                    "line {lineno}: too many fields in '{}'; expected '{}'",
+                    excerpt(line),
                     names(cols)
                 )));
             };
@@ -80,9 +99,10 @@ pub fn run<R: BufRead, W: Write>(
         }
         if count < cols.len() {
             return Err(CliError::usage(format!(
-                "line {lineno}: expected {} hex field(s) '{}', got '{line}'",
+                "line {lineno}: expected {} hex field(s) '{}', got '{}'",
                 cols.len(),
-                names(cols)
+                names(cols),
+                excerpt(line)
             )));
         }
         let (r, fl) = op(&vals);
@@ -104,6 +124,28 @@ pub fn run<R: BufRead, W: Write>(
     Ok(n)
 }
 
+/// Longest input line accepted (bytes, newline included).
+pub const MAX_LINE: usize = 4096;
+
+/// At most 60 characters of `s`, for error messages (a huge field is never echoed whole).
+fn excerpt(s: &str) -> String {
+    let mut it = s.chars();
+    let head: String = it.by_ref().take(60).collect();
+    if it.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+fn read_error(e: std::io::Error, lineno: u64) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CliError::broken_pipe()
+    } else {
+        CliError::failed(format!("line {lineno}: cannot read the input: {e}"))
+    }
+}
+
 fn names(cols: &[Column]) -> String {
     cols.iter().map(|c| c.name).collect::<Vec<_>>().join(" ")
 }
@@ -115,14 +157,23 @@ fn parse_field(field: &str, col: &Column, lineno: u64) -> Result<u32, CliError> 
         .unwrap_or(field);
     let v = u64::from_str_radix(t, 16).map_err(|_| {
         CliError::usage(format!(
-            "line {lineno}: field {} = '{field}' is not a hex number",
-            col.name
+            "line {lineno}: field {} = '{}' is not a hex number{}",
+            col.name,
+            excerpt(field),
+            if t.len() > 16 && t.bytes().all(|b| b.is_ascii_hexdigit()) {
+                " that fits in 64 bits"
+            } else {
+                ""
+            }
         ))
     })?;
     if col.bits < 64 && v >> col.bits != 0 {
         return Err(CliError::usage(format!(
-            "line {lineno}: field {} = {field} does not fit in the {} ({} bits)",
-            col.name, col.what, col.bits
+            "line {lineno}: field {} = {} does not fit in the {} ({} bits)",
+            col.name,
+            excerpt(field),
+            col.what,
+            col.bits
         )));
     }
     Ok(v as u32)

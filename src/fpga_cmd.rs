@@ -1,9 +1,8 @@
 //! `fp8gen synth`, `board` and `board-test`: the command-line side of the FPGA flow.
 
 use crate::args::CliError;
-use crate::fpga::{self, Core, Direction, Port, PortRole};
-use crate::verify::{command_line, GenArgs};
-use rtl::manifest::{Manifest, Role};
+use crate::verify::GenArgs;
+use fpga::Core;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -11,43 +10,12 @@ use std::str::FromStr;
 /// reference multiplier of the QoR table).
 fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
     if gen.unit.eq_ignore_ascii_case("int-mul8") {
-        return fpga::refcores::int_mul(8, 8, gen.rest.stages)
+        return fpga::refcores::int_mul(8, 8, gen.rest.stages.unwrap_or(0))
             .map_err(|e| CliError::usage(e.to_string()));
     }
-    let req = gen.request(&command_line())?;
+    let req = gen.request()?;
     let core = rtl::generate(&req).map_err(|e| CliError::failed(e.to_string()))?;
-    Ok(core_from_manifest(core.verilog, &core.manifest))
-}
-
-/// A manifest's core as the FPGA flow sees it.
-pub fn core_from_manifest(verilog: String, m: &Manifest) -> Core {
-    // On a combinational core, valid_i/valid_o are a plain wire: treat them as data.
-    let clocked = m.ports.iter().any(|p| p.role == Role::Clock);
-    let ports = m
-        .ports
-        .iter()
-        .map(|p| Port {
-            name: p.name.clone(),
-            direction: match p.direction {
-                rtl::manifest::Direction::Input => Direction::Input,
-                rtl::manifest::Direction::Output => Direction::Output,
-            },
-            width: p.width,
-            role: match p.role {
-                Role::Clock => PortRole::Clock,
-                Role::ResetN => PortRole::ResetN,
-                Role::ValidIn if clocked => PortRole::ValidIn,
-                Role::ValidOut if clocked => PortRole::ValidOut,
-                _ => PortRole::Data,
-            },
-        })
-        .collect();
-    Core {
-        verilog,
-        top: m.top.clone(),
-        ports,
-        latency: m.latency,
-    }
+    Ok(Core::from_manifest(core.verilog, &core.manifest))
 }
 
 fn fpga_err(e: fpga::FpgaError) -> CliError {

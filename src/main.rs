@@ -5,7 +5,7 @@
 
 mod args;
 mod batch;
-mod fpga;
+mod out;
 mod verify;
 
 use args::{parse_named, CliError, FormatArgs, ModeArgs};
@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 mod fpga_cmd;
+mod prove_cmd;
 
 /// Generator and verifier of FP8 / small-float arithmetic hardware.
 #[derive(Parser, Debug)]
@@ -157,6 +158,13 @@ enum Cmd {
         #[arg(long, short = 'd')]
         dir: PathBuf,
     },
+    /// Prove a core equal to the independent reference with yosys SAT (all inputs, flags).
+    Prove(prove_cmd::ProveArgs),
+    /// The simulation model cache: `fp8gen cache clean` empties it, `fp8gen cache info` shows it.
+    Cache {
+        /// `clean` or `info`.
+        action: String,
+    },
     /// Golden-model throughput (values/second, single thread).
     Bench {
         /// Formats to measure (default: e4m3 and a few non-preset formats).
@@ -213,8 +221,38 @@ struct ScaleArgs {
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        eprintln!("error: {}", e.message);
+        if e.code != 0 {
+            eprintln!("error: {}", e.message);
+        }
         std::process::exit(e.code);
+    }
+}
+
+fn cache(action: &str) -> Result<(), CliError> {
+    let dir = sim::default_cache_dir();
+    match action {
+        "clean" => {
+            let r = sim::clean_cache(&dir).map_err(|e| CliError::failed(e.to_string()))?;
+            out::println(&format!(
+                "cleaned {}: {} models, {} runtimes, {} temporary directories, {:.1} MiB freed",
+                dir.display(),
+                r.models,
+                r.runtimes,
+                r.temporaries,
+                r.bytes as f64 / (1 << 20) as f64
+            ))
+        }
+        "info" => {
+            let (n, bytes) = sim::cache_usage(&dir);
+            out::println(&format!(
+                "{}: {n} models, {:.1} MiB (limit FP8GEN_CACHE_MAX_MB, default 4096)",
+                dir.display(),
+                bytes as f64 / (1 << 20) as f64
+            ))
+        }
+        a => Err(CliError::usage(format!(
+            "cache: unknown action '{a}'; expected clean or info"
+        ))),
     }
 }
 
@@ -310,6 +348,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             };
             Ok(())
         }
+        Cmd::Prove(a) => prove_cmd::prove(&a),
         Cmd::Bench { format, n, json } => bench(&format, n, json),
         Cmd::Gen {
             gen,
@@ -317,17 +356,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             force,
             json,
         } => verify::gen(&gen, &out, force, json),
-        Cmd::Verify { gen, verify: v } => {
-            let g = gen
-                .unit
-                .map(|unit| verify::GenArgs::from_rest(unit, gen.rest));
-            if g.is_some() && v.from.is_some() {
-                return Err(CliError::usage(
-                    "give either --from DIR (a core on disk) or --unit/--format (generate one), not both",
-                ));
-            }
-            verify::verify(g.as_ref(), &v)
-        }
+        Cmd::Verify { gen, verify: v } => verify::verify(gen.unit.as_deref(), &gen.rest, &v),
+        Cmd::Cache { action } => cache(&action),
         Cmd::Synth {
             gen,
             target,

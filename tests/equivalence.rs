@@ -136,7 +136,12 @@ fn projection_is_exact_for_every_family_and_mode_on_the_structured_set() {
         assert!(ok, "{f}: {err}\n{out}");
         let j: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(j["mismatches"], 0);
-        assert!(j["vectors"].as_u64().unwrap() >= 94_208 * 24, "{f}: {out}");
+        // Every distinct structured binary32 value (> 100k) in each of the 24 mode pairs.
+        assert!(j["vectors"].as_u64().unwrap() >= 100_000 * 24, "{f}: {out}");
+        assert_eq!(
+            j["vectors"].as_u64().unwrap(),
+            j["meta"]["vectors_per_mode"].as_str().unwrap().parse::<u64>().unwrap() * 24
+        );
     }
     // Pipelined and stochastic cores.
     for args in [
@@ -318,32 +323,8 @@ fn stages_0_and_3_give_identical_results() {
             };
             req.stages = stages;
             let core = rtl::generate(&req).unwrap();
-            let clocked = core.manifest.ports.iter().any(|p| p.role == Role::Clock);
-            let ports: Vec<Port> = core
-                .manifest
-                .ports
-                .iter()
-                .map(|p| Port {
-                    name: p.name.clone(),
-                    direction: match p.direction {
-                        MDir::Input => sim::Direction::Input,
-                        MDir::Output => sim::Direction::Output,
-                    },
-                    width: p.width,
-                    role: match p.role {
-                        Role::Clock => sim::PortRole::Clock,
-                        Role::ResetN => sim::PortRole::ResetN,
-                        Role::ValidIn if clocked => sim::PortRole::ValidIn,
-                        Role::ValidOut if clocked => sim::PortRole::ValidOut,
-                        _ => sim::PortRole::Data,
-                    },
-                })
-                .collect();
-            let spec = if clocked {
-                CoreSpec::pipelined(core.top.clone(), ports, core.manifest.latency)
-            } else {
-                CoreSpec::combinational(core.top.clone(), ports)
-            };
+            let spec = CoreSpec::from_manifest(&core.manifest);
+            let clocked = spec.is_clocked();
             let lib = ModelLibrary::build(
                 &tc,
                 &core.verilog,

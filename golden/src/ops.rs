@@ -16,6 +16,19 @@ pub fn is_signaling_nan(f: &Format, code: u32) -> bool {
         && code & (1u32 << (f.man_bits() - 1)) == 0
 }
 
+/// Whether `code` is a signaling NaN of a small IEEE-style format (family `ieee`, K < 16)
+/// under IEEE 754 §6.2.1 semantics: a NaN whose most significant trailing significand bit is
+/// clear. OCP E5M2 and P3109 do not distinguish signaling NaNs, so the model treats every
+/// small-format NaN as quiet unless a caller opts in (`--signaling-nan`; CVFPU does).
+#[inline]
+pub fn is_small_signaling_nan(f: &Format, code: u32) -> bool {
+    f.specials == Specials::Ieee
+        && f.k < 16
+        && f.man_bits() >= 1
+        && f.is_nan_code(code)
+        && code & (1u32 << (f.man_bits() - 1)) == 0
+}
+
 /// Converts `code` of format `from` to format `to` (decode exactly, project once).
 /// A signaling NaN operand raises `invalid`.
 #[inline]

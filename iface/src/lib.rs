@@ -331,8 +331,9 @@ fn de_format<'de, D: Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
         F::Fields(f) if [Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&f) => {
             Ok(f)
         }
-        F::Fields(f) => Format::new(f.k, f.p, f.bias, f.signed, f.specials)
-            .map_err(serde::de::Error::custom),
+        F::Fields(f) => {
+            Format::new(f.k, f.p, f.bias, f.signed, f.specials).map_err(serde::de::Error::custom)
+        }
     }
 }
 
@@ -640,11 +641,7 @@ impl Manifest {
                 if d != p.direction {
                     return bad(format!(
                         "port `{}` has role {} but is declared as {:?}; a {} port is an {:?}",
-                        p.name,
-                        p.role,
-                        p.direction,
-                        p.role,
-                        d
+                        p.name, p.role, p.direction, p.role, d
                     ));
                 }
             }
@@ -744,13 +741,15 @@ mod tests {
         let t = mul_manifest().replacen('{', "{\"schema\":2,", 1);
         let e = Manifest::from_json(&t).unwrap_err().to_string();
         assert_eq!(
-            e,
-            "schema 2 is not supported; this fp8gen reads schema 1",
+            e, "schema 2 is not supported; this fp8gen reads schema 1",
             "{e}"
         );
         let t = mul_manifest().replacen('{', "{\"latency\":3,", 1);
         let e = Manifest::from_json(&t).unwrap_err().to_string();
-        assert!(e.starts_with("latency is 3 but the core has no clock port"), "{e}");
+        assert!(
+            e.starts_with("latency is 3 but the core has no clock port"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -787,7 +786,10 @@ mod tests {
             "{\"name\":\"r_o\",\"direction\":\"input\"",
         );
         let e = Manifest::from_json(&t).unwrap_err().to_string();
-        assert!(e.contains("port `r_o` has role result but is declared as Input"), "{e}");
+        assert!(
+            e.contains("port `r_o` has role result but is declared as Input"),
+            "{e}"
+        );
         let e = Manifest::from_json(&mul_manifest().replace("\"role\":\"y\"", "\"role\":\"x\""))
             .unwrap_err()
             .to_string();

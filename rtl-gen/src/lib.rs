@@ -52,6 +52,10 @@ pub struct GenOptions {
     pub nonan_code: u32,
     /// Flush subnormals to zero (fma/mac only; rejected for decode/project).
     pub ftz: bool,
+    /// Golden semantics only (for verifying other cores, never generated): small IEEE-style
+    /// operand NaNs with a clear top trailing bit are signaling and raise `invalid`
+    /// ([`golden::is_small_signaling_nan`]).
+    pub signaling_nan: bool,
 }
 
 /// What to generate.
@@ -308,6 +312,11 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
 /// Generates a core: Verilog text, manifest and top module name. Same request → same bytes.
 pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     validate(req)?;
+    if req.options.signaling_nan {
+        return Err(GenError::Unsupported(
+            "fp8gen's cores treat every small-format NaN as quiet (OCP, P3109); signaling-NaN semantics are a golden-model option for verifying other cores (verify --from DIR --signaling-nan)".into(),
+        ));
+    }
     match req.unit {
         Unit::Decode => units::decode::generate(req),
         Unit::Project => units::project::generate(req),

@@ -38,7 +38,10 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
         ("fp8_decode_binary8p3se_s0.v", d),
         ("fp8_project_e5m2_rmdyn_sr3_satdyn_s2.v", dy),
-        ("fp8_mul_e4m3_to_e4m3_rne_satfinite_s0.v", arith(Unit::Mul, 0)),
+        (
+            "fp8_mul_e4m3_to_e4m3_rne_satfinite_s0.v",
+            arith(Unit::Mul, 0),
+        ),
         ("fp8_fma_e4m3_rne_satfinite_s1.v", arith(Unit::Fma, 1)),
         ("fp8_mac_e4m3_rne_satfinite_s0.v", arith(Unit::Mac, 0)),
     ]
@@ -169,6 +172,10 @@ fn write_core_is_atomic_and_refuses_overwrite() {
         core.verilog
     );
     assert!(out.join("manifest.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join(format!("{}.core", core.top))).expect("core"),
+        rtl::fusesoc::core_file(&core.manifest)
+    );
     // Non-empty: refused without force, nothing changed.
     let other = generate(&GenRequest::decode(Format::E5M2)).expect("gen2");
     let e = write_core(&out, &other, false).expect_err("must refuse");

@@ -122,9 +122,16 @@ impl Sources {
     /// Cache-key fields: every file's name and text, the include directories' files, defines
     /// and parameters.
     fn hash_into(&self, key: &mut KeyHasher) {
+        // A file is keyed by its text and language (extension); its path only matters when
+        // it includes other files (relative includes resolve next to it), so the same core
+        // generated in memory or read from a directory is the same cache entry.
         for f in &self.files {
-            key.field("file", f.name.as_bytes());
-            if let Some(p) = &f.path {
+            let ext = Path::new(&f.name)
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default();
+            key.field("lang", ext.as_bytes());
+            if let Some(p) = f.path.as_ref().filter(|_| f.text.contains("`include")) {
                 key.field("path", p.to_string_lossy().as_bytes());
             }
             key.field("text", f.text.as_bytes());
@@ -132,7 +139,12 @@ impl Sources {
         for d in &self.include_dirs {
             key.field("incdir", d.to_string_lossy().as_bytes());
             let mut names: Vec<PathBuf> = fs::read_dir(d)
-                .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect())
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.is_file())
+                        .collect()
+                })
                 .unwrap_or_default();
             names.sort();
             for n in names {
@@ -214,9 +226,8 @@ impl RawLayout {
         let idx = |pred: &dyn Fn(usize) -> bool| -> Vec<usize> {
             (0..spec.ports.len()).filter(|&i| pred(i)).collect()
         };
-        let data = |i: usize, d: Direction| {
-            spec.is_data(&spec.ports[i]) && spec.ports[i].direction == d
-        };
+        let data =
+            |i: usize, d: Direction| spec.is_data(&spec.ports[i]) && spec.ports[i].direction == d;
         let hs = spec.has_valid();
         let mut inputs = idx(&|i| data(i, Direction::Input));
         inputs.extend(idx(&|i| hs && spec.ports[i].role == Role::ValidIn));
@@ -234,8 +245,8 @@ pub(crate) fn wrapper_verilog(
 ) -> String {
     let layout = RawLayout::of(spec);
     let clocked = spec.is_clocked();
-    let has_reset = spec.port_with_role(Role::Reset).is_some()
-        || spec.port_with_role(Role::ResetN).is_some();
+    let has_reset =
+        spec.port_with_role(Role::Reset).is_some() || spec.port_with_role(Role::ResetN).is_some();
     let mut decls: Vec<String> = Vec::new();
     if clocked {
         decls.push("input wire sim_clk".into());
@@ -289,7 +300,10 @@ pub(crate) fn wrapper_verilog(
         let params = if parameters.is_empty() {
             String::new()
         } else {
-            let p: Vec<String> = parameters.iter().map(|(k, v)| format!(".{k}({v})")).collect();
+            let p: Vec<String> = parameters
+                .iter()
+                .map(|(k, v)| format!(".{k}({v})"))
+                .collect();
             format!(" #({})", p.join(", "))
         };
         let _ = writeln!(
@@ -309,8 +323,8 @@ pub(crate) fn harness_cpp(spec: &CoreSpec, lanes: u32) -> String {
     let n_in = layout.inputs.len();
     let n_out = layout.outputs.len();
     let clocked = spec.is_clocked();
-    let has_reset = spec.port_with_role(Role::Reset).is_some()
-        || spec.port_with_role(Role::ResetN).is_some();
+    let has_reset =
+        spec.port_with_role(Role::Reset).is_some() || spec.port_with_role(Role::ResetN).is_some();
     let top = format!("V{WRAPPER_MODULE}");
     let mut set = String::new();
     let mut zero = String::new();
@@ -823,7 +837,11 @@ pub(crate) fn build_model(
     if sources.files.is_empty() {
         return Err(SimError::InvalidSpec("no source file given".into()));
     }
-    if let Some(f) = sources.files.iter().find(|f| f.text.contains(WRAPPER_MODULE)) {
+    if let Some(f) = sources
+        .files
+        .iter()
+        .find(|f| f.text.contains(WRAPPER_MODULE))
+    {
         return Err(SimError::InvalidSpec(format!(
             "{} uses the name `{WRAPPER_MODULE}`, reserved for the simulation wrapper",
             f.name

@@ -466,7 +466,10 @@ fn compared_list(out_ports: &[&Port], masks: &[u64]) -> Vec<String> {
 fn per_port_map(out_ports: &[&Port], locals: &[Local]) -> BTreeMap<String, u64> {
     let mut m = BTreeMap::new();
     for (k, p) in out_ports.iter().enumerate() {
-        let n: u64 = locals.iter().map(|l| l.per_port.get(k).copied().unwrap_or(0)).sum();
+        let n: u64 = locals
+            .iter()
+            .map(|l| l.per_port.get(k).copied().unwrap_or(0))
+            .sum();
         if n > 0 {
             m.insert(p.name.clone(), n);
         }

@@ -196,7 +196,10 @@ mod tests {
         }
         text.push_str("%Error: Exiting due to 1 error(s)\n");
         let e = error_excerpt(&text, 10, 5);
-        assert!(e.starts_with("%Error: core.v:3: syntax error\n  here\n"), "{e}");
+        assert!(
+            e.starts_with("%Error: core.v:3: syntax error\n  here\n"),
+            "{e}"
+        );
         assert!(e.contains("[...]"), "{e}");
         assert!(e.ends_with("%Error: Exiting due to 1 error(s)"), "{e}");
         assert!(!e.contains("noise 50"), "{e}");

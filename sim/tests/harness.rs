@@ -417,14 +417,23 @@ fn builds_from_a_manifest_with_files_includes_defines_and_parameters() {
     // So is a Verilog port the description leaves out.
     let missing = CoreSpec::combinational("top", vec![Port::output("y", 8)]);
     let err = ModelLibrary::build_sources(&tc, &sources, &missing, &opts(2)).unwrap_err();
-    assert!(err.to_string().contains("differ from its description") || err.to_string().contains("no data input"), "{err}");
+    assert!(
+        err.to_string().contains("differ from its description")
+            || err.to_string().contains("no data input"),
+        "{err}"
+    );
 }
 
 #[test]
 fn verilator_errors_show_the_first_error() {
     let tc = toolchain();
     let bad = "module add8(input [7:0] a, input [7:0] b, input cin, output [7:0] s, output cout);\n  assign {cout, s} = a + b + cin\n  wire oops = ;\nendmodule\n";
-    let err = ModelLibrary::build(&tc, bad, &add8_spec(), &opts(1)).unwrap_err().to_string();
-    let first = err.lines().find(|l| l.starts_with("%Error")).unwrap_or_default();
+    let err = ModelLibrary::build(&tc, bad, &add8_spec(), &opts(1))
+        .unwrap_err()
+        .to_string();
+    let first = err
+        .lines()
+        .find(|l| l.starts_with("%Error"))
+        .unwrap_or_default();
     assert!(first.contains(":3:") || first.contains(":2:"), "{err}");
 }

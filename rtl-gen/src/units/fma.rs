@@ -318,6 +318,7 @@ pub struct FmaModel {
     rounding: RoundingSel,
     saturation: crate::SaturationSel,
     tininess: Tininess,
+    signaling_nan: bool,
     /// Exact products of every code pair, prepared once (golden::FmaUnit).
     unit: golden::FmaUnit,
 }
@@ -332,6 +333,7 @@ impl FmaModel {
             rounding: req.rounding,
             saturation: req.saturation,
             tininess: req.options.tininess,
+            signaling_nan: req.options.signaling_nan,
             unit: golden::FmaUnit::new(
                 req.formats.x,
                 y_format(req),
@@ -373,7 +375,13 @@ impl FmaModel {
         modes: &mut impl Iterator<Item = u64>,
     ) -> [u64; 2] {
         let (spec, _) = spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
-        let (c, fl) = self.unit.eval_spec(x, y, z, &spec);
+        let (c, mut fl) = self.unit.eval_spec(x, y, z, &spec);
+        if self.signaling_nan
+            && (golden::is_small_signaling_nan(&self.fx, x)
+                || golden::is_small_signaling_nan(&self.fy, y))
+        {
+            fl.0 |= golden::Flags::INVALID;
+        }
         [c as u64, fl.0 as u64]
     }
 }

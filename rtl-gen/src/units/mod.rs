@@ -201,7 +201,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         ftz: req.options.ftz,
         tininess_before: req.options.tininess == golden::Tininess::BeforeRounding,
         nonan_code: req.options.nonan_code,
-        signaling_nan: false,
+        signaling_nan: req.options.signaling_nan,
     }
 }
 

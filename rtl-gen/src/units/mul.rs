@@ -181,6 +181,7 @@ pub struct MulModel {
     sr_bits: u32,
     tininess: Tininess,
     nonan_code: u32,
+    signaling_nan: bool,
 }
 
 impl MulModel {
@@ -196,6 +197,7 @@ impl MulModel {
             sr_bits: req.random_bits(),
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
+            signaling_nan: req.options.signaling_nan,
         })
     }
 
@@ -220,7 +222,13 @@ impl MulModel {
             self.tininess,
             self.nonan_code,
         );
-        let (c, fl) = mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd);
+        let (c, mut fl) = mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd);
+        if self.signaling_nan
+            && (golden::is_small_signaling_nan(&self.fx, x)
+                || golden::is_small_signaling_nan(&self.fy, y))
+        {
+            fl.0 |= golden::Flags::INVALID;
+        }
         [c as u64, fl.0 as u64]
     }
 }

@@ -4,8 +4,8 @@
 
 use rtl::GeneratedCore;
 use sim::{
-    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary,
-    Summary, Toolchain,
+    check_equivalence, BuildOptions, CoreSpec, EquivConfig, FnSpace, ModelLibrary, Summary,
+    Toolchain,
 };
 use std::path::PathBuf;
 use std::process::Command;

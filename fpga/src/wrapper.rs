@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Core, Direction, PortRole};
+use crate::{Core, Direction, Role};
 
 /// Module name of the synthesis wrapper.
 pub const WRAPPER_TOP: &str = "fp8gen_synth_top";
@@ -48,9 +48,13 @@ pub fn wrapper_verilog(core: &Core) -> (String, WrapperCost) {
     let ins: Vec<_> = core
         .ports
         .iter()
-        .filter(|p| p.direction == Direction::Input && p.role != PortRole::Clock)
+        .filter(|p| p.direction == Direction::Input && p.role != Role::Clock)
         .collect();
-    let outs: Vec<_> = core.outputs().collect();
+    let outs: Vec<_> = core
+        .ports
+        .iter()
+        .filter(|p| p.direction == Direction::Output)
+        .collect();
     let iw: u32 = ins.iter().map(|p| p.width).sum();
     let ow: u32 = outs.iter().map(|p| p.width).sum();
     let levels = xor_levels(ow);
@@ -82,7 +86,7 @@ pub fn wrapper_verilog(core: &Core) -> (String, WrapperCost) {
     let mut conns = Vec::new();
     let (mut ilo, mut olo) = (0u32, 0u32);
     for p in &core.ports {
-        let expr = if p.role == PortRole::Clock {
+        let expr = if p.role == Role::Clock {
             "clk".to_string()
         } else if p.direction == Direction::Input {
             let e = format!("in_r[{}:{}]", ilo + p.width - 1, ilo);

@@ -1,7 +1,8 @@
-//! FPGA flow of fp8gen (SPEC §5): open-toolchain synthesis of a core for QoR numbers
-//! ([`synth`]), board builds that wrap a core in a UART test shell and produce a bitstream
-//! ([`board_build`]), and the host side that replays vectors over the serial line
-//! ([`board_test_serial`], [`exchange`]).
+//! # fp8gen FPGA flow
+//!
+//! Open-toolchain synthesis of a core for QoR numbers ([`synth`]), board builds that wrap a
+//! core in a UART test shell and produce a bitstream ([`board_build`]), and the host side
+//! that replays vectors over the serial line ([`board_test_serial`], [`exchange`]).
 //!
 //! The tools are YoWASP yosys / nextpnr (installed by `scripts/setup-fpga.sh` into the
 //! project's `.venv`), native yosys / nextpnr on `PATH`, or explicit overrides (see
@@ -9,13 +10,16 @@
 //! and is handed relative paths only (YoWASP tools run in a WASI sandbox); results are read
 //! from the files they write (`-l`, `--report`, `stat -json`), never from their stdout.
 //!
-//! This module owns: the synthesis wrapper ([`wrapper`]), report parsing ([`report`]),
-//! tool discovery ([`tools`]), the board UART shell ([`shell`]), board constraints
-//! ([`board`]), the serial host ([`host`]) and the reference cores ([`refcores`]).
+//! This crate owns: the core as the flow sees it ([`Core`], built from a `manifest.json` by
+//! [`Core::from_manifest`]; its ports are the shared [`iface::Port`]s), the devices
+//! ([`Target`]), the synthesis wrapper ([`wrapper`]), the yosys script and nextpnr
+//! arguments ([`flow`]), report parsing ([`report`]), tool discovery ([`tools`]), private
+//! build directories ([`build_dir`]), the board UART shell ([`shell`]), boards and their
+//! pin constraints ([`board`]), the serial host ([`host`]) and the reference cores
+//! ([`refcores`]). The `fp8gen synth` / `board` / `board-test` commands only parse
+//! arguments and print what this crate returns.
 
-// The CLI reaches only part of this API (the rest serves tests, scripts and the lead's
-// wiring); keep the binary warning-free until every item has a caller.
-#![allow(dead_code)]
+#![forbid(unsafe_code)]
 
 pub mod board;
 pub mod build_dir;
@@ -36,96 +40,18 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-#[allow(unused_imports)]
 pub use board::{board_build, Board, BoardBuildReport, BoardRequest};
-#[allow(unused_imports)]
 pub use flow::{synth, SynthReport, SynthRequest};
-#[allow(unused_imports)]
-pub use host::{board_test_serial, exchange, open_serial, Response};
-#[allow(unused_imports)]
+pub use host::{board_test_serial, exchange, open_serial, ReplaySummary, Response};
+pub use iface::{Direction, Manifest, Port, Role};
 pub use shell::ShellLayout;
 
-/// Direction of a core port, seen from the core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Driven into the core.
-    Input,
-    /// Driven by the core.
-    Output,
-}
-
-/// What the wrappers do with a port (same names and JSON spelling as the `sim` crate).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PortRole {
-    /// Operand or result: carried by the vectors.
-    #[default]
-    Data,
-    /// Rising-edge clock, 1-bit input.
-    Clock,
-    /// Active-high reset, 1-bit input (board shell: asserted at power-up).
-    Reset,
-    /// Active-low reset, 1-bit input (board shell: asserted at power-up).
-    ResetN,
-    /// Input handshake, 1-bit input (board shell: pulsed for one cycle per vector).
-    ValidIn,
-    /// Output handshake, 1-bit output (board shell: reported in the status byte).
-    ValidOut,
-}
-
-/// One port of a core.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Port {
-    /// Plain Verilog identifier.
-    pub name: String,
-    /// Input or output.
-    pub direction: Direction,
-    /// Width in bits (1..=64 for board builds, 1..=1024 for synthesis).
-    pub width: u32,
-    /// Role; `data` when omitted.
-    #[serde(default)]
-    pub role: PortRole,
-}
-
-impl Port {
-    /// A data input.
-    pub fn input(name: &str, width: u32) -> Port {
-        Port {
-            name: name.to_string(),
-            direction: Direction::Input,
-            width,
-            role: PortRole::Data,
-        }
-    }
-
-    /// A data output.
-    pub fn output(name: &str, width: u32) -> Port {
-        Port {
-            name: name.to_string(),
-            direction: Direction::Output,
-            width,
-            role: PortRole::Data,
-        }
-    }
-
-    /// A 1-bit control port; its direction follows from the role.
-    pub fn control(name: &str, role: PortRole) -> Port {
-        let direction = if role == PortRole::ValidOut {
-            Direction::Output
-        } else {
-            Direction::Input
-        };
-        Port {
-            name: name.to_string(),
-            direction,
-            width: 1,
-            role,
-        }
-    }
-}
-
 /// A Verilog core as the FPGA flow sees it: source text, top module, ports, latency.
+///
+/// Ports use the shared interface vocabulary ([`iface::Port`]). Which ports are data and
+/// which are driven by the wrappers follows the simulator ([`Core::is_data`]): clock and
+/// resets are always control; `valid_in` / `valid_out` are the handshake of a clocked core
+/// and plain wires of a combinational one (the board shell ties such a `valid_in` to 1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Core {
     /// Complete Verilog-2005 source of the core (may hold several modules).
@@ -147,10 +73,22 @@ pub(crate) const RESERVED_MODULES: [&str; 3] = [
 ];
 
 impl Core {
+    /// The core described by a manifest (`fp8gen gen`'s, or a hand-written one), with
+    /// `verilog` the text of its source files (the manifest's `verilog` list, read and
+    /// concatenated by the caller). Ports, roles, top module and latency are the manifest's.
+    pub fn from_manifest(verilog: impl Into<String>, m: &Manifest) -> Core {
+        Core {
+            verilog: verilog.into(),
+            top: m.top.clone(),
+            ports: m.ports.clone(),
+            latency: m.latency,
+        }
+    }
+
     /// Checks identifiers, widths, roles and latency; the error names what is wrong.
     pub fn validate(&self, max_width: u32) -> Result<(), FpgaError> {
         let bad = |m: String| Err(FpgaError::BadCore(m));
-        if !is_identifier(&self.top) {
+        if !iface::is_identifier(&self.top) {
             return bad(format!(
                 "top module name `{}` is not a plain Verilog identifier",
                 self.top
@@ -170,7 +108,7 @@ impl Core {
         }
         let mut seen: Vec<&str> = Vec::new();
         for p in &self.ports {
-            if !is_identifier(&p.name) {
+            if !iface::is_identifier(&p.name) {
                 return bad(format!(
                     "port name `{}` is not a plain Verilog identifier",
                     p.name
@@ -186,99 +124,89 @@ impl Core {
                     p.name, p.width, max_width
                 ));
             }
-            let want = match p.role {
-                PortRole::Data => p.direction,
-                PortRole::ValidOut => Direction::Output,
-                _ => Direction::Input,
-            };
-            if p.direction != want {
-                return bad(format!(
-                    "port `{}` has role {:?} but is declared {:?}",
-                    p.name, p.role, p.direction
-                ));
+            if let Some(want) = p.role.direction() {
+                if p.direction != want {
+                    return bad(format!(
+                        "port `{}` has role {} but is declared {:?}",
+                        p.name, p.role, p.direction
+                    ));
+                }
             }
-            if p.role != PortRole::Data && p.width != 1 {
+            if p.role.is_control() && p.width != 1 {
                 return bad(format!(
-                    "port `{}` has role {:?} and must be 1 bit wide, not {}",
+                    "port `{}` has role {} and must be 1 bit wide, not {}",
                     p.name, p.role, p.width
                 ));
             }
         }
-        for role in [
-            PortRole::Clock,
-            PortRole::Reset,
-            PortRole::ResetN,
-            PortRole::ValidIn,
-            PortRole::ValidOut,
-        ] {
+        for role in Role::ALL.into_iter().filter(|r| *r != Role::Data) {
             if self.ports.iter().filter(|p| p.role == role).count() > 1 {
-                return bad(format!("more than one port has role {role:?}"));
+                return bad(format!("more than one port has role {role}"));
             }
         }
-        let clocked = self.clock().is_some();
-        if !clocked && self.latency != 0 {
-            return bad(format!(
-                "latency is {} but no port has role `clock`; mark the clock port",
-                self.latency
-            ));
+        if self.with_role(Role::Reset).is_some() && self.with_role(Role::ResetN).is_some() {
+            return bad("both an active-high and an active-low reset are listed".into());
         }
-        if !clocked {
-            if let Some(p) = self.ports.iter().find(|p| p.role != PortRole::Data) {
+        if !self.is_clocked() {
+            if self.latency != 0 {
                 return bad(format!(
-                    "port `{}` has role {:?} but the core has no clock port",
+                    "latency is {} but no port has role `clock`; mark the clock port",
+                    self.latency
+                ));
+            }
+            if let Some(p) = self.ports.iter().find(|p| !self.is_data(p)) {
+                return bad(format!(
+                    "port `{}` has role {} but the core has no clock port",
                     p.name, p.role
                 ));
             }
         }
-        if self.data_inputs().next().is_none() {
+        if self.operands().next().is_none() {
             return bad(format!("core `{}` has no data input", self.top));
         }
-        if self.outputs().next().is_none() {
-            return bad(format!("core `{}` has no output", self.top));
+        if self.results().next().is_none() {
+            return bad(format!("core `{}` has no data output", self.top));
         }
         Ok(())
     }
 
-    /// The clock port, if the core is clocked.
-    pub fn clock(&self) -> Option<&Port> {
-        self.with_role(PortRole::Clock)
+    /// Whether the core has a clock port (and is driven cycle by cycle).
+    pub fn is_clocked(&self) -> bool {
+        self.with_role(Role::Clock).is_some()
     }
 
-    /// The port with the given role.
-    pub fn with_role(&self, role: PortRole) -> Option<&Port> {
+    /// The first port with the given role.
+    pub fn with_role(&self, role: Role) -> Option<&Port> {
         self.ports.iter().find(|p| p.role == role)
     }
 
-    /// Data inputs in port order (the order of operands in a vector).
-    pub fn data_inputs(&self) -> impl Iterator<Item = &Port> {
-        self.ports
-            .iter()
-            .filter(|p| p.direction == Direction::Input && p.role == PortRole::Data)
+    /// Whether `p` is data rather than control, as `sim::CoreSpec::is_data` decides: clock
+    /// and resets are control; `valid_in` / `valid_out` are control on a clocked core (the
+    /// handshake) and data on a combinational one; every other role is data.
+    pub fn is_data(&self, p: &Port) -> bool {
+        match p.role {
+            Role::Clock | Role::Reset | Role::ResetN => false,
+            Role::ValidIn | Role::ValidOut => !self.is_clocked(),
+            _ => true,
+        }
     }
 
-    /// Data outputs in port order (the order of results in a vector).
-    pub fn data_outputs(&self) -> impl Iterator<Item = &Port> {
-        self.ports
-            .iter()
-            .filter(|p| p.direction == Direction::Output && p.role == PortRole::Data)
+    /// The inputs a test vector carries, in port order: the data inputs except `valid_in`,
+    /// which the board shell drives itself (a one-cycle pulse per vector on a clocked core,
+    /// constant 1 on a combinational one).
+    pub fn operands(&self) -> impl Iterator<Item = &Port> {
+        self.ports.iter().filter(|p| {
+            p.direction == Direction::Input && p.role != Role::ValidIn && self.is_data(p)
+        })
     }
 
-    /// All outputs (data and `valid_out`) in port order.
-    pub fn outputs(&self) -> impl Iterator<Item = &Port> {
-        self.ports
-            .iter()
-            .filter(|p| p.direction == Direction::Output)
+    /// The outputs a result carries, in port order: the data outputs except `valid_out`,
+    /// which the board shell reports in its status byte.
+    pub fn results(&self) -> impl Iterator<Item = &Port> {
+        self.ports.iter().filter(|p| {
+            p.direction == Direction::Output && p.role != Role::ValidOut && self.is_data(p)
+        })
     }
-}
-
-/// Whether `s` is a plain (non-escaped) Verilog identifier.
-pub(crate) fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
-    }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// An FPGA device the flow can place and route for.

@@ -2,7 +2,7 @@
 //! multiplier (the "what does an 8×8 multiply cost on this device" row), written here in
 //! plain Verilog-2005 so that the FPGA flow can be exercised without any fp8gen unit.
 
-use super::{Core, FpgaError, Port, PortRole};
+use crate::{Core, FpgaError, Port, Role};
 
 /// Unsigned `wa × wb` integer multiplier `a_i * b_i → p_o`.
 ///
@@ -40,7 +40,7 @@ pub fn int_mul(wa: u32, wb: u32, stages: u32) -> Result<Core, FpgaError> {
             wp - 1
         ));
     } else {
-        ports.push(Port::control("clk", PortRole::Clock));
+        ports.push(Port::control("clk", Role::Clock));
         let lo = wb / 2;
         let hi = wb - lo;
         v.push_str(&format!(

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Arch, FpgaError};
+use crate::{Arch, FpgaError};
 
 /// What a cell type counts as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,9 +2,11 @@
 //! byte link (a tty opened with [`open_serial`], or the simulated board in the tests) and
 //! decodes the answers.
 //!
-//! `board-test --port /dev/ttyUSB0 --layout out/shell.json < vectors` reads one vector per
-//! line (hex values of the data inputs, in port order, separated by blanks) and prints one
-//! line per vector (hex values of the data outputs), the same format as the batch commands.
+//! `fp8gen board-test --port /dev/ttyUSB0 --dir out/board < vectors` reads `shell.json`
+//! from the board build directory, then one vector per line (hex values of the operands,
+//! in port order, separated by blanks) and prints one line per vector (hex values of the
+//! results), the same format as the batch commands. The handshake (`valid_in`,
+//! `valid_out`) is never part of a vector: the shell drives and reports it.
 
 use std::fs::File;
 use std::io::{BufRead, ErrorKind, Read, Write};
@@ -13,8 +15,8 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use super::shell::ShellLayout;
-use super::FpgaError;
+use crate::shell::ShellLayout;
+use crate::FpgaError;
 
 /// One decoded answer of the shell.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,11 +27,11 @@ pub struct Response {
     pub valid: bool,
     /// The shell abandoned an incomplete frame since its previous answer.
     pub abandoned_frame: bool,
-    /// One value per data output, in port order.
+    /// One value per result port ([`ShellLayout::outputs`]), in port order.
     pub outputs: Vec<u64>,
 }
 
-/// Sends one vector (one value per data input) and returns the shell's answer.
+/// Sends one vector (one value per operand, [`ShellLayout::inputs`]) and returns the shell's answer.
 pub fn exchange<L: Read + Write>(
     link: &mut L,
     layout: &ShellLayout,
@@ -109,8 +111,8 @@ pub struct ReplaySummary {
     pub not_valid: u64,
 }
 
-/// Replays vectors from `input` (one per line: hex data inputs separated by blanks; blank
-/// lines and `#` comments skipped) through `link`, writing one line of hex data outputs per
+/// Replays vectors from `input` (one per line: hex operands separated by blanks; blank
+/// lines and `#` comments skipped) through `link`, writing one line of hex results per
 /// vector to `output`.
 pub fn board_test_serial<L: Read + Write, R: BufRead, W: Write>(
     link: &mut L,

@@ -3,14 +3,17 @@
 //!
 //! Protocol (all multi-byte values little-endian, i.e. least significant byte first):
 //!
-//! * host → board: `0xA5`, then `in_bytes` bytes holding the core's data inputs
-//!   concatenated in port order, first port in the least significant bits;
-//! * the shell loads them into the core's input register, pulses `valid_in` (if the core
-//!   has one) for one cycle, holds the inputs, and `latency + 1` cycles later (+15 for a
-//!   combinational core, so a slow core works as a multicycle path) captures the outputs;
+//! * host → board: `0xA5`, then `in_bytes` bytes holding the core's operands
+//!   ([`Core::operands`]: the data inputs, without `valid_in`) concatenated in port order,
+//!   first port in the least significant bits;
+//! * the shell loads them into the core's input register and holds them. A clocked core's
+//!   `valid_in` is pulsed for one cycle and the outputs are captured `latency + 1` cycles
+//!   later; a combinational core's `valid_in` is tied to 1 and the outputs are captured 16
+//!   cycles later (so a core slower than the board clock works as a multicycle path);
 //! * board → host: `0x5A`, a status byte (bit 0: `valid_out` at capture, or 1 if the core
 //!   has no `valid_out`; bit 1: a frame was abandoned since the last answer), then
-//!   `out_bytes` bytes holding the data outputs packed like the inputs.
+//!   `out_bytes` bytes holding the results ([`Core::results`]: the data outputs, without
+//!   `valid_out`) packed like the operands.
 //!
 //! A frame whose bytes stop arriving for 16 byte times is abandoned (the shell goes back to
 //! waiting for `0xA5`). Resets of the core (`reset`/`reset_n` roles) are asserted for 16
@@ -20,7 +23,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Core, Direction, FpgaError, Port, PortRole};
+use crate::{Core, Direction, FpgaError, Port, Role};
 
 /// Top module of a board build.
 pub const SHELL_TOP: &str = "fp8gen_board_top";
@@ -36,9 +39,9 @@ pub const RESP_HEADER: u8 = 0x5A;
 pub struct ShellLayout {
     /// Core top module.
     pub core: String,
-    /// Data inputs in vector order.
+    /// The operands of a vector ([`Core::operands`]), in order.
     pub inputs: Vec<Port>,
-    /// Data outputs in vector order.
+    /// The results of a vector ([`Core::results`]), in order.
     pub outputs: Vec<Port>,
     /// Bytes of input payload per request.
     pub in_bytes: u32,
@@ -76,8 +79,8 @@ impl ShellLayout {
                  (divider {cpb}); choose another baud rate"
             )));
         }
-        let inputs: Vec<Port> = core.data_inputs().cloned().collect();
-        let outputs: Vec<Port> = core.data_outputs().cloned().collect();
+        let inputs: Vec<Port> = core.operands().cloned().collect();
+        let outputs: Vec<Port> = core.results().cloned().collect();
         let iw: u32 = inputs.iter().map(|p| p.width).sum();
         let ow: u32 = outputs.iter().map(|p| p.width).sum();
         if iw.div_ceil(8) > 255 || ow.div_ceil(8) > 253 || core.latency > 250 {
@@ -97,7 +100,7 @@ impl ShellLayout {
             inputs,
             outputs,
             latency: core.latency,
-            has_valid_out: core.with_role(PortRole::ValidOut).is_some(),
+            has_valid_out: core.with_role(Role::ValidOut).is_some(),
             clk_hz,
             baud,
             clks_per_bit: cpb,
@@ -114,11 +117,11 @@ impl ShellLayout {
     }
 
     /// Encodes one request frame (header + packed inputs). `values` has one entry per
-    /// data input; each must fit its port.
+    /// operand; each must fit its port.
     pub fn encode_request(&self, values: &[u64]) -> Result<Vec<u8>, FpgaError> {
         if values.len() != self.inputs.len() {
             return Err(FpgaError::BadRequest(format!(
-                "vector has {} values but `{}` has {} data inputs ({})",
+                "vector has {} values but `{}` takes {} operands ({})",
                 values.len(),
                 self.core,
                 self.inputs.len(),
@@ -156,7 +159,7 @@ impl ShellLayout {
         2 + self.out_bytes as usize
     }
 
-    /// Decodes a response frame into (status byte, one value per data output).
+    /// Decodes a response frame into (status byte, one value per result port).
     pub fn decode_response(&self, frame: &[u8]) -> Result<(u8, Vec<u64>), FpgaError> {
         if frame.len() != self.response_len() {
             return Err(FpgaError::Link(format!(
@@ -208,7 +211,7 @@ pub fn shell_verilog(core: &Core, layout: &ShellLayout, opt: &ShellOptions) -> S
     let ow: u32 = layout.outputs.iter().map(|p| p.width).sum();
     let ib = layout.in_bytes * 8;
     let ob = layout.out_bytes * 8;
-    let clocked = core.clock().is_some();
+    let clocked = core.is_clocked();
     let wait = layout.wait_cycles(clocked);
     let frames = layout.out_bytes + 2;
     let leds = opt.leds.max(2);
@@ -269,7 +272,7 @@ pub fn shell_verilog(core: &Core, layout: &ShellLayout, opt: &ShellOptions) -> S
         v.push_str("    assign core_out = 1'b0;\n");
     }
     v.push_str("    reg  valid_pulse = 1'b0;\n    wire valid_o;\n");
-    if core.with_role(PortRole::ValidOut).is_none() {
+    if core.with_role(Role::ValidOut).is_none() {
         v.push_str("    assign valid_o = 1'b1;\n");
     }
     let _ = writeln!(v, "    {} dut (", core.top);
@@ -277,17 +280,19 @@ pub fn shell_verilog(core: &Core, layout: &ShellLayout, opt: &ShellOptions) -> S
     let (mut ilo, mut olo) = (0u32, 0u32);
     for p in &core.ports {
         let expr = match (p.role, p.direction) {
-            (PortRole::Clock, _) => "clk".to_string(),
-            (PortRole::Reset, _) => "rst".to_string(),
-            (PortRole::ResetN, _) => "~rst".to_string(),
-            (PortRole::ValidIn, _) => "valid_pulse".to_string(),
-            (PortRole::ValidOut, _) => "valid_o".to_string(),
-            (PortRole::Data, Direction::Input) => {
+            (Role::Clock, _) => "clk".to_string(),
+            (Role::Reset, _) => "rst".to_string(),
+            (Role::ResetN, _) => "~rst".to_string(),
+            // A combinational core computes all the time: its valid_in is held high.
+            (Role::ValidIn, _) if clocked => "valid_pulse".to_string(),
+            (Role::ValidIn, _) => "1'b1".to_string(),
+            (Role::ValidOut, _) => "valid_o".to_string(),
+            (_, Direction::Input) => {
                 let e = format!("core_in[{}:{}]", ilo + p.width - 1, ilo);
                 ilo += p.width;
                 e
             }
-            (PortRole::Data, Direction::Output) => {
+            (_, Direction::Output) => {
                 let e = format!("core_out[{}:{}]", olo + p.width - 1, olo);
                 olo += p.width;
                 e

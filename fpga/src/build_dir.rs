@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::FpgaError;
+use crate::FpgaError;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

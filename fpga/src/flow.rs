@@ -1,17 +1,17 @@
 //! `fp8gen synth`: yosys + nextpnr on a core inside the registered [`wrapper`], and the
 //! QoR report (LUTs, FFs, DSP blocks, carry cells, Fmax) as serde-serialisable JSON.
 //!
-//! [`wrapper`]: super::wrapper
+//! [`wrapper`]: crate::wrapper
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::build_dir::BuildDir;
-use super::report::{self, CellCounts};
-use super::tools::{self, Tool};
-use super::wrapper::{self, WrapperCost, WRAPPER_TOP};
-use super::{Arch, Core, FpgaError, Target};
+use crate::build_dir::BuildDir;
+use crate::report::{self, CellCounts};
+use crate::tools::{self, Tool};
+use crate::wrapper::{self, WrapperCost, WRAPPER_TOP};
+use crate::{Arch, Core, FpgaError, Target};
 
 /// One synthesis run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -114,6 +114,80 @@ pub(crate) fn nextpnr_tool(target: Target) -> Tool {
         Arch::Ecp5 => Tool::NextpnrEcp5,
         Arch::Gowin => Tool::NextpnrGowin,
     }
+}
+
+/// File nextpnr writes the routed design to for packing (board builds).
+pub fn placed_file(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Ice40 => "pnr.asc",
+        Arch::Ecp5 => "pnr.config",
+        Arch::Gowin => "pnr.json",
+    }
+}
+
+/// The nextpnr command line of every run (synthesis and board builds), relative to the
+/// build directory: device selection, the pin `constraints` file if any, `netlist.json` in,
+/// with `placed` the routed design out ([`placed_file`], for packing), `--freq` /
+/// `--seed`, `--timing-allow-fail` (Fmax is read from the report either way),
+/// `--report report.json` and `-l nextpnr.log`.
+pub fn nextpnr_args(
+    target: Target,
+    constraints: Option<&str>,
+    placed: bool,
+    freq_mhz: f64,
+    seed: u32,
+) -> Vec<String> {
+    let arch = target.arch();
+    let mut args = target.nextpnr_device_args();
+    if let Some(c) = constraints {
+        match arch {
+            Arch::Ice40 => args.extend(["--pcf".to_string(), c.to_string()]),
+            Arch::Ecp5 => args.extend(["--lpf".to_string(), c.to_string()]),
+            Arch::Gowin => args.extend(["--vopt".to_string(), format!("cst={c}")]),
+        }
+    }
+    if placed {
+        let flag = match arch {
+            Arch::Ice40 => "--asc",
+            Arch::Ecp5 => "--textcfg",
+            Arch::Gowin => "--write",
+        };
+        args.extend([flag.to_string(), placed_file(arch).to_string()]);
+    }
+    args.extend(
+        [
+            "--json",
+            "netlist.json",
+            "--freq",
+            &format!("{freq_mhz}"),
+            "--seed",
+            &seed.to_string(),
+            "--timing-allow-fail",
+            "--report",
+            "report.json",
+            "-l",
+            "nextpnr.log",
+        ]
+        .map(String::from),
+    );
+    args
+}
+
+/// Runs nextpnr with `args` in `dir`; returns seconds.
+pub(crate) fn run_nextpnr(
+    target: Target,
+    nextpnr: &Path,
+    args: &[String],
+    dir: &Path,
+) -> Result<f64, FpgaError> {
+    tools::run(
+        nextpnr_tool(target),
+        nextpnr,
+        args,
+        dir,
+        "nextpnr.out",
+        Some("nextpnr.log"),
+    )
 }
 
 /// The yosys script that synthesises `top` from `files` for `target` and writes
@@ -234,40 +308,19 @@ fn synth_in(
     let arch = req.target.arch();
     let counts: CellCounts = report::parse_yosys_stat(arch, &read(dir, "stat.json")?, &core.top)?;
 
-    let mut args = req.target.nextpnr_device_args();
-    if arch == Arch::Gowin {
+    let constraints = if arch == Arch::Gowin {
         // himbaechel-gowin refuses unconstrained I/O: use Tang Nano 9K pins.
         write(
             dir,
             "synth.cst",
             "IO_LOC \"clk\" 52;\nIO_LOC \"si\" 18;\nIO_LOC \"so\" 17;\n",
         )?;
-        args.extend(["--vopt".to_string(), "cst=synth.cst".to_string()]);
-    }
-    args.extend(
-        [
-            "--json",
-            "netlist.json",
-            "--freq",
-            &format!("{}", req.freq_mhz),
-            "--seed",
-            &req.seed.to_string(),
-            "--timing-allow-fail",
-            "--report",
-            "report.json",
-            "-l",
-            "nextpnr.log",
-        ]
-        .map(String::from),
-    );
-    let t_pnr = tools::run(
-        nextpnr_tool(req.target),
-        nextpnr,
-        &args,
-        dir,
-        "nextpnr.out",
-        Some("nextpnr.log"),
-    )?;
+        Some("synth.cst")
+    } else {
+        None
+    };
+    let args = nextpnr_args(req.target, constraints, false, req.freq_mhz, req.seed);
+    let t_pnr = run_nextpnr(req.target, nextpnr, &args, dir)?;
     let pnr = read_pnr(dir)?;
     let fmax = pnr.fmax().ok_or_else(|| {
         FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::FpgaError;
+use crate::FpgaError;
 
 /// A tool role, with the executable names tried for it (YoWASP first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! Board builds: a core inside the UART [`shell`](super::shell), placed with the board's
-//! pin constraints (`constraints/`, compiled into the binary) and packed to a bitstream.
+//! Board builds: a core inside the UART [`shell`], placed with the board's
+//! pin constraints (`constraints/`, compiled into the crate) and packed to a bitstream.
 //!
 //! | board | device | clock | constraints | bitstream |
 //! |---|---|---|---|---|
@@ -13,11 +13,11 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::build_dir::BuildDir;
-use super::flow::{self, write};
-use super::shell::{self, ShellLayout, ShellOptions, SHELL_TOP};
-use super::tools::{self, Tool};
-use super::{Arch, Core, FpgaError, Target};
+use crate::build_dir::BuildDir;
+use crate::flow::{self, write};
+use crate::shell::{self, ShellLayout, ShellOptions, SHELL_TOP};
+use crate::tools::{self, Tool};
+use crate::{Arch, Core, FpgaError, Target};
 
 /// A supported board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -206,6 +206,15 @@ pub struct BoardBuildReport {
     pub program: String,
 }
 
+/// The bitstream packer of a target.
+fn pack_tool(target: Target) -> Tool {
+    match target.arch() {
+        Arch::Ice40 => Tool::Icepack,
+        Arch::Ecp5 => Tool::Ecppack,
+        Arch::Gowin => Tool::GowinPack,
+    }
+}
+
 /// Builds a bitstream of `req.core` inside the UART shell for `req.board`.
 pub fn board_build(req: &BoardRequest) -> Result<BoardBuildReport, FpgaError> {
     req.core.validate(64)?;
@@ -215,12 +224,7 @@ pub fn board_build(req: &BoardRequest) -> Result<BoardBuildReport, FpgaError> {
     let yosys = tools::find(Tool::Yosys)?;
     let pnr_tool = flow::nextpnr_tool(target);
     let nextpnr = tools::find(pnr_tool)?;
-    let pack_tool = match target.arch() {
-        Arch::Ice40 => Tool::Icepack,
-        Arch::Ecp5 => Tool::Ecppack,
-        Arch::Gowin => Tool::GowinPack,
-    };
-    let pack = tools::find(pack_tool)?;
+    let pack = tools::find(pack_tool(target))?;
 
     let mut bd = BuildDir::new("fp8gen-board", Some(&req.out_dir))?;
     match build_in(req, &layout, &yosys, &nextpnr, &pack, bd.path()) {
@@ -261,80 +265,29 @@ fn build_in(
     flow::run_yosys(yosys, dir, &script)?;
 
     let mhz = board.clk_hz() as f64 / 1e6;
-    let mut args = target.nextpnr_device_args();
+    let args = flow::nextpnr_args(target, Some(cname), true, mhz, req.seed);
+    flow::run_nextpnr(target, nextpnr, &args, dir)?;
     let bit = board.bitstream_name();
-    let (pnr_out, pack_args): (Vec<String>, Vec<String>) = match target.arch() {
-        Arch::Ice40 => (
-            vec![
-                "--pcf".into(),
-                cname.into(),
-                "--asc".into(),
-                "pnr.asc".into(),
-            ],
-            vec!["pnr.asc".into(), bit.into()],
-        ),
-        Arch::Ecp5 => (
-            vec![
-                "--lpf".into(),
-                cname.into(),
-                "--textcfg".into(),
-                "pnr.config".into(),
-            ],
-            vec!["--compress".into(), "pnr.config".into(), bit.into()],
-        ),
-        Arch::Gowin => (
-            vec![
-                "--vopt".into(),
-                format!("cst={cname}"),
-                "--write".into(),
-                "pnr.json".into(),
-            ],
-            vec![
-                "-d".into(),
-                target.gowin_pack_device().unwrap_or("GW1N-9C").into(),
-                "-o".into(),
-                bit.into(),
-                "pnr.json".into(),
-            ],
-        ),
+    let placed = flow::placed_file(target.arch());
+    let pack_args: Vec<String> = match target.arch() {
+        Arch::Ice40 => vec![placed.into(), bit.into()],
+        Arch::Ecp5 => vec!["--compress".into(), placed.into(), bit.into()],
+        Arch::Gowin => vec![
+            "-d".into(),
+            target.gowin_pack_device().unwrap_or("GW1N-9C").into(),
+            "-o".into(),
+            bit.into(),
+            placed.into(),
+        ],
     };
-    args.extend(pnr_out);
-    args.extend(
-        [
-            "--json",
-            "netlist.json",
-            "--freq",
-            &format!("{mhz}"),
-            "--seed",
-            &req.seed.to_string(),
-            "--timing-allow-fail",
-            "--report",
-            "report.json",
-            "-l",
-            "nextpnr.log",
-        ]
-        .map(String::from),
-    );
-    tools::run(
-        flow::nextpnr_tool(target),
-        nextpnr,
-        &args,
-        dir,
-        "nextpnr.out",
-        Some("nextpnr.log"),
-    )?;
-    let pack_tool = match target.arch() {
-        Arch::Ice40 => Tool::Icepack,
-        Arch::Ecp5 => Tool::Ecppack,
-        Arch::Gowin => Tool::GowinPack,
-    };
-    tools::run(pack_tool, pack, &pack_args, dir, "pack.log", None)?;
+    let packer = pack_tool(target);
+    tools::run(packer, pack, &pack_args, dir, "pack.log", None)?;
     let meta = std::fs::metadata(dir.join(bit))
-        .map_err(|e| FpgaError::io(format!("{} did not write {bit}", pack_tool.role()), e))?;
+        .map_err(|e| FpgaError::io(format!("{} did not write {bit}", packer.role()), e))?;
     if meta.len() == 0 {
         return Err(FpgaError::Parse(format!(
             "{} wrote an empty {bit}",
-            pack_tool.role()
+            packer.role()
         )));
     }
     let pnr = flow::read_pnr(dir)?;

@@ -1,0 +1,140 @@
+//! `fp8gen prove`: formal equivalence of a generated core with the independent reference
+//! (and of its pipelined form with the combinational one). Arguments and printing only; the
+//! reference, the miters and the solver runs live in the `formal` crate.
+
+use crate::args::CliError;
+use crate::verify::GenArgs;
+use clap::Args;
+use formal::{Engine, FormalError, ProofReport, ProveOptions, Verdict};
+use std::path::PathBuf;
+
+/// Options of `fp8gen prove`.
+#[derive(Args, Debug, Clone)]
+pub struct ProveArgs {
+    #[command(flatten)]
+    pub gen: GenArgs,
+    /// Solver time limit per proof in seconds; without a verdict by then the result is
+    /// "no verdict" (exit code 1), never a pass.
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
+    /// Keep the miters, yosys scripts, solver logs and the solver's VCD in this directory.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+    /// Where the Verilator replay of a counterexample writes its VCD.
+    #[arg(long, default_value = "fp8gen-prove-counterexample.vcd")]
+    pub vcd: PathBuf,
+    /// Engine of the combinational proof: `sat` (yosys `sat -prove`, MiniSat) or
+    /// `sby-<solver>` (SymbiYosys smtbmc, e.g. `sby-yices`); pipelines always use `sat`.
+    #[arg(long, default_value = "sat")]
+    pub engine: String,
+    /// Print the proof reports as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn cli_err(e: FormalError) -> CliError {
+    match e {
+        FormalError::Unsupported(_) => CliError::usage(e.to_string()),
+        _ => CliError::failed(e.to_string()),
+    }
+}
+
+fn print(r: &ProofReport) {
+    let v = match r.verdict {
+        Verdict::Proven => "PROVEN",
+        Verdict::Refuted => "REFUTED",
+        Verdict::NoVerdict => "NO VERDICT",
+    };
+    println!(
+        "{v}: {} vs {} ({:.1} s, {})",
+        r.gold, r.gate, r.seconds, r.solver
+    );
+    println!("  statement: {}", r.statement);
+    if let Some(p) = &r.problem {
+        println!("  problem: {p}");
+    }
+    if let Some(d) = &r.detail {
+        println!("  {d}");
+    }
+    if let Some(c) = &r.counterexample {
+        let kv = |v: &[(String, String)]| {
+            v.iter()
+                .map(|(n, x)| format!("{n}=0x{x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if !c.inputs.is_empty() {
+            println!("  counterexample inputs: {}", kv(&c.inputs));
+        }
+        if let Some(cy) = c.cycle {
+            println!("  failing cycle: {cy}");
+            for (t, n, x) in &c.trace {
+                println!("    cycle {t}: {n}=0x{x}");
+            }
+        }
+        let mut tops: Vec<&String> = c.replayed.iter().map(|r| &r.0).collect();
+        tops.dedup();
+        for top in tops {
+            let outs: Vec<String> = c
+                .replayed
+                .iter()
+                .filter(|r| &r.0 == top)
+                .map(|r| format!("{}=0x{}", r.1, r.2))
+                .collect();
+            println!("  Verilator {top}: {}", outs.join(" "));
+        }
+        if !c.golden.is_empty() {
+            println!("  golden model: {}", kv(&c.golden));
+        }
+        if !c.differs_from_golden.is_empty() {
+            println!(
+                "  differs from the golden model: {}",
+                c.differs_from_golden.join(", ")
+            );
+        }
+        if let Some(p) = &c.vcd {
+            println!("  VCD (Verilator replay): {}", p.display());
+        }
+        if let Some(p) = &c.yosys_vcd {
+            println!("  VCD (solver model): {}", p.display());
+        }
+    }
+    if let Some(d) = &r.work_dir {
+        println!("  artifacts: {}", d.display());
+    }
+}
+
+/// `fp8gen prove`.
+pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
+    let req = a.gen.request()?;
+    let opts = ProveOptions {
+        timeout_secs: a.timeout,
+        work_dir: a.keep.clone(),
+        vcd: a.vcd.clone(),
+        replay: true,
+        engine: Default::default(),
+    };
+    let reports = formal::prove_request(&req, &opts).map_err(cli_err)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).unwrap_or_default()
+        );
+    } else {
+        for r in &reports {
+            print(r);
+        }
+    }
+    match reports.iter().find(|r| r.verdict != Verdict::Proven) {
+        None => Ok(()),
+        Some(r) => Err(CliError::failed(match r.verdict {
+            Verdict::Refuted => format!("{} is not equivalent to {}", r.gold, r.gate),
+            _ => format!(
+                "{} vs {}: {}",
+                r.gold,
+                r.gate,
+                r.detail.clone().unwrap_or_else(|| "no verdict".into())
+            ),
+        })),
+    }
+}

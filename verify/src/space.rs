@@ -1,0 +1,555 @@
+//! Vector spaces: which input vectors a verification run drives, as a pure function of the
+//! vector index (so any space can be sharded, resumed and replayed).
+//!
+//! Vectors are written in the *canonical* input order of the unit (the data inputs of
+//! [`rtl::interface`]); the run loop permutes them onto the ports of the device under test.
+//! Run-time mode ports take the selected mode combinations, interleaved (vector `i` uses
+//! combination `i mod combos`), so every shard covers every mode equally.
+//!
+//! Randomness is a counter-based generator: value `n` of a run with seed `s` is SplitMix64
+//! at position `key(s) + n·γ`, where `key(s)` is itself a SplitMix64 hash of the seed. Two
+//! seeds therefore draw independent streams (not permutations of the same indices).
+
+use golden::{Format, Rounding, Spec};
+use iface::Role;
+
+/// The SplitMix64 finalizer.
+#[inline]
+pub fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A seeded counter-based random generator: `at(n)` is the `n`-th value of the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rng {
+    key: u64,
+}
+
+impl Rng {
+    /// The stream of `seed` (and a sub-stream tag, e.g. per purpose).
+    pub fn new(seed: u64, stream: u64) -> Rng {
+        Rng {
+            key: mix(mix(seed.wrapping_add(GAMMA)) ^ mix(stream.wrapping_mul(GAMMA) ^ 0x5851_F42D)),
+        }
+    }
+
+    /// Value number `n`.
+    #[inline]
+    pub fn at(&self, n: u64) -> u64 {
+        mix(self.key.wrapping_add(n.wrapping_mul(GAMMA)))
+    }
+}
+
+/// How the operands are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Every combination of the enumerated operand bits.
+    Exhaustive,
+    /// `project`: every structured binary32 value × every code of the other operands.
+    Structured,
+    /// Uniformly random operands (`n` per mode combination).
+    Random(u64),
+    /// FMA: every (x, y) pair × [`FMA_Z_PER_PAIR`] addends placed around the product.
+    FmaStructured,
+    /// FMA: `n` random (x, y) pairs, each with an addend of the structured classes.
+    FmaRandom(u64),
+}
+
+/// Addends per (x, y) pair in the structured FMA space.
+pub const FMA_Z_PER_PAIR: u64 = 128;
+
+/// A vector space in canonical input order.
+#[derive(Clone, Debug)]
+pub struct Space {
+    /// Total vectors (all mode combinations).
+    pub len: u64,
+    /// Vectors per mode combination.
+    pub per_mode: u64,
+    /// The mode port values of each combination: `(rm_i, sat_i)` (unused parts 0).
+    pub modes: Vec<(u64, u64)>,
+    /// Canonical data inputs: role and width.
+    pub roles: Vec<(Role, u32)>,
+    /// Operand choice.
+    pub kind: Kind,
+    /// Whether `rnd_i` is enumerated with the operands (else drawn at random).
+    pub enumerate_random: bool,
+    needs_rng: bool,
+    rng: Rng,
+    fx: Format,
+    fy: Format,
+    products: Vec<(u32, u8)>,
+    structured: Vec<u32>,
+}
+
+/// The binary32 product (rounded toward zero) and its flags for every (x, y) code pair,
+/// index `y << K_x | x`: where the structured FMA space places its addends.
+fn product_table(fx: &Format, fy: &Format) -> Vec<(u32, u8)> {
+    let spec = Spec::ieee(Rounding::Rtz);
+    let mut v = Vec::with_capacity(1 << (fx.k + fy.k));
+    for y in 0..fy.num_codes() as u32 {
+        for x in 0..fx.num_codes() as u32 {
+            let (p, fl) = golden::mul(fx, x, fy, y, &Format::BINARY32, &spec, 0);
+            v.push((p, fl.0));
+        }
+    }
+    v
+}
+
+/// Random mantissas per exponent and sign added to the structured binary32 set.
+const STRUCTURED_RANDOM: usize = 8;
+
+/// The structured binary32 values: for each sign and exponent, the mantissas on, beside and
+/// between every rounding boundary of every precision (for s < 23: the tie `2^s` and its
+/// neighbours `2^s ± 1, ± 2`, `3·2^s` and `3·2^s ± 1` (odd/even above a tie), `2^(s+1) − 1`
+/// and `2^(s+1) − 2` (all sticky bits), all ones but bit s or but the bits below s (carries
+/// into the next binade); 0 and all ones), deduplicated, plus a few random mantissas: every
+/// value appears once.
+pub fn structured_f32(rng: &Rng) -> Vec<u32> {
+    let mut det: Vec<u32> = vec![0, 0x7F_FFFF];
+    for sh in 0..23u32 {
+        let h = 1u32 << sh;
+        for m in [
+            h,
+            h - 1,
+            h + 1,
+            h.wrapping_sub(2),
+            h + 2,
+            h.wrapping_mul(3),
+            h.wrapping_mul(3) + 1,
+            h.wrapping_mul(3).wrapping_sub(1),
+            (h << 1) - 1,
+            (h << 1).wrapping_sub(2),
+            0x7F_FFFF ^ h,
+            0x7F_FFFF ^ (h - 1),
+        ] {
+            det.push(m & 0x7F_FFFF);
+        }
+    }
+    det.sort_unstable();
+    det.dedup();
+    let mut out = Vec::with_capacity(2 * 256 * (det.len() + STRUCTURED_RANDOM));
+    let mut n = 0u64;
+    for sign in 0..2u32 {
+        for e in 0..256u32 {
+            let mut ms = det.clone();
+            while ms.len() < det.len() + STRUCTURED_RANDOM {
+                let m = rng.at(n) as u32 & 0x7F_FFFF;
+                n += 1;
+                if !ms.contains(&m) {
+                    ms.push(m);
+                }
+            }
+            out.extend(ms.iter().map(|m| (sign << 31) | (e << 23) | m));
+        }
+    }
+    out
+}
+
+/// Structured addend number `j` (< [`FMA_Z_PER_PAIR`]) for the product of `x` and `y`:
+/// specials; every alignment distance from −40 to +40 binades around the product with random
+/// mantissas; exact and near cancellation; ties and sticky patterns just below the product's
+/// last bit; subnormal and overflow boundaries.
+fn fma_z(products: &[(u32, u8)], kx: u32, x: u32, y: u32, j: u64, h: u64) -> u32 {
+    const SPECIALS: [u32; 16] = [
+        0x0000_0000,
+        0x8000_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7FA0_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x807F_FFFF,
+        0x0080_0000,
+        0x8080_0000,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x3F80_0000,
+        0xBF80_0000,
+    ];
+    if j < 16 {
+        return SPECIALS[j as usize];
+    }
+    let (p, fl) = products[((y << kx) | x) as usize];
+    let pe = ((p >> 23) & 0xFF) as i64;
+    let sign = (h as u32) & 0x8000_0000;
+    let rnd_man = (h >> 32) as u32 & 0x7F_FFFF;
+    let at = |d: i64, m: u32, s: u32| -> u32 {
+        let e = (pe + d).clamp(0, 254) as u32;
+        s | (e << 23) | (m & 0x7F_FFFF)
+    };
+    match j {
+        16..=96 => at(j as i64 - 56, rnd_man, sign),
+        97..=104 if fl == 0 => {
+            // −product and its neighbours: massive cancellation.
+            let neg = p ^ 0x8000_0000;
+            let off = [0i32, 1, -1, 2, -2, 3, -3, 5][(j - 97) as usize];
+            neg.wrapping_add_signed(off)
+        }
+        105..=116 => {
+            // Just below the product's last bit: round, tie and sticky patterns.
+            let d = [-24i64, -25, -26, -23, -22, -30][((j - 105) / 2) as usize];
+            let m = [0x40_0000u32, 0, 0x7F_FFFF, 1, 0x40_0001, 0x3F_FFFF][((j - 105) % 6) as usize];
+            at(
+                d,
+                m,
+                if j % 2 == 0 {
+                    sign
+                } else {
+                    (p & 0x8000_0000) ^ 0x8000_0000
+                },
+            )
+        }
+        117..=120 => {
+            [0x0080_0000u32, 0x007F_FFFF, 0x0000_0001, 0x0040_0000][(j - 117) as usize] | sign
+        }
+        121..=124 => {
+            [0x7F7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000, 0x7E80_0000][(j - 121) as usize]
+                | (p & 0x8000_0000)
+        }
+        _ => (h >> 16) as u32,
+    }
+}
+
+/// What a space enumerates: set by [`Space::new`]'s caller from the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The unit's default (exhaustive when small, structured otherwise).
+    Default,
+    /// Every operand bit pattern (and every `rnd_i` value).
+    Exhaustive,
+    /// `n` random vectors per mode combination.
+    Random(u64),
+}
+
+/// Operands wider than this many bits in total are never enumerated.
+pub const MAX_EXHAUSTIVE_BITS: u32 = 40;
+
+/// Operand spaces of at most this many bits are enumerated by default.
+pub const DEFAULT_EXHAUSTIVE_BITS: u32 = 24;
+
+impl Space {
+    /// The space for a unit whose canonical data inputs are `roles`, with small-float
+    /// operand formats `fx`, `fy` (FMA-like units get the structured FMA spaces), the mode
+    /// combinations `modes` and the seed.
+    pub fn new(
+        roles: Vec<(Role, u32)>,
+        fma_like: bool,
+        fx: Format,
+        fy: Format,
+        modes: Vec<(u64, u64)>,
+        choice: Choice,
+        seed: u64,
+    ) -> Result<Space, String> {
+        let bits = |with_rnd: bool| -> u32 {
+            roles
+                .iter()
+                .filter(|(r, _)| {
+                    matches!(r, Role::X | Role::Y | Role::Z) || (with_rnd && *r == Role::Random)
+                })
+                .map(|(_, w)| *w)
+                .sum()
+        };
+        let has_rnd = roles.iter().any(|(r, _)| *r == Role::Random);
+        let operand_bits = bits(false);
+        let all_bits = bits(true);
+        let rng = Rng::new(seed, 0);
+        let pair_bits = fx.k + fy.k;
+        let (kind, per_mode, enumerate_random) = match choice {
+            Choice::Random(0) => {
+                return Err("--random 0 draws no vector; give a positive count".into())
+            }
+            Choice::Random(n) if fma_like && pair_bits <= 20 => (Kind::FmaRandom(n), n, false),
+            Choice::Random(n) => (Kind::Random(n), n, false),
+            Choice::Exhaustive => {
+                if all_bits > MAX_EXHAUSTIVE_BITS {
+                    let what = if has_rnd && operand_bits <= MAX_EXHAUSTIVE_BITS {
+                        format!(
+                            "{operand_bits} operand bits + {} random bits (rnd_i)",
+                            all_bits - operand_bits
+                        )
+                    } else {
+                        format!("{operand_bits} operand bits")
+                    };
+                    return Err(format!(
+                        "--exhaustive: {what} = 2^{all_bits} vectors per mode is too many to enumerate (at most 2^{MAX_EXHAUSTIVE_BITS}); \
+                         use the default structured set or --random N{}",
+                        if has_rnd { ", or fewer --sr-bits" } else { "" }
+                    ));
+                }
+                (Kind::Exhaustive, 1u64 << all_bits, has_rnd)
+            }
+            Choice::Default if fma_like => {
+                if pair_bits > 20 {
+                    return Err(
+                        "the structured FMA set enumerates every (x, y) pair and needs K_x + K_y ≤ 20; use --random N"
+                            .into(),
+                    );
+                }
+                (Kind::FmaStructured, FMA_Z_PER_PAIR << pair_bits, false)
+            }
+            Choice::Default if all_bits <= DEFAULT_EXHAUSTIVE_BITS => {
+                (Kind::Exhaustive, 1u64 << all_bits, has_rnd)
+            }
+            Choice::Default => {
+                let other = operand_bits.saturating_sub(32);
+                if !roles.iter().any(|(r, w)| *r == Role::Z && *w == 32) || other > 20 {
+                    return Err("no structured set for operands this wide; use --random N".into());
+                }
+                (Kind::Structured, 0, false)
+            }
+        };
+        let structured = if kind == Kind::Structured {
+            structured_f32(&rng)
+        } else {
+            Vec::new()
+        };
+        let per_mode = if kind == Kind::Structured {
+            (structured.len() as u64) << operand_bits.saturating_sub(32)
+        } else {
+            per_mode
+        };
+        let products = if matches!(kind, Kind::FmaStructured | Kind::FmaRandom(_)) {
+            product_table(&fx, &fy)
+        } else {
+            Vec::new()
+        };
+        let len = per_mode
+            .checked_mul(modes.len().max(1) as u64)
+            .ok_or_else(|| "the space has more than 2^64 vectors; use --random N".to_string())?;
+        let needs_rng = matches!(kind, Kind::Random(_))
+            || roles
+                .iter()
+                .any(|(r, _)| *r == Role::Clear || (*r == Role::Random && !enumerate_random));
+        Ok(Space {
+            len,
+            per_mode,
+            modes,
+            roles,
+            kind,
+            enumerate_random,
+            needs_rng,
+            rng,
+            fx,
+            fy,
+            products,
+            structured,
+        })
+    }
+
+    /// One line describing the space for summaries.
+    pub fn describe(&self, seed: u64) -> String {
+        let rnd = self.roles.iter().find(|(r, _)| *r == Role::Random);
+        let rnd_note = match rnd {
+            Some((_, w)) if self.enumerate_random => format!("; rnd_i ({w} bits) enumerated"),
+            Some((_, w)) => format!("; rnd_i ({w} bits) sampled at random, seed {seed}"),
+            None => String::new(),
+        };
+        let base = match self.kind {
+            Kind::Exhaustive => "exhaustive: every operand bit pattern".to_string(),
+            Kind::Structured => format!(
+                "structured: {} distinct binary32 values (every sign and exponent x mantissas at every rounding boundary + random, seed {seed}) x every code of the other operands",
+                self.structured.len()
+            ),
+            Kind::Random(n) => format!("random: {n} uniform vectors per mode, seed {seed}"),
+            Kind::FmaStructured => format!(
+                "structured fma: every (x, y) pair x {FMA_Z_PER_PAIR} addends placed around the product, seed {seed}"
+            ),
+            Kind::FmaRandom(n) => format!(
+                "random fma: {n} random (x, y) pairs per mode with structured addends, seed {seed}"
+            ),
+        };
+        format!("{base}{rnd_note}")
+    }
+
+    /// Vector `i` in canonical input order.
+    #[inline]
+    pub fn vector(&self, i: u64, out: &mut [u64]) {
+        // Fast path: one operand, fixed modes, exhaustive (e.g. project over all binary32).
+        if self.roles.len() == 1 && self.kind == Kind::Exhaustive {
+            out[0] = i;
+            return;
+        }
+        let combos = self.modes.len().max(1) as u64;
+        let (rm, sat) = self
+            .modes
+            .get((i % combos) as usize)
+            .copied()
+            .unwrap_or((0, 0));
+        let mut j = i / combos;
+        match self.kind {
+            Kind::FmaStructured | Kind::FmaRandom(_) => {
+                let h = self.rng.at(i);
+                if let Kind::FmaRandom(_) = self.kind {
+                    j = mix(h ^ 0x5555);
+                }
+                let (fx, fy) = (self.fx, self.fy);
+                let x = (j & fx.code_mask() as u64) as u32;
+                let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
+                let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
+                let z = fma_z(&self.products, fx.k, x, y, zj, h);
+                let mut rs = h;
+                for (idx, (role, w)) in self.roles.iter().enumerate() {
+                    out[idx] = match role {
+                        Role::X => x as u64,
+                        Role::Y => y as u64,
+                        Role::Z => z as u64,
+                        Role::Rounding => rm,
+                        Role::Saturation => sat,
+                        _ => {
+                            rs = mix(rs ^ GAMMA);
+                            rs & iface::width_mask(*w)
+                        }
+                    };
+                }
+            }
+            _ => {
+                let mut h = if self.needs_rng { self.rng.at(i) } else { 0 };
+                for (idx, (role, w)) in self.roles.iter().enumerate() {
+                    let mask = iface::width_mask(*w);
+                    out[idx] = match role {
+                        Role::Rounding => rm,
+                        Role::Saturation => sat,
+                        Role::Random if !self.enumerate_random => {
+                            h = mix(h ^ GAMMA);
+                            h & mask
+                        }
+                        Role::Clear => {
+                            h = mix(h ^ GAMMA);
+                            h & mask
+                        }
+                        _ => match self.kind {
+                            Kind::Random(_) => {
+                                h = mix(h ^ GAMMA);
+                                h & mask
+                            }
+                            Kind::Structured if *role == Role::Z && *w == 32 => {
+                                let n = self.structured.len() as u64;
+                                let v = self.structured[(j % n) as usize] as u64;
+                                j /= n;
+                                v
+                            }
+                            _ => {
+                                let v = j & mask;
+                                j >>= w;
+                                v
+                            }
+                        },
+                    };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn seeds_draw_different_vectors() {
+        // Vector i used to be mix(i ^ seed): seeds below the next power of two >= N drew
+        // the same set. Now every seed is its own stream.
+        let n = 1000u64;
+        let sets: Vec<HashSet<u64>> = (1..=8u64)
+            .map(|s| {
+                let r = Rng::new(s, 0);
+                (0..n).map(|i| r.at(i)).collect()
+            })
+            .collect();
+        for a in 0..sets.len() {
+            assert_eq!(sets[a].len(), n as usize);
+            for b in a + 1..sets.len() {
+                assert_eq!(sets[a].intersection(&sets[b]).count(), 0, "seeds {a} {b}");
+            }
+        }
+        let space = |seed| {
+            Space::new(
+                vec![(Role::X, 8), (Role::Y, 8)],
+                false,
+                Format::E4M3,
+                Format::E4M3,
+                vec![(0, 0)],
+                Choice::Random(64),
+                seed,
+            )
+            .unwrap()
+        };
+        let draw = |s: &Space| -> Vec<[u64; 2]> {
+            (0..64)
+                .map(|i| {
+                    let mut v = [0u64; 2];
+                    s.vector(i, &mut v);
+                    v
+                })
+                .collect()
+        };
+        let (a, b) = (draw(&space(1)), draw(&space(2)));
+        let same = a.iter().filter(|v| b.contains(v)).count();
+        assert!(same < 8, "seeds 1 and 2 share {same} of 64 vectors");
+    }
+
+    #[test]
+    fn structured_set_has_no_repeats() {
+        let s = structured_f32(&Rng::new(1, 0));
+        let u: HashSet<u32> = s.iter().copied().collect();
+        assert_eq!(u.len(), s.len(), "structured binary32 values repeat");
+        assert!(s.len() > 2 * 256 * 200, "{}", s.len());
+        // Every exponent and sign is covered, and the rounding-boundary patterns are there.
+        assert!(s.contains(&0x3F80_0000) && s.contains(&0xBF80_0001) && s.contains(&0x7F80_0000));
+    }
+
+    #[test]
+    fn exhaustive_enumerates_random_bits_when_small() {
+        let s = Space::new(
+            vec![(Role::Z, 16), (Role::Random, 4)],
+            false,
+            Format::E4M3,
+            Format::E4M3,
+            vec![(0, 0)],
+            Choice::Exhaustive,
+            1,
+        )
+        .unwrap();
+        assert!(s.enumerate_random);
+        assert_eq!(s.len, 1 << 20);
+        let mut seen = HashSet::new();
+        for i in 0..s.len {
+            let mut v = [0u64; 2];
+            s.vector(i, &mut v);
+            seen.insert((v[0], v[1]));
+        }
+        assert_eq!(seen.len(), 1 << 20);
+        let e = Space::new(
+            vec![(Role::Z, 32), (Role::Random, 12)],
+            false,
+            Format::E4M3,
+            Format::E4M3,
+            vec![(0, 0)],
+            Choice::Exhaustive,
+            1,
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("--exhaustive: 32 operand bits + 12 random bits (rnd_i) = 2^44"),
+            "{e}"
+        );
+        let e = Space::new(
+            vec![(Role::X, 8)],
+            false,
+            Format::E4M3,
+            Format::E4M3,
+            vec![(0, 0)],
+            Choice::Random(0),
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(e, "--random 0 draws no vector; give a positive count");
+    }
+}
