@@ -28,6 +28,19 @@ demo: setup setup-fpga build
 # Default test run (CI): unit, integration, equivalence and one small synthesis test.
 test: setup setup-fpga
 	$(CARGO) test --workspace --no-fail-fast
+	$(MAKE) --no-print-directory setup-python
+	$(MAKE) --no-print-directory test-python FP8GEN_BIN=$${CARGO_TARGET_DIR:-target}/debug/fp8gen
+
+# Python module `fp8gen` (python/, maturin + PyO3), FuseSoC cores and the cocotb example
+# (docs/python.md). `make test` passes the fp8gen binary its cargo test just built.
+.PHONY: setup-python test-python
+FP8GEN_BIN ?= $(FP8GEN)
+setup-python: setup
+	bash scripts/setup-python.sh
+
+test-python: setup-python
+	@if [ "$(FP8GEN_BIN)" = "$(FP8GEN)" ]; then $(CARGO) build --release; fi
+	bash scripts/test-python.sh $(FP8GEN_BIN)
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -53,3 +66,12 @@ qor: build setup-fpga
 
 clean-out:
 	rm -rf $(OUT)
+
+# Formal equivalence (docs/prove.md): fma, mul and project for E4M3, E5M2, E4M3FNUZ,
+# Binary8p3se × rne/rna/rtp/rtn/rtz/rto (satfinite), each optimized core proven equal to the
+# independent reference with yosys SAT; the table of proof times goes to docs/prove-table.md.
+# PROVE_ARGS narrows it, e.g. PROVE_ARGS="--units fma --formats e4m3 --timeout 600".
+.PHONY: prove
+PROVE_ARGS ?=
+prove: setup setup-fpga
+	$(CARGO) run --release -p fp8gen-formal --example prove_matrix -- --out docs/prove-table.md $(PROVE_ARGS)

@@ -33,3 +33,10 @@ run "project e4m3 dyn modes (structured)"       -u project -f e4m3 -r dyn -s dyn
 run "mul e4m3 dyn modes (exhaustive)"           -u mul -f e4m3 -r dyn -s dyn --exhaustive
 run "fma e4m3 rne (structured, 8.4M)"           -u fma -f e4m3 -r rne
 run "fma e4m3 rne (random 5e7)"                 -u fma -f e4m3 -r rne --random 50000000
+
+echo "== Python: fp8gen.project vs ml_dtypes astype, binary32 -> E4M3, 1 thread (python/bench.py)"
+if [ -x "$py" ] && $py -c "import fp8gen, ml_dtypes" 2>/dev/null; then
+    $py python/bench.py
+else
+    echo "(the fp8gen Python module is not installed: run make setup-python for this step)"
+fi

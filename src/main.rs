@@ -1,7 +1,9 @@
 //! `fp8gen`: generator and verifier of FP8 / small-float arithmetic hardware.
 //!
-//! The binary owns the command line (SPEC §6); the golden model lives in `golden`, Verilog
-//! generation in `rtl`, Verilator equivalence in `sim`.
+//! The binary owns the command line: argument parsing and printing only. The golden model
+//! lives in `golden`, the interface vocabulary in `iface`, Verilog generation in `rtl`,
+//! Verilator simulation in `sim`, verification orchestration in `verify`, the FPGA flow in
+//! `fpga`, formal proofs in `formal`.
 
 mod args;
 mod batch;
@@ -88,7 +90,7 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
-    /// Generate a core: `<top>.v` and `manifest.json` in the output directory.
+    /// Generate a core: `<top>.v`, `manifest.json` and a FuseSoC `<top>.core` in the output directory.
     Gen {
         #[command(flatten)]
         gen: verify::GenArgs,

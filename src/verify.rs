@@ -226,10 +226,10 @@ pub fn gen(args: &GenArgs, out: &Path, force: bool, json: bool) -> Result<(), Cl
         crate::out::println(core.manifest.to_json().trim_end())?;
     } else {
         crate::out::println(&format!(
-            "wrote {}/{}.v and {}/manifest.json: {} {}, latency {}, {} ports",
+            "wrote {}/{}.v, manifest.json and {}.core (FuseSoC): {} {}, latency {}, {} ports",
             out.display(),
             core.top,
-            out.display(),
+            core.top,
             core.manifest.unit.name(),
             verify::format_desc(&req),
             core.manifest.latency,

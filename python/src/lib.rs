@@ -1,0 +1,797 @@
+//! `fp8gen._native`: the golden model of fp8gen for numpy arrays.
+//!
+//! Every element loop runs here, with the GIL released; the Python package `fp8gen`
+//! (`pysrc/fp8gen/__init__.py`) only checks dtypes and shapes, makes arrays contiguous and
+//! one-dimensional, and reshapes the results. Formats are validated by `golden::Format::new`,
+//! so the messages are the CLI's (`invalid format field `p`: …`).
+
+use golden::{Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation, Spec, Specials};
+use numpy::{Element, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A small-float format (a validated `golden::Format`).
+#[pyclass(frozen, eq, hash, module = "fp8gen", name = "Format")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct PyFormat {
+    f: Format,
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Whether every finite value of `f` is `sig·2^exp` with at most `prec` significant bits,
+/// `exp ≥ min_exp` (quantum of the smallest subnormal) and magnitude below `2^(max_e + 1)`:
+/// exactly the values an IEEE format with that precision and range represents.
+fn fits(f: &Format, prec: u32, min_exp: i32, max_e: i32) -> bool {
+    (0..f.num_codes() as u32).all(|c| {
+        let d = f.decode(c);
+        if d.is_nan() || d.sig == 0 {
+            return true;
+        }
+        let tz = d.sig.trailing_zeros();
+        let sig = d.sig >> tz;
+        let exp = d.exp + tz as i32;
+        let bits = u32::BITS - sig.leading_zeros();
+        bits <= prec && exp >= min_exp && exp + bits as i32 - 1 <= max_e
+    })
+}
+
+fn fits_f32(f: &Format) -> bool {
+    fits(f, 24, -149, 127)
+}
+
+fn fits_f64(f: &Format) -> bool {
+    fits(f, 53, -1074, 1023)
+}
+
+#[pymethods]
+impl PyFormat {
+    /// `Format(name)` (a preset, alias or P3109 name; `bias=` adjusts a named format) or
+    /// `Format(k=…, p=…, bias=…, signed=…, specials=…)` (bias defaults to the family's).
+    #[new]
+    #[pyo3(signature = (name=None, *, k=None, p=None, bias=None, signed=None, specials=None))]
+    fn new(
+        name: Option<&str>,
+        k: Option<u32>,
+        p: Option<u32>,
+        bias: Option<i32>,
+        signed: Option<bool>,
+        specials: Option<&str>,
+    ) -> PyResult<Self> {
+        let custom = k.is_some() || p.is_some() || specials.is_some();
+        let f = match (name, custom) {
+            (Some(_), true) => {
+                return Err(PyValueError::new_err(
+                    "give either a format name or a custom format (k, p, specials), not both; bias may adjust a named format",
+                ))
+            }
+            (Some(name), false) => {
+                let f = Format::parse(name).map_err(value_error)?;
+                if signed.is_some() {
+                    return Err(PyValueError::new_err(
+                        "signed describes a custom format; a named format fixes its signedness",
+                    ));
+                }
+                match bias {
+                    Some(b) => Format::new(f.k, f.p, b, f.signed, f.specials).map_err(value_error)?,
+                    None => f,
+                }
+            }
+            (None, true) => {
+                let k = k.ok_or_else(|| {
+                    PyValueError::new_err(
+                        "invalid format field `k`: a custom format needs k (total bits, 2..=16)",
+                    )
+                })?;
+                let p = p.ok_or_else(|| {
+                    PyValueError::new_err(
+                        "invalid format field `p`: a custom format needs p (precision including the hidden bit)",
+                    )
+                })?;
+                let specials = match specials {
+                    Some(s) => Specials::parse(s).map_err(value_error)?,
+                    None => return Err(PyValueError::new_err(
+                        "invalid format field `specials`: a custom format needs specials (ieee, fn, fnuz, p3109-finite, p3109-extended, nonan, e8m0)",
+                    )),
+                };
+                let signed = signed.unwrap_or(true);
+                let bias = bias.unwrap_or_else(|| Format::default_bias(k, p, signed, specials));
+                Format::new(k, p, bias, signed, specials).map_err(value_error)?
+            }
+            (None, false) => {
+                return Err(PyValueError::new_err(
+                    "no format given: use Format(\"e4m3\") (fp8gen.presets() lists them) or Format(k=…, p=…, specials=…)",
+                ))
+            }
+        };
+        Ok(PyFormat { f })
+    }
+
+    /// Total bits K.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.f.k
+    }
+    /// Precision P (including the hidden bit).
+    #[getter]
+    fn p(&self) -> u32 {
+        self.f.p
+    }
+    /// Exponent bias.
+    #[getter]
+    fn bias(&self) -> i32 {
+        self.f.bias
+    }
+    /// Whether the format has a sign bit.
+    #[getter]
+    fn signed(&self) -> bool {
+        self.f.signed
+    }
+    /// NaN/Inf family name (ieee, fn, fnuz, p3109-finite, p3109-extended, nonan, e8m0).
+    #[getter]
+    fn specials(&self) -> &'static str {
+        self.f.specials.name()
+    }
+    /// Canonical name (preset, P3109 name or k{K}p{P}b{B}{s|u}-{family}).
+    #[getter]
+    fn name(&self) -> String {
+        self.f.name()
+    }
+    /// Exponent field bits.
+    #[getter]
+    fn exp_bits(&self) -> u32 {
+        self.f.exp_bits()
+    }
+    /// Trailing significand bits (P − 1).
+    #[getter]
+    fn man_bits(&self) -> u32 {
+        self.f.man_bits()
+    }
+    /// Number of codes, 2^K.
+    #[getter]
+    fn num_codes(&self) -> u64 {
+        self.f.num_codes()
+    }
+    /// Mask of the K code bits.
+    #[getter]
+    fn code_mask(&self) -> u32 {
+        self.f.code_mask()
+    }
+    /// Largest finite value (as a Python float; exact).
+    #[getter]
+    fn max_finite(&self) -> f64 {
+        self.f.decode(self.f.max_finite_mag()).to_f64()
+    }
+    /// Smallest positive value (subnormal where the format has subnormals; exact).
+    #[getter]
+    fn min_positive(&self) -> f64 {
+        (1..self.f.num_codes() as u32)
+            .map(|c| self.f.decode(c))
+            .filter(|d| !d.is_nan() && !d.sign && d.sig != 0)
+            .map(|d| d.to_f64())
+            .fold(f64::INFINITY, f64::min)
+    }
+    /// Code of the largest finite value.
+    #[getter]
+    fn max_finite_code(&self) -> u32 {
+        self.f.max_finite_mag()
+    }
+    /// Whether ±Inf (or +Inf for unsigned P3109 extended) exists.
+    #[getter]
+    fn has_inf(&self) -> bool {
+        self.f.has_inf()
+    }
+    /// Whether a NaN code exists (False for the nonan family: NaN results become `nan_code`).
+    #[getter]
+    fn has_nan(&self) -> bool {
+        self.f.has_nan()
+    }
+    /// Whether −0 is a distinct code.
+    #[getter]
+    fn has_neg_zero(&self) -> bool {
+        self.f.has_neg_zero()
+    }
+    /// The canonical NaN code written by operations, or None.
+    #[getter]
+    fn nan_code(&self) -> Option<u32> {
+        self.f.nan_code()
+    }
+    /// Code of +Inf, or None.
+    #[getter]
+    fn pos_inf_code(&self) -> Option<u32> {
+        self.f.pos_inf_code()
+    }
+    /// Code of −Inf, or None.
+    #[getter]
+    fn neg_inf_code(&self) -> Option<u32> {
+        self.f.neg_inf_code()
+    }
+    /// numpy dtype name of code arrays: uint8 (K ≤ 8), uint16 (K ≤ 16), uint32.
+    #[getter]
+    fn code_dtype(&self) -> &'static str {
+        code_dtype(&self.f)
+    }
+    /// numpy dtype name of `decode`'s result: float32 when every value is exact in binary32,
+    /// float64 when exact in binary64, None when neither holds (decode raises ValueError).
+    #[getter]
+    fn value_dtype(&self) -> Option<&'static str> {
+        if fits_f32(&self.f) {
+            Some("float32")
+        } else if fits_f64(&self.f) {
+            Some("float64")
+        } else {
+            None
+        }
+    }
+    /// Exact value of one code as a Python float (NaN, ±inf included).
+    fn value(&self, code: u32) -> PyResult<f64> {
+        check_code(&self.f, code, "code")?;
+        Ok(self.f.decode(code).to_f64())
+    }
+    /// Exact value of one code as a hexadecimal float string (any range).
+    fn hex(&self, code: u32) -> PyResult<String> {
+        check_code(&self.f, code, "code")?;
+        Ok(self.f.decode(code).to_hex_float())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Format('{}': k={}, p={}, bias={}, signed={}, specials='{}')",
+            self.f.name(),
+            self.f.k,
+            self.f.p,
+            self.f.bias,
+            if self.f.signed { "True" } else { "False" },
+            self.f.specials.name()
+        )
+    }
+    fn __str__(&self) -> String {
+        self.f.name()
+    }
+}
+
+fn code_dtype(f: &Format) -> &'static str {
+    if f.k <= 8 {
+        "uint8"
+    } else if f.k <= 16 {
+        "uint16"
+    } else {
+        "uint32"
+    }
+}
+
+fn check_code(f: &Format, code: u32, what: &str) -> PyResult<()> {
+    if code & !f.code_mask() != 0 {
+        Err(PyValueError::new_err(format!(
+            "{what}: 0x{code:x} is not a code of {} ({} bits)",
+            f.name(),
+            f.k
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+/// The first element of `v` that is not a code of `f`, as a ValueError.
+fn check_codes(f: &Format, v: &[u32], what: &str) -> PyResult<()> {
+    let m = !f.code_mask();
+    match v.iter().find(|&&c| c & m != 0) {
+        Some(&c) => check_code(f, c, what),
+        None => Ok(()),
+    }
+}
+
+fn make_spec(
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+) -> PyResult<Spec> {
+    let rounding = Rounding::parse(rounding, sr_bits)
+        .map_err(|e| PyValueError::new_err(format!("rounding: {e}")))?;
+    let saturation = Saturation::parse(saturation)
+        .map_err(|e| PyValueError::new_err(format!("saturation: {e}")))?;
+    let tininess = match tininess.to_ascii_lowercase().as_str() {
+        "after" => golden::Tininess::AfterRounding,
+        "before" => golden::Tininess::BeforeRounding,
+        t => {
+            return Err(PyValueError::new_err(format!(
+                "tininess: unknown value '{t}'; expected after or before"
+            )))
+        }
+    };
+    Ok(Spec {
+        rounding,
+        saturation,
+        tininess,
+        nonan_code: nan_code,
+    })
+}
+
+/// Checks the random operand against the rounding mode: required (and < 2^N) for stochastic
+/// modes, refused otherwise.
+fn check_rnd(spec: &Spec, rnd: Option<&[u32]>, n: usize) -> PyResult<()> {
+    let bits = spec.rounding.random_bits();
+    match (bits, rnd) {
+        (0, None) => Ok(()),
+        (0, Some(_)) => Err(PyValueError::new_err(format!(
+            "rnd is only used by stochastic rounding (sra, srb, src); rounding is {}",
+            spec.rounding.name()
+        ))),
+        (_, None) => Err(PyValueError::new_err(format!(
+            "rounding {} is stochastic: pass rnd= (a uint32 array of {bits}-bit random values, the shape of the result)",
+            spec.rounding.name()
+        ))),
+        (_, Some(r)) => {
+            if r.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "rnd has {} elements, the result has {n}",
+                    r.len()
+                )));
+            }
+            if bits < 32 {
+                if let Some(v) = r.iter().find(|&&v| v >> bits != 0) {
+                    return Err(PyValueError::new_err(format!(
+                        "rnd: 0x{v:x} does not fit in sr_bits = {bits} bits"
+                    )));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Output code element types.
+trait Code: Element + Copy + Send + Default {
+    fn from_code(c: u32) -> Self;
+}
+impl Code for u8 {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        c as u8
+    }
+}
+impl Code for u16 {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        c as u16
+    }
+}
+impl Code for u32 {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        c
+    }
+}
+
+/// Runs `op(i) -> (code, flags)` over `n` elements into a code vector and an optional flags
+/// vector, and hands both to Python as 1-D arrays.
+fn collect<'py, O: Code>(
+    py: Python<'py>,
+    n: usize,
+    want_flags: bool,
+    op: impl Fn(usize) -> (u32, Flags) + Sync + Send,
+) -> (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>) {
+    let (codes, flags) = py.detach(|| {
+        let mut codes: Vec<O> = Vec::with_capacity(n);
+        if want_flags {
+            let mut flags: Vec<u8> = Vec::with_capacity(n);
+            for i in 0..n {
+                let (c, f) = op(i);
+                codes.push(O::from_code(c));
+                flags.push(f.0);
+            }
+            (codes, Some(flags))
+        } else {
+            codes.extend((0..n).map(|i| O::from_code(op(i).0)));
+            (codes, None)
+        }
+    });
+    (
+        PyArray1::from_vec(py, codes).into_any(),
+        flags.map(|f| PyArray1::from_vec(py, f).into_any()),
+    )
+}
+
+fn collect_for<'py>(
+    py: Python<'py>,
+    to: &Format,
+    n: usize,
+    want_flags: bool,
+    op: impl Fn(usize) -> (u32, Flags) + Sync + Send,
+) -> (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>) {
+    match code_dtype(to) {
+        "uint8" => collect::<u8>(py, n, want_flags, op),
+        "uint16" => collect::<u16>(py, n, want_flags, op),
+        _ => collect::<u32>(py, n, want_flags, op),
+    }
+}
+
+type ProjKey = (Format, Format, Spec);
+
+/// A projector prepared for arrays: the golden [`Projector`] plus, for deterministic modes, a
+/// table indexed directly by input bits. Every table entry is `Projector::convert`'s answer
+/// for one input of a class of inputs that the rounder cannot tell apart (see below), so the
+/// table only re-indexes the golden model's own results.
+struct Prepared {
+    pr: Projector,
+    /// binary32 sources, target P ≤ 8: indexed by (sign, exponent field, the P trailing
+    /// significand bits below the hidden one, sticky of the rest); normal inputs only. This is
+    /// exactly the class of the projector's memo (sign, exponent, P bits after the leading
+    /// one, sticky), addressed without normalizing.
+    f32_shift: u32,
+    f32_codes: Vec<u16>,
+    f32_flags: Vec<u8>,
+    /// binary16 / bfloat16 sources: every one of the 2^16 inputs.
+    u16_codes: Vec<u16>,
+    u16_flags: Vec<u8>,
+}
+
+/// Largest target precision with a direct binary32 table (2^(10+P) entries).
+const FAST_MAX_P: u32 = 8;
+
+impl Prepared {
+    fn new(from: Format, to: Format, spec: Spec) -> Prepared {
+        let pr = Projector::new(from, to, spec);
+        let det = spec.rounding.random_bits() == 0 && to.k <= 16;
+        let (mut f32_codes, mut f32_flags, mut u16_codes, mut u16_flags) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut f32_shift = 0;
+        if det && from.k == 32 && to.p <= FAST_MAX_P {
+            f32_shift = 23 - to.p;
+            let n = 1usize << (10 + to.p);
+            f32_codes = vec![0; n];
+            f32_flags = vec![0; n];
+            for i in 0..n {
+                let x = (((i >> 1) as u32) << f32_shift) | (i as u32 & 1);
+                let e = (x >> 23) & 0xFF;
+                if e != 0 && e != 0xFF {
+                    let (c, f) = pr.convert(x, 0);
+                    f32_codes[i] = c as u16;
+                    f32_flags[i] = f.0;
+                }
+            }
+        }
+        if det && from.k == 16 {
+            u16_codes = vec![0; 1 << 16];
+            u16_flags = vec![0; 1 << 16];
+            for x in 0..1u32 << 16 {
+                let (c, f) = pr.convert(x, 0);
+                u16_codes[x as usize] = c as u16;
+                u16_flags[x as usize] = f.0;
+            }
+        }
+        Prepared {
+            pr,
+            f32_shift,
+            f32_codes,
+            f32_flags,
+            u16_codes,
+            u16_flags,
+        }
+    }
+
+    /// The code of one binary32 input: `(shift, table)` hoisted by the caller so that the
+    /// loop keeps them in registers (u8 stores may alias any memory the loop reads).
+    #[inline(always)]
+    fn f32_code_with(&self, shift: u32, table: &[u16], x: u32) -> u32 {
+        let e = (x >> 23) & 0xFF;
+        if e.wrapping_sub(1) < 254 {
+            let low = (1u32 << shift) - 1;
+            let idx = ((x >> shift) << 1) | (x & low != 0) as u32;
+            table[idx as usize] as u32
+        } else {
+            self.special(x)
+        }
+    }
+
+    /// Zeros, subnormals, ±Inf and NaN: the golden projector.
+    #[inline(never)]
+    fn special(&self, x: u32) -> u32 {
+        self.pr.convert(x, 0).0
+    }
+
+    #[inline(always)]
+    fn f32_both(&self, x: u32) -> (u32, Flags) {
+        let e = (x >> 23) & 0xFF;
+        if e.wrapping_sub(1) < 254 {
+            let low = (1u32 << self.f32_shift) - 1;
+            let idx = (((x >> self.f32_shift) << 1) | (x & low != 0) as u32) as usize;
+            (self.f32_codes[idx] as u32, Flags(self.f32_flags[idx]))
+        } else {
+            self.pr.convert(x, 0)
+        }
+    }
+}
+
+/// Prepared projectors are built once per (from, to, spec) and kept for later calls.
+fn prepared(from: Format, to: Format, spec: Spec) -> Arc<Prepared> {
+    static CACHE: OnceLock<Mutex<HashMap<ProjKey, Arc<Prepared>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(p) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(from, to, spec))
+    {
+        return p.clone();
+    }
+    let p = Arc::new(Prepared::new(from, to, spec));
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if c.len() >= 64 {
+        c.clear();
+    }
+    c.insert((from, to, spec), p.clone());
+    p
+}
+
+/// Element-wise `out[i] = O(code(v[i]))` without bounds checks in the loop.
+fn map_codes<I: Copy + Sync, O: Code>(
+    py: Python<'_>,
+    v: &[I],
+    code: impl Fn(I) -> u32 + Sync + Send,
+) -> Vec<O> {
+    py.detach(|| v.iter().map(|&x| O::from_code(code(x))).collect())
+}
+
+fn fast_project<'py, I: Copy + Sync>(
+    py: Python<'py>,
+    to: &Format,
+    v: &[I],
+    code: impl Fn(I) -> u32 + Sync + Send,
+) -> Bound<'py, PyAny> {
+    match code_dtype(to) {
+        "uint8" => PyArray1::from_vec(py, map_codes::<I, u8>(py, v, code)).into_any(),
+        "uint16" => PyArray1::from_vec(py, map_codes::<I, u16>(py, v, code)).into_any(),
+        _ => PyArray1::from_vec(py, map_codes::<I, u32>(py, v, code)).into_any(),
+    }
+}
+
+fn source_format(src: &str) -> PyResult<Format> {
+    match src {
+        "binary32" => Ok(Format::BINARY32),
+        "binary16" => Ok(Format::BINARY16),
+        "bfloat16" => Ok(Format::BFLOAT16),
+        _ => Err(PyTypeError::new_err(format!(
+            "unsupported source format {src}"
+        ))),
+    }
+}
+
+/// Arrays shorter than this (and `tables=False`) go element by element through
+/// `golden::convert`, the direct path (no table build).
+const TABLE_MIN_N: usize = 1 << 14;
+
+/// Projection of binary32 (u32 bits) or binary16/bfloat16 (u16 bits) values to `fmt`.
+#[pyfunction]
+#[pyo3(signature = (bits, src, fmt, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, tables=true))]
+#[allow(clippy::too_many_arguments)]
+fn _project<'py>(
+    py: Python<'py>,
+    bits: &Bound<'py, PyAny>,
+    src: &str,
+    fmt: &PyFormat,
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+    rnd: Option<PyReadonlyArray1<'py, u32>>,
+    flags: bool,
+    tables: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let from = source_format(src)?;
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code)?;
+    let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
+    let to = fmt.f;
+    if from.k == 32 {
+        let a: PyReadonlyArray1<'py, u32> = bits.extract()?;
+        let v = a.as_slice()?;
+        check_rnd(&spec, rnd, v.len())?;
+        if let Some(r) = rnd {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                golden::convert(&from, v[i], &to, &spec, r[i])
+            }));
+        }
+        if !tables || v.len() < TABLE_MIN_N {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                golden::convert(&from, v[i], &to, &spec, 0)
+            }));
+        }
+        let p = prepared(from, to, spec);
+        if p.f32_codes.is_empty() {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                p.pr.convert(v[i], 0)
+            }));
+        }
+        if flags {
+            return Ok(collect_for(py, &to, v.len(), true, |i| p.f32_both(v[i])));
+        }
+        let (shift, table) = (p.f32_shift, &p.f32_codes[..]);
+        let pp = &*p;
+        Ok((
+            fast_project(py, &to, v, move |x| pp.f32_code_with(shift, table, x)),
+            None,
+        ))
+    } else {
+        let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
+        let v = a.as_slice()?;
+        check_rnd(&spec, rnd, v.len())?;
+        if let Some(r) = rnd {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                golden::convert(&from, v[i] as u32, &to, &spec, r[i])
+            }));
+        }
+        if !tables || v.len() < TABLE_MIN_N {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                golden::convert(&from, v[i] as u32, &to, &spec, 0)
+            }));
+        }
+        let p = prepared(from, to, spec);
+        if p.u16_codes.is_empty() {
+            return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                p.pr.convert(v[i] as u32, 0)
+            }));
+        }
+        if flags {
+            return Ok(collect_for(py, &to, v.len(), true, |i| {
+                let x = v[i] as usize;
+                (p.u16_codes[x] as u32, Flags(p.u16_flags[x]))
+            }));
+        }
+        Ok((
+            {
+                let table = &p.u16_codes[..];
+                fast_project(py, &to, v, move |x| table[x as usize] as u32)
+            },
+            None,
+        ))
+    }
+}
+
+/// Exact values of codes: float32 where every value of the format is exact in binary32, else
+/// float64; ValueError when binary64 cannot hold every value either.
+#[pyfunction]
+fn _decode<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    fmt: &PyFormat,
+) -> PyResult<Bound<'py, PyAny>> {
+    let f = fmt.f;
+    let v = codes.as_slice()?;
+    check_codes(&f, v, "codes")?;
+    // One table of the format's values (at most 2^16 entries), then a gather.
+    let table: Vec<f64> = (0..f.num_codes() as u32)
+        .map(|c| f.decode(c).to_f64())
+        .collect();
+    if fits_f32(&f) {
+        let t32: Vec<f32> = table.iter().map(|&x| x as f32).collect();
+        let out = py.detach(|| v.iter().map(|&c| t32[c as usize]).collect::<Vec<f32>>());
+        Ok(PyArray1::from_vec(py, out).into_any())
+    } else if fits_f64(&f) {
+        let out = py.detach(|| v.iter().map(|&c| table[c as usize]).collect::<Vec<f64>>());
+        Ok(PyArray1::from_vec(py, out).into_any())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "decode: some values of {} are not exact in binary64 (use Format.hex for exact values)",
+            f.name()
+        )))
+    }
+}
+
+/// `x·y` rounded once to `out`.
+#[pyfunction]
+#[pyo3(signature = (x, y, fx, fy, fr, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _mul<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, u32>,
+    y: PyReadonlyArray1<'py, u32>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    fr: &PyFormat,
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+    rnd: Option<PyReadonlyArray1<'py, u32>>,
+    flags: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (fx, fy, fr) = (fx.f, fy.f, fr.f);
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code)?;
+    let (xv, yv) = (x.as_slice()?, y.as_slice()?);
+    if xv.len() != yv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x has {} elements, y has {}",
+            xv.len(),
+            yv.len()
+        )));
+    }
+    check_codes(&fx, xv, "x")?;
+    check_codes(&fy, yv, "y")?;
+    let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
+    check_rnd(&spec, rnd, xv.len())?;
+    let n = xv.len();
+    let direct = |i: usize, r: u32| golden::mul(&fx, xv[i], &fy, yv[i], &fr, &spec, r);
+    Ok(match rnd {
+        Some(r) => collect_for(py, &fr, n, flags, |i| direct(i, r[i])),
+        None if fx.k + fy.k <= 16 && n >= 4096 => {
+            // Deterministic, small operand space: one table of every product, then look-ups.
+            let table: Vec<(u32, Flags)> = py.detach(|| {
+                (0..1u32 << (fx.k + fy.k))
+                    .map(|i| {
+                        let (a, b) = (i & fx.code_mask(), i >> fx.k);
+                        golden::mul(&fx, a, &fy, b, &fr, &spec, 0)
+                    })
+                    .collect()
+            });
+            collect_for(py, &fr, n, flags, |i| {
+                table[((yv[i] << fx.k) | xv[i]) as usize]
+            })
+        }
+        None => collect_for(py, &fr, n, flags, |i| direct(i, 0)),
+    })
+}
+
+/// `x·y + z` with binary32 z and result, rounded once.
+#[pyfunction]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _fma<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, u32>,
+    y: PyReadonlyArray1<'py, u32>,
+    z: PyReadonlyArray1<'py, u32>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    rounding: &str,
+    saturation: &str,
+    tininess: &str,
+    ftz: bool,
+    flags: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (fx, fy) = (fx.f, fy.f);
+    let spec = make_spec(rounding, 8, saturation, tininess, 0)?;
+    if spec.rounding.random_bits() > 0 {
+        return Err(PyValueError::new_err(
+            "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
+        ));
+    }
+    let (xv, yv, zv) = (x.as_slice()?, y.as_slice()?, z.as_slice()?);
+    if xv.len() != yv.len() || xv.len() != zv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x, y, z have {}, {}, {} elements",
+            xv.len(),
+            yv.len(),
+            zv.len()
+        )));
+    }
+    check_codes(&fx, xv, "x")?;
+    check_codes(&fy, yv, "y")?;
+    let unit = py.detach(|| FmaUnit::new(fx, fy, spec, FmaOptions { ftz }));
+    Ok(collect::<u32>(py, xv.len(), flags, |i| {
+        unit.eval(xv[i], yv[i], zv[i])
+    }))
+}
+
+/// Presets: (name, description) in the order `fp8gen formats` lists them.
+#[pyfunction]
+fn presets() -> Vec<(&'static str, &'static str)> {
+    golden::PRESETS.iter().map(|(n, _, d)| (*n, *d)).collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyFormat>()?;
+    m.add_function(wrap_pyfunction!(_project, m)?)?;
+    m.add_function(wrap_pyfunction!(_decode, m)?)?;
+    m.add_function(wrap_pyfunction!(_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(_fma, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add("VERSION", golden::VERSION)?;
+    Ok(())
+}
