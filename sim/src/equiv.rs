@@ -18,7 +18,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Result, SimError};
-use crate::model::ModelLibrary;
+use crate::model::{Model, ModelLibrary};
 use crate::spec::{CoreSpec, Port};
 
 /// An indexable set of input vectors: vector `i` for `i < len()`, each `n_inputs` words.
@@ -518,6 +518,8 @@ fn resolve_threads(cfg: &EquivConfig) -> usize {
 /// Compares one output row with the golden row; on a mismatch counts it and keeps a
 /// counterexample. Returns whether it matched.
 #[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
 fn compare_row(
     local: &mut Local,
     cfg: &EquivConfig,
@@ -559,6 +561,214 @@ fn compare_row(
     false
 }
 
+/// What every worker of a run shares: the interface, the compare masks, the work counter and
+/// the totals; [`Pool::run`] starts the threads, [`Pool::summary`] assembles the result.
+struct Pool<'a> {
+    lib: &'a ModelLibrary,
+    cfg: &'a EquivConfig,
+    out_ports: Vec<&'a Port>,
+    masks: Vec<u64>,
+    threads: usize,
+    /// Units (vectors or streams) of the shard: `[lo, hi)`.
+    hi: u64,
+    next: AtomicU64,
+    /// Vectors (cycles) to compare in the shard.
+    total: u64,
+    done: AtomicU64,
+    mism: AtomicU64,
+    stop: AtomicBool,
+    start: Instant,
+    last_report: Mutex<Instant>,
+}
+
+/// One claimed piece of work: units `[first, first + n)`.
+struct Claim {
+    first: u64,
+    n: usize,
+}
+
+/// A worker's buffers, allocated once per thread (never per batch or per vector).
+#[derive(Default)]
+struct Scratch {
+    input: Vec<u64>,
+    got: Vec<u64>,
+    exp: Vec<u64>,
+}
+
+impl Scratch {
+    /// Sizes the buffers (growing only; contents are overwritten by the caller).
+    fn size(&mut self, input: usize, got: usize, exp: usize) {
+        for (v, n) in [
+            (&mut self.input, input),
+            (&mut self.got, got),
+            (&mut self.exp, exp),
+        ] {
+            if v.len() < n {
+                v.resize(n, 0);
+            }
+        }
+    }
+}
+
+impl<'a> Pool<'a> {
+    fn new(lib: &'a ModelLibrary, cfg: &'a EquivConfig, units: u64, per_unit: u64) -> Result<Self> {
+        let spec = lib.spec();
+        let masks = resolve_masks(spec, cfg)?;
+        if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
+            return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
+        }
+        let (lo, hi) = cfg.shard.range(units);
+        Ok(Pool {
+            lib,
+            cfg,
+            out_ports: spec.data_outputs().collect(),
+            masks,
+            threads: resolve_threads(cfg).max(1),
+            hi,
+            next: AtomicU64::new(lo),
+            total: (hi - lo) * per_unit,
+            done: AtomicU64::new(0),
+            mism: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            start: Instant::now(),
+            last_report: Mutex::new(Instant::now()),
+        })
+    }
+
+    fn report(&self, progress: Option<ProgressFn<'_>>, force: bool) {
+        let Some(cb) = progress else { return };
+        let due = match self.last_report.try_lock() {
+            Ok(mut t) if force || t.elapsed() >= Duration::from_millis(100) => {
+                *t = Instant::now();
+                true
+            }
+            _ => false,
+        };
+        if due {
+            cb(&Progress {
+                done: self.done.load(Ordering::Relaxed),
+                total: self.total,
+                mismatches: self.mism.load(Ordering::Relaxed),
+                seconds: self.start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
+    /// Compares one row (inline, the common case) and on a difference counts it and keeps
+    /// the counterexample ([`compare_row`], out of line).
+    #[inline]
+    fn compare(
+        &self,
+        local: &mut Local,
+        index: u64,
+        row: &[u64],
+        got: &[u64],
+        exp: &[u64],
+    ) -> bool {
+        let same = got
+            .iter()
+            .zip(exp)
+            .zip(&self.masks)
+            .all(|((a, b), m)| (a ^ b) & m == 0);
+        same || compare_row(
+            local,
+            self.cfg,
+            self.lib.spec(),
+            &self.out_ports,
+            &self.masks,
+            index,
+            row,
+            got,
+            exp,
+        )
+    }
+
+    /// Runs `work` on every thread, each with its own model instance, over claims of `step`
+    /// units until the shard is done; `work` returns (vectors compared, mismatches).
+    fn run<W>(&self, step: usize, progress: Option<ProgressFn<'_>>, work: W) -> Result<Vec<Local>>
+    where
+        W: Fn(&mut Model, &mut Local, &mut Scratch, Claim) -> Result<(u64, u64)> + Sync,
+    {
+        let first_err: Mutex<Option<SimError>> = Mutex::new(None);
+        let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
+        let no = self.out_ports.len();
+        std::thread::scope(|s| {
+            for _ in 0..self.threads {
+                s.spawn(|| {
+                    let mut local = Local {
+                        mismatches: 0,
+                        cex: Vec::new(),
+                        per_port: vec![0; no],
+                    };
+                    let result = (|| -> Result<()> {
+                        let mut model = self.lib.instantiate()?;
+                        let mut scratch = Scratch::default();
+                        while !self.stop.load(Ordering::Relaxed) {
+                            let first = self.next.fetch_add(step as u64, Ordering::Relaxed);
+                            if first >= self.hi {
+                                break;
+                            }
+                            let n = (self.hi - first).min(step as u64) as usize;
+                            let (d, m) =
+                                work(&mut model, &mut local, &mut scratch, Claim { first, n })?;
+                            self.done.fetch_add(d, Ordering::Relaxed);
+                            let t = self.mism.fetch_add(m, Ordering::Relaxed) + m;
+                            if self.cfg.stop_after_mismatches.is_some_and(|lim| t >= lim) {
+                                self.stop.store(true, Ordering::Relaxed);
+                            }
+                            self.report(progress, false);
+                        }
+                        Ok(())
+                    })();
+                    if let Err(e) = result {
+                        self.stop.store(true, Ordering::Relaxed);
+                        if let Ok(mut slot) = first_err.lock() {
+                            slot.get_or_insert(e);
+                        }
+                    }
+                    if let Ok(mut l) = locals.lock() {
+                        l.push(local);
+                    }
+                });
+            }
+        });
+        if let Ok(Some(e)) = first_err.into_inner() {
+            return Err(e);
+        }
+        self.report(progress, true);
+        Ok(locals.into_inner().unwrap_or_default())
+    }
+
+    fn summary(&self, locals: Vec<Local>, space: u64) -> Summary {
+        let cfg = self.cfg;
+        let seconds = self.start.elapsed().as_secs_f64();
+        let mut cex: Vec<Counterexample> =
+            locals.iter().flat_map(|l| l.cex.iter().cloned()).collect();
+        cex.sort_by_key(|c| c.index);
+        cex.truncate(cfg.max_counterexamples);
+        let vectors = self.done.load(Ordering::Relaxed);
+        Summary {
+            compared: compared_list(&self.out_ports, &self.masks),
+            mismatches_per_port: per_port_map(&self.out_ports, &locals),
+            unit: cfg.unit.clone(),
+            format: cfg.format.clone(),
+            top: self.lib.spec().top.clone(),
+            meta: cfg.meta.clone(),
+            space,
+            shards: vec![cfg.shard],
+            vectors,
+            mismatches: locals.iter().map(|l| l.mismatches).sum(),
+            counterexamples: cex,
+            counterexample_limit: cfg.max_counterexamples,
+            complete: vectors == self.total,
+            seconds,
+            vectors_per_second: rate(vectors, seconds),
+            threads: self.threads,
+            lanes: self.lib.lanes(),
+        }
+    }
+}
+
 /// Runs the shard of `space` selected by `cfg` through models of `lib` and compares every
 /// vector with `golden(inputs, expected_outputs)`.
 pub fn check_equivalence<S, G>(
@@ -574,137 +784,38 @@ where
 {
     let spec = lib.spec();
     let (ni, no) = (spec.n_inputs(), spec.n_outputs());
-    let out_ports: Vec<&Port> = spec.data_outputs().collect();
-    let masks = resolve_masks(spec, cfg)?;
-    if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
-        return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
-    }
-    let threads = resolve_threads(cfg);
-    let lanes = lib.lanes();
+    let pool = Pool::new(lib, cfg, space.len(), 1)?;
     // A multiple of the lane count, so only the last batch pads.
+    let lanes = lib.lanes();
     let batch = cfg.batch.max(1).div_ceil(lanes) * lanes;
-    let (lo, hi) = cfg.shard.range(space.len());
-    let total = hi - lo;
-    let next = AtomicU64::new(lo);
-    let done = AtomicU64::new(0);
-    let mism = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let first_err: Mutex<Option<SimError>> = Mutex::new(None);
-    let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
-    let last_report = Mutex::new(Instant::now());
-    let start = Instant::now();
-    let report = |force: bool| {
-        if let Some(cb) = progress {
-            let due = match last_report.try_lock() {
-                Ok(mut t) if force || t.elapsed() >= Duration::from_millis(100) => {
-                    *t = Instant::now();
-                    true
-                }
-                _ => false,
-            };
-            if due {
-                cb(&Progress {
-                    done: done.load(Ordering::Relaxed),
-                    total,
-                    mismatches: mism.load(Ordering::Relaxed),
-                    seconds: start.elapsed().as_secs_f64(),
-                });
+    let locals = pool.run(batch, progress, |model, local, sc, c| {
+        sc.size(c.n * ni, c.n * no, no);
+        let (input, got, exp) = (
+            &mut sc.input[..c.n * ni],
+            &mut sc.got[..c.n * no],
+            &mut sc.exp[..no],
+        );
+        for (k, row) in input.chunks_exact_mut(ni).enumerate() {
+            space.vector(c.first + k as u64, row);
+        }
+        model.eval(input, got)?;
+        let mut m = 0;
+        for k in 0..c.n {
+            let row = &input[k * ni..(k + 1) * ni];
+            golden(row, exp);
+            if !pool.compare(
+                local,
+                c.first + k as u64,
+                row,
+                &got[k * no..(k + 1) * no],
+                exp,
+            ) {
+                m += 1;
             }
         }
-    };
-
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| {
-                let mut local = Local {
-                    mismatches: 0,
-                    cex: Vec::new(),
-                    per_port: vec![0; no],
-                };
-                let result = (|| -> Result<()> {
-                    let mut model = lib.instantiate()?;
-                    let mut input = vec![0u64; batch * ni];
-                    let mut got = vec![0u64; batch * no];
-                    let mut exp = vec![0u64; no];
-                    while !stop.load(Ordering::Relaxed) {
-                        let b0 = next.fetch_add(batch as u64, Ordering::Relaxed);
-                        if b0 >= hi {
-                            break;
-                        }
-                        let n = (hi - b0).min(batch as u64) as usize;
-                        for (k, row) in input[..n * ni].chunks_exact_mut(ni).enumerate() {
-                            space.vector(b0 + k as u64, row);
-                        }
-                        model.eval(&input[..n * ni], &mut got[..n * no])?;
-                        let mut batch_mism = 0u64;
-                        for k in 0..n {
-                            let row = &input[k * ni..(k + 1) * ni];
-                            let g = &got[k * no..(k + 1) * no];
-                            golden(row, &mut exp);
-                            if !compare_row(
-                                &mut local,
-                                cfg,
-                                spec,
-                                &out_ports,
-                                &masks,
-                                b0 + k as u64,
-                                row,
-                                g,
-                                &exp,
-                            ) {
-                                batch_mism += 1;
-                            }
-                        }
-                        done.fetch_add(n as u64, Ordering::Relaxed);
-                        let m = mism.fetch_add(batch_mism, Ordering::Relaxed) + batch_mism;
-                        if cfg.stop_after_mismatches.is_some_and(|lim| m >= lim) {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                        report(false);
-                    }
-                    Ok(())
-                })();
-                if let Err(e) = result {
-                    stop.store(true, Ordering::Relaxed);
-                    if let Ok(mut slot) = first_err.lock() {
-                        slot.get_or_insert(e);
-                    }
-                }
-                if let Ok(mut l) = locals.lock() {
-                    l.push(local);
-                }
-            });
-        }
-    });
-    if let Ok(Some(e)) = first_err.into_inner() {
-        return Err(e);
-    }
-    report(true);
-    let seconds = start.elapsed().as_secs_f64();
-    let locals = locals.into_inner().unwrap_or_default();
-    let mut cex: Vec<Counterexample> = locals.iter().flat_map(|l| l.cex.iter().cloned()).collect();
-    cex.sort_by_key(|c| c.index);
-    cex.truncate(cfg.max_counterexamples);
-    let vectors = done.load(Ordering::Relaxed);
-    Ok(Summary {
-        compared: compared_list(&out_ports, &masks),
-        mismatches_per_port: per_port_map(&out_ports, &locals),
-        unit: cfg.unit.clone(),
-        format: cfg.format.clone(),
-        top: spec.top.clone(),
-        meta: cfg.meta.clone(),
-        space: space.len(),
-        shards: vec![cfg.shard],
-        vectors,
-        mismatches: locals.iter().map(|l| l.mismatches).sum(),
-        counterexamples: cex,
-        counterexample_limit: cfg.max_counterexamples,
-        complete: vectors == total,
-        seconds,
-        vectors_per_second: rate(vectors, seconds),
-        threads: threads.max(1),
-        lanes,
-    })
+        Ok((c.n as u64, m))
+    })?;
+    Ok(pool.summary(locals, space.len()))
 }
 
 /// A set of input streams for a stateful core in stream mode (see [`CoreSpec::stream`]):
@@ -743,130 +854,42 @@ where
         )));
     }
     let (ni, no) = (spec.n_inputs(), spec.n_outputs());
-    let out_ports: Vec<&Port> = spec.data_outputs().collect();
-    let masks = resolve_masks(spec, cfg)?;
-    if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
-        return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
-    }
-    let threads = resolve_threads(cfg);
     let lanes = lib.lanes();
     let cycles = space.cycles();
-    let (lo, hi) = cfg.shard.range(space.streams());
-    let total = (hi - lo) * cycles as u64;
-    let next = AtomicU64::new(lo);
-    let done = AtomicU64::new(0);
-    let mism = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let first_err: Mutex<Option<SimError>> = Mutex::new(None);
-    let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
-    let start = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..threads.max(1) {
-            sc.spawn(|| {
-                let mut local = Local {
-                    mismatches: 0,
-                    cex: Vec::new(),
-                    per_port: vec![0; no],
-                };
-                let result = (|| -> Result<()> {
-                    let mut model = lib.instantiate()?;
-                    let mut input = vec![0u64; cycles * lanes * ni];
-                    let mut got = vec![0u64; cycles * lanes * no];
-                    let mut exp = vec![0u64; no];
-                    while !stop.load(Ordering::Relaxed) {
-                        let s0 = next.fetch_add(lanes as u64, Ordering::Relaxed);
-                        if s0 >= hi {
-                            break;
-                        }
-                        let n = (hi - s0).min(lanes as u64) as usize;
-                        input.iter_mut().for_each(|w| *w = 0);
-                        for c in 0..cycles {
-                            for l in 0..n {
-                                let at = (c * lanes + l) * ni;
-                                space.row(s0 + l as u64, c, &mut input[at..at + ni]);
-                            }
-                        }
-                        model.reset()?;
-                        model.eval(&input, &mut got)?;
-                        let mut m = 0u64;
-                        for l in 0..n {
-                            let mut g = new_model();
-                            for c in 0..cycles {
-                                let at = c * lanes + l;
-                                let row = &input[at * ni..(at + 1) * ni];
-                                g(row, &mut exp);
-                                let idx = (s0 + l as u64) * cycles as u64 + c as u64;
-                                if !compare_row(
-                                    &mut local,
-                                    cfg,
-                                    spec,
-                                    &out_ports,
-                                    &masks,
-                                    idx,
-                                    row,
-                                    &got[at * no..(at + 1) * no],
-                                    &exp,
-                                ) {
-                                    m += 1;
-                                }
-                            }
-                        }
-                        done.fetch_add((n * cycles) as u64, Ordering::Relaxed);
-                        let t = mism.fetch_add(m, Ordering::Relaxed) + m;
-                        if cfg.stop_after_mismatches.is_some_and(|lim| t >= lim) {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                        if let Some(cb) = progress {
-                            cb(&Progress {
-                                done: done.load(Ordering::Relaxed),
-                                total,
-                                mismatches: t,
-                                seconds: start.elapsed().as_secs_f64(),
-                            });
-                        }
-                    }
-                    Ok(())
-                })();
-                if let Err(e) = result {
-                    stop.store(true, Ordering::Relaxed);
-                    if let Ok(mut slot) = first_err.lock() {
-                        slot.get_or_insert(e);
-                    }
-                }
-                if let Ok(mut l) = locals.lock() {
-                    l.push(local);
-                }
-            });
+    let pool = Pool::new(lib, cfg, space.streams(), cycles as u64)?;
+    let locals = pool.run(lanes, progress, |model, local, sc, c| {
+        sc.size(cycles * lanes * ni, cycles * lanes * no, no);
+        let (input, got, exp) = (
+            &mut sc.input[..cycles * lanes * ni],
+            &mut sc.got[..cycles * lanes * no],
+            &mut sc.exp[..no],
+        );
+        // Lanes beyond the claim replay zeros (their outputs are not compared).
+        input.iter_mut().for_each(|w| *w = 0);
+        for cy in 0..cycles {
+            for l in 0..c.n {
+                let at = (cy * lanes + l) * ni;
+                space.row(c.first + l as u64, cy, &mut input[at..at + ni]);
+            }
         }
-    });
-    if let Ok(Some(e)) = first_err.into_inner() {
-        return Err(e);
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    let locals = locals.into_inner().unwrap_or_default();
-    let mut cex: Vec<Counterexample> = locals.iter().flat_map(|l| l.cex.iter().cloned()).collect();
-    cex.sort_by_key(|c| c.index);
-    cex.truncate(cfg.max_counterexamples);
-    let vectors = done.load(Ordering::Relaxed);
-    Ok(Summary {
-        compared: compared_list(&out_ports, &masks),
-        mismatches_per_port: per_port_map(&out_ports, &locals),
-        unit: cfg.unit.clone(),
-        format: cfg.format.clone(),
-        top: spec.top.clone(),
-        meta: cfg.meta.clone(),
-        space: space.streams() * cycles as u64,
-        shards: vec![cfg.shard],
-        vectors,
-        mismatches: locals.iter().map(|l| l.mismatches).sum(),
-        counterexamples: cex,
-        counterexample_limit: cfg.max_counterexamples,
-        complete: vectors == total,
-        seconds,
-        vectors_per_second: rate(vectors, seconds),
-        threads: threads.max(1),
-        lanes,
-    })
+        model.reset()?;
+        model.eval(input, got)?;
+        let mut m = 0;
+        for l in 0..c.n {
+            let mut g = new_model();
+            for cy in 0..cycles {
+                let at = cy * lanes + l;
+                let row = &input[at * ni..(at + 1) * ni];
+                g(row, exp);
+                let idx = (c.first + l as u64) * cycles as u64 + cy as u64;
+                if !pool.compare(local, idx, row, &got[at * no..(at + 1) * no], exp) {
+                    m += 1;
+                }
+            }
+        }
+        Ok(((c.n * cycles) as u64, m))
+    })?;
+    Ok(pool.summary(locals, space.streams() * cycles as u64))
 }
 
 #[cfg(test)]

@@ -731,7 +731,19 @@ pub fn run(
     check_plan(dut, plan, hi - lo)?;
     meta.insert("space".to_string(), space.describe(plan.seed));
     meta.insert("vectors_per_mode".to_string(), space.per_mode.to_string());
-    let golden = Golden::new(req, &combos).map_err(usage)?;
+    let widths: Vec<u32> = canon_in.iter().map(|p| p.width).collect();
+    let modes_first: Vec<usize> = (0..canon_in.len())
+        .filter(|&k| matches!(canon_in[k].role, Role::Rounding | Role::Saturation))
+        .collect();
+    let table = if space.kind == space::Kind::Exhaustive {
+        Golden::tabulated(req, &widths, &modes_first, hi - lo).map_err(usage)?
+    } else {
+        None
+    };
+    let golden = match table {
+        Some(t) => t,
+        None => Golden::new(req, &combos).map_err(usage)?,
+    };
     let (nci, nco) = (canon_in.len(), canon_out.len());
     if nci > 16 || nco > 16 {
         return Err(usage(format!(
