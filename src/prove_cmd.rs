@@ -32,14 +32,14 @@ pub struct ProveArgs {
     pub json: bool,
 }
 
-fn cli_err(e: FormalError) -> CliError {
+pub(crate) fn cli_err(e: FormalError) -> CliError {
     match e {
         FormalError::Unsupported(_) => CliError::usage(e.to_string()),
         _ => CliError::failed(e.to_string()),
     }
 }
 
-fn print(r: &ProofReport) {
+pub(crate) fn print(r: &ProofReport) {
     let v = match r.verdict {
         Verdict::Proven => "PROVEN",
         Verdict::Refuted => "REFUTED",
@@ -107,12 +107,18 @@ fn print(r: &ProofReport) {
 /// `fp8gen prove`.
 pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
     let req = a.gen.request()?;
+    let engine = Engine::parse(&a.engine).ok_or_else(|| {
+        CliError::usage(format!(
+            "--engine: unknown engine '{}'; expected sat or sby-<solver> (e.g. sby-yices)",
+            a.engine
+        ))
+    })?;
     let opts = ProveOptions {
         timeout_secs: a.timeout,
         work_dir: a.keep.clone(),
         vcd: a.vcd.clone(),
         replay: true,
-        engine: Default::default(),
+        engine,
     };
     let reports = formal::prove_request(&req, &opts).map_err(cli_err)?;
     if a.json {

@@ -119,7 +119,10 @@ impl GenRest {
                 r: Format::BINARY32,
             },
             Unit::Project => {
-                let inf = parse_named("--in-format", self.in_format.as_deref().unwrap_or("binary32"))?;
+                let inf = parse_named(
+                    "--in-format",
+                    self.in_format.as_deref().unwrap_or("binary32"),
+                )?;
                 iface::Formats {
                     x: inf,
                     y: None,
@@ -246,7 +249,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     if let Some((b, e)) = t.split_once('^') {
         let b: u64 = b.parse().map_err(|_| bad())?;
         let e: u32 = e.parse().map_err(|_| bad())?;
-        return b.checked_pow(e).ok_or_else(|| format!("'{s}' does not fit in 64 bits"));
+        return b
+            .checked_pow(e)
+            .ok_or_else(|| format!("'{s}' does not fit in 64 bits"));
     }
     if let Some((m, e)) = t.split_once(['e', 'E']) {
         let m: u64 = m.parse().map_err(|_| bad())?;
@@ -310,6 +315,13 @@ pub struct VerifyArgs {
     /// Print only the JSON summary.
     #[arg(long)]
     pub json: bool,
+    /// With --from: prove the core equal to fp8gen's independent reference RTL on every input
+    /// (yosys SAT) instead of simulating vectors.
+    #[arg(long, requires = "from")]
+    pub prove: bool,
+    /// --prove: solver time limit in seconds.
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
 }
 
 fn verr(e: VerifyError) -> CliError {
@@ -338,11 +350,9 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
     let mut sel_r = v.run_rounding.clone();
     let mut sel_s = v.run_saturation.clone();
     let dut = match (&v.from, unit) {
-        (Some(_), Some(_)) => {
-            return Err(CliError::usage(
-                "give either --from DIR (a core on disk) or --unit/--format (generate one), not both",
-            ))
-        }
+        (Some(_), Some(_)) => return Err(CliError::usage(
+            "give either --from DIR (a core on disk) or --unit/--format (generate one), not both",
+        )),
         (Some(dir), None) => {
             // -r/-s next to --from select the modes to run on the core's mode ports.
             for (opt, sel) in [(&gen.rounding, &mut sel_r), (&gen.saturation, &mut sel_s)] {
@@ -366,6 +376,9 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             ))
         }
     };
+    if v.prove {
+        return prove(&dut, v);
+    }
     let shard = match &v.shard {
         Some(s) => s
             .parse::<sim::Shard>()
@@ -393,7 +406,9 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
         shard,
         threads: v.threads,
         lanes: v.lanes,
-        roundings: mode_list("--rounding", &sel_r, |s| Rounding::parse(s, dut.request.random_bits().max(1) as u8))?,
+        roundings: mode_list("--rounding", &sel_r, |s| {
+            Rounding::parse(s, dut.request.random_bits().max(1) as u8)
+        })?,
         saturations: mode_list("--saturation", &sel_s, Saturation::parse)?,
         ignore,
         max_counterexamples: v.max_counterexamples,
@@ -435,6 +450,50 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
     print_report(&report, v.json)
 }
 
+/// `verify --from DIR --prove`.
+fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
+    let sim_only = [
+        (v.exhaustive, "--exhaustive"),
+        (v.random.is_some(), "--random"),
+        (v.shard.is_some(), "--shard"),
+        (!v.ignore.is_empty(), "--ignore"),
+        (
+            !v.run_rounding.is_empty() || !v.run_saturation.is_empty(),
+            "--run-rounding/--run-saturation",
+        ),
+        (v.lanes.is_some(), "--lanes"),
+    ];
+    if let Some((_, opt)) = sim_only.iter().find(|(given, _)| *given) {
+        return Err(CliError::usage(format!(
+            "{opt} selects simulation vectors; --prove covers every input and every legal mode value"
+        )));
+    }
+    let opts = formal::ProveOptions {
+        timeout_secs: v.timeout,
+        work_dir: None,
+        vcd: v.vcd.clone(),
+        replay: true,
+        engine: formal::Engine::default(),
+    };
+    let r = verify::prove(dut, &opts).map_err(verr)?;
+    if v.json {
+        crate::out::println(&serde_json::to_string_pretty(&r).unwrap_or_default())?;
+    } else {
+        crate::prove_cmd::print(&r);
+    }
+    match r.verdict {
+        formal::Verdict::Proven => Ok(()),
+        formal::Verdict::Refuted => Err(CliError::failed(format!(
+            "{} is not equivalent to {}",
+            r.gold, r.gate
+        ))),
+        _ => Err(CliError::failed(format!(
+            "no verdict within {} s: nothing was proven",
+            v.timeout
+        ))),
+    }
+}
+
 fn fmt_pv(p: &sim::PortValues) -> String {
     p.0.iter()
         .map(|(n, v)| format!("{n}={v}"))
@@ -459,8 +518,16 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
             eprintln!("VCD of the first counterexample: {}", p.display());
         }
         let get = |k: &str| s.meta.get(k).map(String::as_str).unwrap_or("-");
-        eprintln!("compared: outputs {}; inputs {}", s.compared.join(" "), get("inputs"));
-        eprintln!("modes:    {} ({} vectors per mode)", get("modes"), get("vectors_per_mode"));
+        eprintln!(
+            "compared: outputs {}; inputs {}",
+            s.compared.join(" "),
+            get("inputs")
+        );
+        eprintln!(
+            "modes:    {} ({} vectors per mode)",
+            get("modes"),
+            get("vectors_per_mode")
+        );
         eprintln!("space:    {} (shards {})", get("space"), {
             let v: Vec<String> = s.shards.iter().map(|x| x.to_string()).collect();
             v.join(",")
@@ -505,7 +572,9 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
             s.mismatches, s.vectors
         )))
     } else if s.vectors == 0 {
-        Err(CliError::failed("no vector was compared: nothing was checked"))
+        Err(CliError::failed(
+            "no vector was compared: nothing was checked",
+        ))
     } else {
         Err(CliError::failed("verification did not complete"))
     }

@@ -140,7 +140,12 @@ fn projection_is_exact_for_every_family_and_mode_on_the_structured_set() {
         assert!(j["vectors"].as_u64().unwrap() >= 100_000 * 24, "{f}: {out}");
         assert_eq!(
             j["vectors"].as_u64().unwrap(),
-            j["meta"]["vectors_per_mode"].as_str().unwrap().parse::<u64>().unwrap() * 24
+            j["meta"]["vectors_per_mode"]
+                .as_str()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                * 24
         );
     }
     // Pipelined and stochastic cores.

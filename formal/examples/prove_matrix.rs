@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p fp8gen-formal --example prove_matrix -- \
 //!     [--units fma,mul,project] [--formats e4m3,e5m2,e4m3fnuz,binary8p3se] \
-//!     [--roundings rne,rna,rtp,rtn,rtz,rto] [--saturation satfinite] [--timeout 900] \
+//!     [--roundings rne,rna,rtp,rtn,rtz,rto] [--saturation satfinite] [--timeout 3600] \
 //!     [--engine sat|sby-yices] [--out docs/prove-table.md]
 //! ```
 
@@ -31,7 +31,9 @@ fn main() {
     let formats = list(&args, "--formats", "e4m3,e5m2,e4m3fnuz,binary8p3se");
     let roundings = list(&args, "--roundings", "rne,rna,rtp,rtn,rtz,rto");
     let sat = Saturation::parse(&list(&args, "--saturation", "satfinite")[0]).expect("saturation");
-    let timeout: u64 = list(&args, "--timeout", "900")[0].parse().expect("timeout");
+    let timeout: u64 = list(&args, "--timeout", "3600")[0]
+        .parse()
+        .expect("timeout");
     let engine = Engine::parse(&list(&args, "--engine", "sat")[0]).expect("engine");
     let out = list(&args, "--out", "docs/prove-table.md")[0].clone();
     let mut rows: Vec<String> = Vec::new();

@@ -532,8 +532,13 @@ fn run_sby(
     let seconds = t0.elapsed().as_secs_f64();
     let text = std::fs::read_to_string(dir.join("sby.log")).unwrap_or_default();
     let done = text.lines().find_map(|l| {
-        l.find("DONE (")
-            .map(|i| l[i + 6..].split([',', ')']).next().unwrap_or("").to_string())
+        l.find("DONE (").map(|i| {
+            l[i + 6..]
+                .split([',', ')'])
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
     });
     let solver_line = format!("SymbiYosys smtbmc {solver} (bmc depth 1)");
     let (verdict, detail) = match (killed, done.as_deref()) {
@@ -557,8 +562,7 @@ fn run_sby(
     };
     let mut rows = Vec::new();
     if verdict == Verdict::Refuted {
-        let vcd =
-            std::fs::read_to_string(dir.join("prove/engine_0/trace.vcd")).unwrap_or_default();
+        let vcd = std::fs::read_to_string(dir.join("prove/engine_0/trace.vcd")).unwrap_or_default();
         for (n, v) in vcd_top_values(&vcd) {
             if inputs.contains(&n) {
                 rows.push((0, n, v));
@@ -785,7 +789,9 @@ pub fn prove_pipeline(
     let mut free = Vec::new();
     for p in pports.iter().filter(|p| p.direction == Direction::Input) {
         decls.push(format!("  input wire {}", decl(p, "")));
-        free.push(format!("{}[{}]", p.name, p.width));
+        if p.role != Role::Clock {
+            free.push(format!("{}[{}]", p.name, p.width));
+        }
     }
     decls.push("  output wire trigger".into());
     m.push_str(&decls.join(",\n"));
@@ -975,8 +981,9 @@ fn parse_hex(s: &str) -> u64 {
     u64::from_str_radix(&s.replace(['x', 'X', 'z', 'Z'], "0"), 16).unwrap_or(0)
 }
 
-/// Replays the counterexample inputs on both combinational cores in Verilator and compares
-/// them with the golden model of `req`; the VCD of the first core that differs from the
+/// Replays the counterexample inputs (named after the last core's ports; `cores` must end
+/// with the reference) on every core in Verilator and compares them with the golden model of
+/// `req`; the VCD of the first core that differs from the
 /// golden model (else of the first core) is written to `vcd`.
 pub fn replay(
     req: &GenRequest,
@@ -988,12 +995,26 @@ pub fn replay(
     let tc = sim::Toolchain::detect().map_err(sim_err)?;
     let model = GoldenModel::new(req).map_err(|e| FormalError::Generate(e.to_string()))?;
     let base = cores[0];
-    let value = |name: &str| {
-        inputs
+    // The counterexample names the inputs of the last core (the reference, whose names the
+    // miter uses); other cores' ports are matched by role, so their names may differ.
+    let naming = cores[cores.len() - 1];
+    let by_role = |role: Role| {
+        naming
+            .manifest
+            .ports
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|q| q.role == role && q.direction == Direction::Input)
+            .and_then(|q| inputs.iter().find(|(n, _)| *n == q.name))
             .map(|(_, v)| parse_hex(v))
             .unwrap_or(0)
+    };
+    let role_of = |core: &GeneratedCore, name: &str| {
+        core.manifest
+            .ports
+            .iter()
+            .find(|q| q.name == name)
+            .map(|q| q.role)
+            .unwrap_or(Role::Data)
     };
     // Golden outputs over the data ports (no clock/reset/valid), by role.
     let data_in: Vec<u64> = base
@@ -1001,7 +1022,7 @@ pub fn replay(
         .ports
         .iter()
         .filter(|p| p.direction == Direction::Input && !matches!(p.role, Role::ValidIn))
-        .map(|p| value(&p.name) & sim::width_mask(p.width))
+        .map(|p| by_role(p.role) & sim::width_mask(p.width))
         .collect();
     let gold_out = model.eval(&data_in);
     let out_ports: Vec<&Port> = base
@@ -1015,7 +1036,10 @@ pub fn replay(
         .zip(&gold_out)
         .map(|(p, v)| (format!("{:?}", p.role).to_lowercase(), format!("{v:x}")))
         .collect();
-    golden.push(("valid_out".into(), format!("{:x}", value("valid_i") & 1)));
+    golden.push((
+        "valid_out".into(),
+        format!("{:x}", by_role(Role::ValidIn) & 1),
+    ));
     let mut replayed = Vec::new();
     let mut differs = Vec::new();
     let mut vcd_written = None;
@@ -1030,7 +1054,7 @@ pub fn replay(
         .map_err(sim_err)?;
         let vin: Vec<u64> = spec
             .data_inputs()
-            .map(|p| value(&p.name) & p.mask())
+            .map(|p| by_role(role_of(core, &p.name)) & p.mask())
             .collect();
         let mut vout = vec![0u64; spec.n_outputs()];
         let mut inst = lib.instantiate().map_err(sim_err)?;
@@ -1045,7 +1069,7 @@ pub fn replay(
                 .find(|q| q.name == p.name)
                 .map(|q| q.role);
             let want = match role {
-                Some(Role::ValidOut) => Some(value("valid_i") & 1),
+                Some(Role::ValidOut) => Some(by_role(Role::ValidIn) & 1),
                 Some(r) => out_ports
                     .iter()
                     .position(|q| q.role == r)

@@ -1,7 +1,7 @@
 //! Formal equivalence with yosys SAT (skipped with a message when yosys is absent: run
 //! scripts/setup-fpga.sh): the optimized `mul` E4M3 RNE core equals the reference on all 2^16
-//! inputs (flags included); `fma` E4M3 in one fixed mode (#[ignore]: minutes); a mutated core
-//! (one constant of the generated Verilog changed) is refuted with a counterexample that
+//! inputs (flags included); `fma` E4M3 RNE (#[ignore]: 45 minutes, case split); a mutated core
+//! (the tie rule of the generated Verilog changed) is refuted with a counterexample that
 //! replays in Verilator as a golden-model mismatch; a 2-stage `mul` equals its combinational
 //! twin delayed by its latency.
 
@@ -79,7 +79,7 @@ fn mul_e4m3_rne_is_proven_equal_to_the_reference() {
 }
 
 #[test]
-#[ignore = "minutes on 2 cores; `make prove` runs the FMA matrix"]
+#[ignore = "45 minutes on 2 shared cores (256-case split on z_i[30:23])"]
 fn fma_e4m3_rne_is_proven_equal_to_the_reference() {
     if !yosys() {
         return;
@@ -91,7 +91,11 @@ fn fma_e4m3_rne_is_proven_equal_to_the_reference() {
         Saturation::SatNone,
         0,
     );
-    let reports = prove_request(&r, &opts("fma_e4m3_rne")).expect("prove");
+    let o = ProveOptions {
+        timeout_secs: 5400,
+        ..opts("fma_e4m3_rne")
+    };
+    let reports = prove_request(&r, &o).expect("prove");
     let rep = &reports[0];
     eprintln!(
         "{}: {:?} in {:.1} s ({})",
@@ -131,6 +135,60 @@ fn a_mutated_mul_core_is_refuted_and_the_counterexample_is_a_golden_mismatch() {
         "{c:#?}"
     );
     assert!(c.vcd.as_ref().is_some_and(|p| p.exists()), "{c:#?}");
+
+    // The second engine (SymbiYosys + Yices), when installed, refutes it too.
+    if formal::tools::find_sby().is_ok() {
+        let o = ProveOptions {
+            engine: formal::Engine::Sby("yices".into()),
+            replay: false,
+            ..opts("mul_e4m3_mutated_sby")
+        };
+        match formal::prove::prove_core_against_reference(&r, &core, &o) {
+            Ok(rep) => {
+                eprintln!(
+                    "mutant, sby-yices: {:?} in {:.1} s",
+                    rep.verdict, rep.seconds
+                );
+                assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+                let c = rep.counterexample.expect("counterexample");
+                assert!(c.inputs.iter().any(|(n, _)| n == "x_i"), "{c:#?}");
+            }
+            Err(e) => eprintln!("sby engine not usable here: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_pipeline_with_a_short_valid_chain_is_refuted() {
+    if !yosys() {
+        return;
+    }
+    let r = req(
+        Unit::Mul,
+        Format::E4M3,
+        Rounding::Rne,
+        Saturation::SatFinite,
+        2,
+    );
+    let comb = rtl::generate(&GenRequest {
+        stages: 0,
+        ..r.clone()
+    })
+    .expect("generate");
+    let mut pipe = rtl::generate(&r).expect("generate");
+    let before = pipe.verilog.clone();
+    pipe.verilog = pipe
+        .verilog
+        .replace("assign valid_o = valid_q2;", "assign valid_o = valid_q1;");
+    assert!(before != pipe.verilog, "mutation did not apply");
+    let rep =
+        formal::prove_pipeline(&pipe, &comb, &[], &opts("mul_e4m3_s2_short_valid")).expect("prove");
+    eprintln!(
+        "short valid chain: {:?} in {:.1} s",
+        rep.verdict, rep.seconds
+    );
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    assert!(rep.counterexample.is_some_and(|c| !c.trace.is_empty()));
 }
 
 /// Changes the tie rule of the generated rounder from ties-to-even to ties-to-odd: in the

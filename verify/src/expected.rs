@@ -185,7 +185,7 @@ mod tests {
         req.formats.y = Some(Format::E4M3);
         req.formats.r = Format::E4M3;
         let widths = [8, 8, 3, 2];
-        let t = Golden::tabulated(&req, &widths, 1 << 21)
+        let t = Golden::tabulated(&req, &widths, &[2, 3], 1 << 21)
             .unwrap()
             .expect("tabulated");
         let g = GoldenModel::new(&req).unwrap();

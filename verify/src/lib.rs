@@ -809,6 +809,49 @@ pub fn run(
     })
 }
 
+/// Proves a device under test equal to the independent reference RTL of its request on every
+/// input (`formal`, yosys SAT; a counterexample is replayed in Verilator against the golden
+/// model). Covers combinational `mul`, `fma` and `project` cores whose sources need no
+/// include directories or parameter overrides (defines are prepended); anything else is an
+/// error saying so, never a partial proof.
+pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofReport, VerifyError> {
+    let m = &dut.manifest;
+    if m.is_clocked() {
+        return Err(usage(format!(
+            "--prove compares combinational cores; `{}` has a clock. Prove a pipelined fp8gen core equal to its combinational twin with `fp8gen prove --stages N`, or verify this one by simulation",
+            m.top
+        )));
+    }
+    if !m.include_dirs.is_empty() || !m.parameters.is_empty() {
+        return Err(usage(format!(
+            "--prove cannot yet honour the manifest's {}; verify `{}` by simulation",
+            if m.include_dirs.is_empty() {
+                "parameters"
+            } else {
+                "include_dirs"
+            },
+            m.top
+        )));
+    }
+    let mut text = String::new();
+    for (k, v) in &m.defines {
+        text.push_str(&format!("`define {k} {v}\n"));
+    }
+    for f in &dut.sources.files {
+        text.push_str(&f.text);
+        text.push('\n');
+    }
+    let core = rtl::GeneratedCore {
+        verilog: text,
+        manifest: m.clone(),
+        top: m.top.clone(),
+    };
+    formal::prove::prove_core_against_reference(&dut.request, &core, opts).map_err(|e| match e {
+        formal::FormalError::Unsupported(_) => VerifyError::Usage(e.to_string()),
+        e => VerifyError::Failed(e.to_string()),
+    })
+}
+
 /// Streams of a stateful core: each stream starts from reset; `valid_i` issues a step every
 /// initiation interval with random gaps, `clear_i` starts new sums, operands and modes are
 /// random. Compared cycle by cycle with the golden stream model.
