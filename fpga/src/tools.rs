@@ -34,6 +34,8 @@ pub enum Tool {
     Ecppack,
     /// apycula's gowin_pack (Gowin bitstream).
     GowinPack,
+    /// SymbiYosys (the formal flow's second engine).
+    Sby,
 }
 
 impl Tool {
@@ -47,6 +49,7 @@ impl Tool {
             Tool::Icepack => "icepack",
             Tool::Ecppack => "ecppack",
             Tool::GowinPack => "gowin_pack",
+            Tool::Sby => "sby",
         }
     }
 
@@ -60,6 +63,7 @@ impl Tool {
             Tool::Icepack => &["yowasp-icepack", "icepack"],
             Tool::Ecppack => &["yowasp-ecppack", "ecppack"],
             Tool::GowinPack => &["gowin_pack"],
+            Tool::Sby => &["yowasp-sby", "sby"],
         }
     }
 }
