@@ -54,9 +54,9 @@ pub fn synth(
     }
     let rep = fpga::synth(&req).map_err(fpga_err)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
     } else {
-        println!(
+        outln!(
             "{:<40} {:<13} LUTs {:>5}  FFs {:>4}  DSP {:>2}  carry {:>4}  cells {:>5}  Fmax {:>7.1} MHz  ({} {:.0} MHz)",
             rep.core,
             target.name(),
@@ -95,9 +95,9 @@ pub fn board(
     }
     let rep = fpga::board_build(&req).map_err(fpga_err)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
     } else {
-        println!(
+        outln!(
             "bitstream {} (Fmax {:.1} MHz, board clock {}); load it with: {}",
             rep.bitstream.display(),
             rep.fmax_mhz,

@@ -5,9 +5,10 @@
 //! Verilator simulation in `sim`, verification orchestration in `verify`, the FPGA flow in
 //! `fpga`, formal proofs in `formal`.
 
+#[macro_use]
+mod out;
 mod args;
 mod batch;
-mod out;
 mod verify;
 
 use args::{parse_named, CliError, FormatArgs, ModeArgs};
@@ -688,7 +689,7 @@ fn bench(formats: &[String], n: u64, json: bool) -> Result<(), CliError> {
             "fma_binary32_rne_per_s": fma,
         }));
         if !json {
-            println!(
+            outln!(
                 "{:<16} project binary32→fmt {:>8.3e}/s (uniform bits {:>8.3e}/s)   mul {:>8.3e}/s   fma {:>8.3e}/s",
                 f.name(),
                 proj,
@@ -699,12 +700,12 @@ fn bench(formats: &[String], n: u64, json: bool) -> Result<(), CliError> {
         }
     }
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_default()
         );
     } else {
-        println!(
+        outln!(
             "single thread; target ≥ 1.5e8 projections/s (ml_dtypes' binary32→E4M3 cast: 1.4e8/s)"
         );
     }

@@ -45,16 +45,19 @@ pub(crate) fn print(r: &ProofReport) {
         Verdict::Refuted => "REFUTED",
         Verdict::NoVerdict => "NO VERDICT",
     };
-    println!(
+    outln!(
         "{v}: {} vs {} ({:.1} s, {})",
-        r.gold, r.gate, r.seconds, r.solver
+        r.gold,
+        r.gate,
+        r.seconds,
+        r.solver
     );
-    println!("  statement: {}", r.statement);
+    outln!("  statement: {}", r.statement);
     if let Some(p) = &r.problem {
-        println!("  problem: {p}");
+        outln!("  problem: {p}");
     }
     if let Some(d) = &r.detail {
-        println!("  {d}");
+        outln!("  {d}");
     }
     if let Some(c) = &r.counterexample {
         let kv = |v: &[(String, String)]| {
@@ -64,12 +67,12 @@ pub(crate) fn print(r: &ProofReport) {
                 .join(" ")
         };
         if !c.inputs.is_empty() {
-            println!("  counterexample inputs: {}", kv(&c.inputs));
+            outln!("  counterexample inputs: {}", kv(&c.inputs));
         }
         if let Some(cy) = c.cycle {
-            println!("  failing cycle: {cy}");
+            outln!("  failing cycle: {cy}");
             for (t, n, x) in &c.trace {
-                println!("    cycle {t}: {n}=0x{x}");
+                outln!("    cycle {t}: {n}=0x{x}");
             }
         }
         let mut tops: Vec<&String> = c.replayed.iter().map(|r| &r.0).collect();
@@ -81,26 +84,26 @@ pub(crate) fn print(r: &ProofReport) {
                 .filter(|r| &r.0 == top)
                 .map(|r| format!("{}=0x{}", r.1, r.2))
                 .collect();
-            println!("  Verilator {top}: {}", outs.join(" "));
+            outln!("  Verilator {top}: {}", outs.join(" "));
         }
         if !c.golden.is_empty() {
-            println!("  golden model: {}", kv(&c.golden));
+            outln!("  golden model: {}", kv(&c.golden));
         }
         if !c.differs_from_golden.is_empty() {
-            println!(
+            outln!(
                 "  differs from the golden model: {}",
                 c.differs_from_golden.join(", ")
             );
         }
         if let Some(p) = &c.vcd {
-            println!("  VCD (Verilator replay): {}", p.display());
+            outln!("  VCD (Verilator replay): {}", p.display());
         }
         if let Some(p) = &c.yosys_vcd {
-            println!("  VCD (solver model): {}", p.display());
+            outln!("  VCD (solver model): {}", p.display());
         }
     }
     if let Some(d) = &r.work_dir {
-        println!("  artifacts: {}", d.display());
+        outln!("  artifacts: {}", d.display());
     }
 }
 
@@ -122,7 +125,7 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
     };
     let reports = formal::prove_request(&req, &opts).map_err(cli_err)?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&reports).unwrap_or_default()
         );
