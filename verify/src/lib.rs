@@ -589,6 +589,10 @@ fn canonical(req: &GenRequest) -> (Vec<Port>, Vec<Port>) {
     (i, o)
 }
 
+/// Most canonical data ports of one direction (fixed-size per-vector buffers on the hot path;
+/// the widest unit, `mac` in stream mode, has 6 inputs).
+const MAX_PORTS: usize = 8;
+
 /// Checks the plan's own limits (threads, the time estimate) before anything is built.
 pub fn check_plan(dut: &Dut, plan: &Plan, vectors: u64) -> Result<(), VerifyError> {
     let max = max_threads();
@@ -745,9 +749,9 @@ pub fn run(
         None => Golden::new(req, &combos).map_err(usage)?,
     };
     let (nci, nco) = (canon_in.len(), canon_out.len());
-    if nci > 16 || nco > 16 {
+    if nci > MAX_PORTS || nco > MAX_PORTS {
         return Err(usage(format!(
-            "{} has more than 16 data ports, which the verifier does not support",
+            "{} has more than {MAX_PORTS} data ports, which the verifier does not support",
             describe_request(req)
         )));
     }
@@ -765,20 +769,20 @@ pub fn run(
     )
     .map_err(sim_err)?;
     let vspace = sim::FnSpace::new(space.len, |i, out: &mut [u64]| {
-        let mut ci = [0u64; 16];
+        let mut ci = [0u64; MAX_PORTS];
         space.vector(i, &mut ci[..nci]);
         for (o, src) in out.iter_mut().zip(&map.inputs) {
             *o = src.map_or(1, |k| ci[k]);
         }
     });
     let gold = |inp: &[u64], out: &mut [u64]| {
-        let mut ci = [0u64; 16];
+        let mut ci = [0u64; MAX_PORTS];
         for (v, src) in inp.iter().zip(&map.inputs) {
             if let Some(k) = src {
                 ci[*k] = *v;
             }
         }
-        let mut co = [0u64; 16];
+        let mut co = [0u64; MAX_PORTS];
         golden.eval(&ci[..nci], &mut co[..nco]);
         for (o, src) in out.iter_mut().zip(&map.outputs) {
             *o = src.map_or(1, |k| co[k]);
@@ -939,7 +943,7 @@ fn run_streams(
             self.cycles
         }
         fn row(&self, s: u64, c: usize, out: &mut [u64]) {
-            let mut ci = [0u64; 16];
+            let mut ci = [0u64; MAX_PORTS];
             (self.row)(s, c, &mut ci[..self.nci]);
             for (o, src) in out.iter_mut().zip(self.map) {
                 *o = src.map_or(0, |k| ci[k]);
@@ -959,7 +963,7 @@ fn run_streams(
         let mut m = model0.clone();
         m.reset();
         move |inp: &[u64], out: &mut [u64]| {
-            let mut ci = [0u64; 16];
+            let mut ci = [0u64; MAX_PORTS];
             for (v, src) in inp.iter().zip(in_map) {
                 if let Some(k) = src {
                     ci[*k] = *v;
