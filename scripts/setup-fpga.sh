@@ -34,21 +34,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 
 # Skip pip entirely when every pinned requirement is already satisfied.
-if "$venv/bin/python" - "$req" <<'PY' 2>/dev/null
-import sys
-from importlib.metadata import version, PackageNotFoundError
-ok = True
-for line in open(sys.argv[1]):
-    line = line.split("#", 1)[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    try:
-        ok &= version(name) == want
-    except PackageNotFoundError:
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+if "$venv/bin/python" "$repo/scripts/pins_satisfied.py" "$req" 2>/dev/null
 then
     echo "setup-fpga.sh: all pinned packages already installed in $venv"
 else
@@ -61,21 +47,7 @@ fi
 # run by tests/python_refs.rs) go into the same venv, with the same skip-if-pinned check.
 # Both files are given to pip together so that shared pins (numpy) are resolved as one set.
 xreq="$repo/scripts/xcheck/requirements.txt"
-if "$venv/bin/python" - "$xreq" <<'PY' 2>/dev/null
-import sys
-from importlib.metadata import version, PackageNotFoundError
-ok = True
-for line in open(sys.argv[1]):
-    line = line.split("#", 1)[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    try:
-        ok &= version(name) == want
-    except PackageNotFoundError:
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+if "$venv/bin/python" "$repo/scripts/pins_satisfied.py" "$xreq" 2>/dev/null
 then
     echo "setup-fpga.sh: reference packages (ml_dtypes, gfloat) already installed in $venv"
 else

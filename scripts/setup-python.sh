@@ -51,21 +51,7 @@ if [ ! -x "$venv/bin/python" ]; then
     log "creating virtualenv $venv"
     "$python" -m venv "$venv"
 fi
-if "$venv/bin/python" - "$req" <<'PY' 2>/dev/null
-import sys
-from importlib.metadata import version, PackageNotFoundError
-ok = True
-for line in open(sys.argv[1]):
-    line = line.split("#", 1)[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    try:
-        ok &= version(name) == want
-    except PackageNotFoundError:
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+if "$venv/bin/python" "$repo/scripts/pins_satisfied.py" "$req" 2>/dev/null
 then
     log "all pinned packages of python/requirements.txt already installed"
 else
