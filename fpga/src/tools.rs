@@ -36,6 +36,8 @@ pub enum Tool {
     GowinPack,
     /// SymbiYosys (the formal flow's second engine).
     Sby,
+    /// CaDiCaL SAT solver (the formal flow's default engine).
+    Cadical,
 }
 
 impl Tool {
@@ -50,6 +52,7 @@ impl Tool {
             Tool::Ecppack => "ecppack",
             Tool::GowinPack => "gowin_pack",
             Tool::Sby => "sby",
+            Tool::Cadical => "cadical",
         }
     }
 
@@ -64,6 +67,7 @@ impl Tool {
             Tool::Ecppack => &["yowasp-ecppack", "ecppack"],
             Tool::GowinPack => &["gowin_pack"],
             Tool::Sby => &["yowasp-sby", "sby"],
+            Tool::Cadical => &["cadical"],
         }
     }
 }
