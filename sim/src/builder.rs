@@ -57,6 +57,15 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// A hash of what Verilator reads (file texts and languages, include files, defines,
+    /// parameters): the same core generated or read back from disk has the same hash, so
+    /// sweep summaries can refuse to combine runs of different cores.
+    pub fn content_hash(&self) -> String {
+        let mut key = KeyHasher::new();
+        self.hash_into(&mut key);
+        key.hex()
+    }
+
     /// One generated Verilog text.
     pub fn verilog(text: impl Into<String>) -> Sources {
         Sources {

@@ -670,6 +670,32 @@ fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
         .collect())
 }
 
+/// The number of vectors a plan covers over all its shards (the space [`run`] enumerates or
+/// samples), without building a model: what a sweep splits into jobs.
+pub fn space_len(dut: &Dut, plan: &Plan) -> Result<u64, VerifyError> {
+    let req = &dut.request;
+    if req.unit.is_stateful() {
+        return Err(usage(format!(
+            "{} runs streams, not a vector space; sweep it with --random N and --shard by hand",
+            req.unit.name()
+        )));
+    }
+    let (combos, _) = mode_combos(req, plan)?;
+    let (canon_in, _) = canonical(req);
+    let fx = req.formats.x;
+    let space = Space::new(
+        canon_in.iter().map(|p| (p.role, p.width)).collect(),
+        req.unit == Unit::Fma,
+        fx,
+        req.formats.y.unwrap_or(fx),
+        combos,
+        plan.choice,
+        plan.seed,
+    )
+    .map_err(usage)?;
+    Ok(space.len)
+}
+
 /// Builds the model, runs the plan and replays the first counterexample into a VCD.
 pub fn run(
     dut: &Dut,
@@ -689,6 +715,7 @@ pub fn run(
     let mut meta = std::collections::BTreeMap::new();
     meta.insert("generator".to_string(), dut.manifest.generator.clone());
     meta.insert("request".to_string(), req.canonical_command());
+    meta.insert("core_hash".to_string(), dut.sources.content_hash());
     meta.insert("modes".to_string(), mode_names.join(", "));
     meta.insert("stages".to_string(), dut.manifest.stages.to_string());
     meta.insert("latency".to_string(), dut.manifest.latency.to_string());

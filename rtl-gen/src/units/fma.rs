@@ -110,7 +110,12 @@ pub fn fma_datapath(
     let g = GUARD;
     let (plo, phi) = p.exp_range;
     let (zlo, zhi) = uz.exp_range;
-    let dw = sbits(zlo - phi, zhi - plo);
+    // Wide enough for every difference, and never narrower than either exponent wire (a
+    // product of a very wide-range format, e.g. Binary10p1se x E4M3, carries an exponent wire
+    // wider than the difference range needs).
+    let dw = sbits(zlo - phi, zhi - plo)
+        .max(uz.exp.width)
+        .max(p.exp.width);
     let dz = b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep");
     let z_big = b.wire_note(
         "al_z_big",
