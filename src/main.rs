@@ -20,6 +20,7 @@ use std::path::PathBuf;
 
 mod fpga_cmd;
 mod prove_cmd;
+mod sweep_cmd;
 
 /// Generator and verifier of FP8 / small-float arithmetic hardware.
 #[derive(Parser, Debug)]
@@ -163,6 +164,25 @@ enum Cmd {
     },
     /// Prove a core equal to the independent reference with yosys SAT (all inputs, flags).
     Prove(prove_cmd::ProveArgs),
+    /// Long work as jobs: `sweep plan` prints them with estimates, `sweep slurm` writes (and
+    /// submits) a Slurm job array (docs/sweeps.md).
+    Sweep {
+        #[command(subcommand)]
+        cmd: sweep_cmd::SweepCmd,
+    },
+    /// Merge sweep results (DIR or DIR/*.json): verify shards into one summary, proofs into a
+    /// list, synthesis points into qor.csv; exit 1 on any mismatch, refutation or gap.
+    Merge {
+        /// Result files or sweep directories.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// JSON output.
+        #[arg(long)]
+        json: bool,
+        /// Where qor.csv goes (default: the sweep directory).
+        #[arg(long)]
+        qor_out: Option<PathBuf>,
+    },
     /// The simulation model cache: `fp8gen cache clean` empties it, `fp8gen cache info` shows it.
     Cache {
         /// `clean` or `info`.
@@ -361,6 +381,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => verify::gen(&gen, &out, force, json),
         Cmd::Verify { gen, verify: v } => verify::verify(gen.unit.as_deref(), &gen.rest, &v),
         Cmd::Cache { action } => cache(&action),
+        Cmd::Sweep { cmd } => sweep_cmd::sweep(&cmd),
+        Cmd::Merge {
+            files,
+            json,
+            qor_out,
+        } => sweep_cmd::merge(&files, json, qor_out.as_ref()),
         Cmd::Synth {
             gen,
             target,

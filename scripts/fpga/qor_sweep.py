@@ -174,7 +174,9 @@ def read_csv(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--replot", metavar="CSV", help="only redraw the plots from an earlier qor.csv")
+    ap.add_argument("--replot", metavar="CSV",
+                    help="only rewrite qor.md and the plots from a qor.csv (an earlier sweep's, "
+                         "or the one `fp8gen merge` writes from a Slurm QoR sweep)")
     ap.add_argument("--units", nargs="+", default=["int-mul8"])
     ap.add_argument("--formats", nargs="+", default=["e4m3"],
                     help="formats for fp8gen units (ignored by int-mul8)")
@@ -195,11 +197,12 @@ def main():
                     r[k] = int(r[k])
             if r.get("fmax_mhz") not in (None, ""):
                 r["fmax_mhz"] = float(r["fmax_mhz"])
-        out = os.path.dirname(a.replot)
-        write_png(rows, os.path.join(out, "qor.png"))
+        out = os.path.dirname(a.replot) or "."
+        write_md(rows, os.path.join(out, "qor.md"))
+        plotted = write_png(rows, os.path.join(out, "qor.png"))
         write_stages_png(rows, os.path.join(out, "qor_stages.png"))
-        print(f"wrote {out}/qor.png, qor_stages.png")
-        return 0
+        print(f"wrote {out}/qor.md" + (", qor.png, qor_stages.png" if plotted else ""))
+        return 1 if any(r.get("error") for r in rows) else 0
     fp8gen = a.fp8gen or default_fp8gen()
     dsps = {"on": [True], "off": [False], "both": [True, False]}[a.dsp]
     os.makedirs(a.out, exist_ok=True)

@@ -1,0 +1,1245 @@
+//! # fp8gen sweeps: long work as jobs, Slurm job arrays, and the merge of their results
+//!
+//! Owns three things, shared by the CLI (`fp8gen sweep plan|slurm`, `fp8gen merge`) and the
+//! tests:
+//!
+//! * **Plans** ([`SweepPlan`]): a verify sweep (the shards of one core's vector space,
+//!   [`plan_verify`]), a proof matrix ([`plan_prove`]) or a QoR matrix ([`plan_qor`]) as a list
+//!   of jobs, each one `fp8gen` command line whose JSON output is the job's result, with the
+//!   work per job and an estimate of its time from rates measured on this machine (a
+//!   calibration run of the same core for verify sweeps; the committed proof-time table and
+//!   QoR table for the others).
+//! * **Slurm** ([`write_slurm`], [`submit`]): an `sbatch` job-array script, one array task per
+//!   job; each task writes `DIR/<job>.json` atomically (a temporary file renamed when the
+//!   command produced a result), so re-running skips finished jobs and one failed task can be
+//!   resubmitted alone (`--array` lists only the unfinished jobs).
+//! * **Merge** ([`merge`]): verify shards into one summary (vectors, mismatches,
+//!   counterexamples, missing and duplicated shards; refusing summaries of different cores or
+//!   requests), proof reports into a table, synthesis points into `qor.csv` (rendered by
+//!   `scripts/fpga/qor_sweep.py --replot`, the one QoR table writer).
+#![forbid(unsafe_code)]
+
+use rtl::GenRequest;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Schema of `plan.json`.
+pub const PLAN_SCHEMA: u32 = 1;
+
+/// Slurm's default `MaxArraySize` is 1001: array indices 0 … 1000.
+pub const MAX_ARRAY_INDEX: usize = 1000;
+
+/// Why a sweep could not be planned, written or merged.
+#[derive(Debug)]
+pub enum SweepError {
+    /// Bad options or inputs (exit 2).
+    Usage(String),
+    /// A tool or the file system failed (exit 1).
+    Failed(String),
+}
+
+impl std::fmt::Display for SweepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SweepError::Usage(m) | SweepError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SweepError {}
+
+fn usage(m: impl Into<String>) -> SweepError {
+    SweepError::Usage(m.into())
+}
+
+fn failed(m: impl Into<String>) -> SweepError {
+    SweepError::Failed(m.into())
+}
+
+fn verr(e: verify::VerifyError) -> SweepError {
+    match e {
+        verify::VerifyError::Usage(m) => SweepError::Usage(m),
+        verify::VerifyError::Failed(m) => SweepError::Failed(m),
+    }
+}
+
+/// What a sweep's jobs run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `fp8gen verify … --shard i/n --json`.
+    Verify,
+    /// `fp8gen prove … --json`.
+    Prove,
+    /// `fp8gen synth … --json`.
+    Qor,
+}
+
+impl Kind {
+    /// `verify`, `prove` or `qor`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Verify => "verify",
+            Kind::Prove => "prove",
+            Kind::Qor => "qor",
+        }
+    }
+}
+
+/// One job: one `fp8gen` command line; its standard output (JSON) is the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// File name stem of the result (`DIR/<name>.json`); `[a-z0-9_.-]` only.
+    pub name: String,
+    /// Arguments after `fp8gen` (single tokens without blanks).
+    pub args: Vec<String>,
+    /// The work, in words (e.g. `4294967296 vectors`).
+    pub work: String,
+    /// Estimated seconds on one node of this machine's size.
+    pub est_seconds: f64,
+    /// What the job covers, for tables (unit, format, stages, target, shard …).
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A sweep: its jobs and how their time was estimated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPlan {
+    /// [`PLAN_SCHEMA`].
+    pub schema: u32,
+    /// What the jobs run.
+    pub kind: Kind,
+    /// The sweep in words (the canonical request for a verify sweep).
+    pub what: String,
+    /// `fp8gen <version>` that planned it.
+    pub generator: String,
+    /// Verify sweeps: the hash of the core's sources (every shard must report the same).
+    pub core_hash: Option<String>,
+    /// How the estimates were made (the measured rate and where it comes from).
+    pub rate: String,
+    /// The jobs, in array-index order.
+    pub jobs: Vec<Job>,
+}
+
+impl SweepPlan {
+    /// Estimated node-hours of all jobs.
+    pub fn node_hours(&self) -> f64 {
+        self.jobs.iter().map(|j| j.est_seconds).sum::<f64>() / 3600.0
+    }
+
+    /// The plan as text: a header, one line per job (at most `max_lines`, then a count).
+    pub fn to_text(&self, max_lines: usize) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "sweep: {} ({} jobs, ~{:.2} node-hours; {})",
+            self.what,
+            self.jobs.len(),
+            self.node_hours(),
+            self.rate
+        );
+        for (i, j) in self.jobs.iter().enumerate() {
+            if i == max_lines {
+                let _ = writeln!(s, "  … {} more jobs", self.jobs.len() - max_lines);
+                break;
+            }
+            let _ = writeln!(
+                s,
+                "  {i:>4} {:<44} {:>24}  ~{}  fp8gen {}",
+                j.name,
+                j.work,
+                verify::human_time(j.est_seconds),
+                j.args.join(" ")
+            );
+        }
+        s
+    }
+}
+
+fn generator() -> String {
+    format!("fp8gen {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The request as `fp8gen` arguments (its canonical command without `fp8gen gen`).
+pub fn request_args(req: &GenRequest) -> Vec<String> {
+    req.canonical_command()
+        .split_whitespace()
+        .skip(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A file-name stem: lower-case letters, digits and `.`; every other run of characters
+/// becomes one `-`.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// A verify sweep: one core's vector space split into shards.
+#[derive(Clone, Debug)]
+pub struct VerifySweep {
+    /// The core.
+    pub request: GenRequest,
+    /// `Exhaustive` or `Random(n)` (n per mode combination).
+    pub choice: verify::space::Choice,
+    /// Seed of random vectors.
+    pub seed: u64,
+    /// Number of shards (= jobs).
+    pub shards: u32,
+    /// `--threads` of each job (0: every core of the node).
+    pub threads: usize,
+}
+
+/// Measures this machine's rate on the sweep's own core: shard 0 of a split of the same space
+/// sized to ~2^22 vectors, run now (a real check: its mismatches are returned too).
+pub fn calibrate(sweep: &VerifySweep) -> Result<(f64, u64, u64), SweepError> {
+    let dut = verify::Dut::generate(&sweep.request).map_err(verr)?;
+    let mut plan = verify::Plan {
+        choice: sweep.choice,
+        seed: sweep.seed,
+        threads: sweep.threads,
+        ..verify::Plan::default()
+    };
+    let len = verify::space_len(&dut, &plan).map_err(verr)?;
+    let count = (len >> 22).clamp(1, u32::MAX as u64) as u32;
+    plan.shard = sim::Shard { index: 0, count };
+    let rep = verify::run(&dut, &plan, None, &|_| {}).map_err(verr)?;
+    let s = &rep.summary;
+    let rate = if s.seconds > 0.0 {
+        s.vectors as f64 / s.seconds
+    } else {
+        0.0
+    };
+    if rate <= 0.0 {
+        return Err(failed("the calibration run compared no vectors"));
+    }
+    Ok((rate, s.vectors, s.mismatches))
+}
+
+/// Plans a verify sweep. `rate` (vectors/s per node) comes from [`calibrate`] or the user.
+pub fn plan_verify(
+    sweep: &VerifySweep,
+    rate: f64,
+    rate_note: &str,
+) -> Result<SweepPlan, SweepError> {
+    if sweep.shards == 0 {
+        return Err(usage("--shards must be at least 1"));
+    }
+    if sweep.shards as usize > MAX_ARRAY_INDEX + 1 {
+        return Err(usage(format!(
+            "--shards {}: at most {} jobs per sweep (Slurm's default MaxArraySize); use fewer, larger shards",
+            sweep.shards,
+            MAX_ARRAY_INDEX + 1
+        )));
+    }
+    if !(rate > 0.0 && rate.is_finite()) {
+        return Err(usage(format!(
+            "rate {rate}: not a positive number of vectors/s"
+        )));
+    }
+    let dut = verify::Dut::generate(&sweep.request).map_err(verr)?;
+    let plan = verify::Plan {
+        choice: sweep.choice,
+        seed: sweep.seed,
+        ..verify::Plan::default()
+    };
+    let len = verify::space_len(&dut, &plan).map_err(verr)?;
+    if (sweep.shards as u64) > len {
+        return Err(usage(format!(
+            "--shards {} for a {len}-vector space leaves shards empty; use at most {len}",
+            sweep.shards
+        )));
+    }
+    let mut base = vec!["verify".to_string()];
+    base.extend(request_args(&sweep.request));
+    match sweep.choice {
+        verify::space::Choice::Exhaustive => base.push("--exhaustive".into()),
+        verify::space::Choice::Random(n) => {
+            base.extend(["--random".into(), n.to_string()]);
+            base.extend(["--seed".into(), sweep.seed.to_string()]);
+        }
+        verify::space::Choice::Default => {}
+    }
+    if sweep.threads > 0 {
+        base.extend(["--threads".into(), sweep.threads.to_string()]);
+    }
+    let stem = slug(&format!(
+        "verify-{}-{}",
+        sweep.request.unit.name(),
+        verify::format_desc(&sweep.request)
+    ));
+    let n = sweep.shards;
+    let digits = (n.max(2) - 1).to_string().len();
+    let jobs = (0..n)
+        .map(|i| {
+            let shard = sim::Shard { index: i, count: n };
+            let (lo, hi) = shard.range(len);
+            let mut args = base.clone();
+            args.extend(["--shard".into(), format!("{i}/{n}"), "--json".into()]);
+            let mut labels = BTreeMap::new();
+            labels.insert("shard".to_string(), format!("{i}/{n}"));
+            Job {
+                name: format!("{stem}-shard-{i:0digits$}-of-{n}"),
+                args,
+                work: format!("{} vectors", hi - lo),
+                est_seconds: (hi - lo) as f64 / rate,
+                labels,
+            }
+        })
+        .collect();
+    Ok(SweepPlan {
+        schema: PLAN_SCHEMA,
+        kind: Kind::Verify,
+        what: format!(
+            "{} {}, {len} vectors in {n} shards",
+            sweep
+                .request
+                .canonical_command()
+                .replacen("fp8gen gen", "fp8gen verify", 1),
+            match sweep.choice {
+                verify::space::Choice::Exhaustive => "--exhaustive".to_string(),
+                verify::space::Choice::Random(k) => format!("--random {k} --seed {}", sweep.seed),
+                verify::space::Choice::Default => "(default vectors)".to_string(),
+            }
+        ),
+        generator: generator(),
+        core_hash: Some(dut.sources.content_hash()),
+        rate: format!("{rate:.3e} vectors/s per node, {rate_note}"),
+        jobs,
+    })
+}
+
+/// Proof times measured here (`make prove`, docs/prove-table.md), the estimates of proof
+/// jobs: rows `| unit | format | rounding | saturation | verdict | seconds | … |`.
+const PROVE_TABLE: &str = include_str!("../../docs/prove-table.md");
+
+/// QoR points measured here (`make qor`, docs/qor/qor.csv), the estimates of QoR jobs.
+const QOR_CSV: &str = include_str!("../../docs/qor/qor.csv");
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Seconds of a proof from the measured table: the same (unit, format, rounding), else the
+/// mean of the unit's rows, else 600 s (the default time limit).
+fn proof_estimate(unit: &str, format: &str, rounding: &str) -> f64 {
+    let rows: Vec<Vec<String>> = PROVE_TABLE
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| unit"))
+        .map(|l| l.split('|').map(|c| c.trim().to_string()).collect())
+        .collect();
+    let secs = |r: &Vec<String>| r.get(6).and_then(|s| s.parse::<f64>().ok());
+    let exact: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.len() > 6 && r[1] == unit && r[2] == format && r[3] == rounding)
+        .filter_map(secs)
+        .collect();
+    let same_unit: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.len() > 6 && r[1] == unit)
+        .filter_map(secs)
+        .collect();
+    mean(&exact).or(mean(&same_unit)).unwrap_or(600.0)
+}
+
+/// Seconds of a synthesis point from the measured QoR table: the same (unit, format, stages,
+/// target), else the mean of the (unit, target) rows, else of the target's, else 60 s.
+fn qor_estimate(unit: &str, format: &str, stages: u32, target: &str) -> f64 {
+    let mut lines = QOR_CSV.lines();
+    let head: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n);
+    let (Some(cu), Some(cf), Some(cs), Some(ct), Some(csec)) = (
+        col("unit"),
+        col("format"),
+        col("stages"),
+        col("target"),
+        col("seconds"),
+    ) else {
+        return 60.0;
+    };
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let pick = |f: &dyn Fn(&Vec<&str>) -> bool| -> Option<f64> {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.len() > csec && f(r))
+            .filter_map(|r| r[csec].parse().ok())
+            .collect();
+        mean(&v)
+    };
+    let st = stages.to_string();
+    pick(&|r| r[cu] == unit && r[cf] == format && r[cs] == st && r[ct] == target)
+        .or_else(|| pick(&|r| r[cu] == unit && r[ct] == target))
+        .or_else(|| pick(&|r| r[ct] == target))
+        .unwrap_or(60.0)
+}
+
+/// A proof matrix: units × formats × roundings, one saturation mode.
+#[derive(Clone, Debug)]
+pub struct ProveSweep {
+    /// `mul`, `fma`, `project`.
+    pub units: Vec<String>,
+    /// Format names.
+    pub formats: Vec<String>,
+    /// Rounding mode names.
+    pub roundings: Vec<String>,
+    /// Saturation mode name.
+    pub saturation: String,
+    /// `--timeout` of each proof, seconds.
+    pub timeout_secs: u64,
+}
+
+fn check_token(what: &str, v: &str) -> Result<(), SweepError> {
+    if v.is_empty()
+        || !v
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(usage(format!(
+            "{what} '{v}': expected a name such as e4m3 (letters, digits, - _ .)"
+        )));
+    }
+    Ok(())
+}
+
+/// Plans a proof matrix (estimates from the measured proof-time table).
+pub fn plan_prove(p: &ProveSweep) -> Result<SweepPlan, SweepError> {
+    let mut jobs = Vec::new();
+    for u in &p.units {
+        check_token("unit", u)?;
+        if !matches!(u.as_str(), "mul" | "fma" | "project") {
+            return Err(usage(format!(
+                "unit '{u}': prove covers mul, fma and project"
+            )));
+        }
+        for f in &p.formats {
+            check_token("format", f)?;
+            golden::Format::parse(f).map_err(|e| usage(format!("format '{f}': {e}")))?;
+            for r in &p.roundings {
+                check_token("rounding", r)?;
+                let args: Vec<String> = [
+                    "prove",
+                    "--unit",
+                    u,
+                    "--format",
+                    f,
+                    "--rounding",
+                    r,
+                    "--saturation",
+                    &p.saturation,
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([
+                    "--timeout".to_string(),
+                    p.timeout_secs.to_string(),
+                    "--json".to_string(),
+                ])
+                .collect();
+                let mut labels = BTreeMap::new();
+                labels.insert("unit".into(), u.clone());
+                labels.insert("format".into(), f.clone());
+                labels.insert("rounding".into(), r.clone());
+                labels.insert("saturation".into(), p.saturation.clone());
+                jobs.push(Job {
+                    name: slug(&format!("prove-{u}-{f}-{r}-{}", p.saturation)),
+                    args,
+                    work: "1 proof".into(),
+                    est_seconds: proof_estimate(u, f, r).min(p.timeout_secs as f64),
+                    labels,
+                });
+            }
+        }
+    }
+    check_jobs(&jobs)?;
+    Ok(SweepPlan {
+        schema: PLAN_SCHEMA,
+        kind: Kind::Prove,
+        what: format!(
+            "prove {} × {} × {} ({})",
+            p.units.join(","),
+            p.formats.join(","),
+            p.roundings.join(","),
+            p.saturation
+        ),
+        generator: generator(),
+        core_hash: None,
+        rate: "proof times measured here (docs/prove-table.md)".into(),
+        jobs,
+    })
+}
+
+/// A QoR matrix: units × formats × stages × targets.
+#[derive(Clone, Debug)]
+pub struct QorSweep {
+    /// fp8gen units, or `int-mul8` (the integer reference, no format).
+    pub units: Vec<String>,
+    /// Format names.
+    pub formats: Vec<String>,
+    /// Stage counts.
+    pub stages: Vec<u32>,
+    /// Targets (`ecp5-25k`, `ice40-up5k`, …).
+    pub targets: Vec<String>,
+}
+
+/// Plans a QoR matrix (estimates from the measured QoR table).
+pub fn plan_qor(q: &QorSweep) -> Result<SweepPlan, SweepError> {
+    let mut jobs = Vec::new();
+    for u in &q.units {
+        check_token("unit", u)?;
+        let formats: Vec<String> = if u == "int-mul8" {
+            vec!["-".into()]
+        } else {
+            q.formats.clone()
+        };
+        for f in &formats {
+            if f != "-" {
+                check_token("format", f)?;
+                golden::Format::parse(f).map_err(|e| usage(format!("format '{f}': {e}")))?;
+            }
+            for &s in &q.stages {
+                for t in &q.targets {
+                    check_token("target", t)?;
+                    let mut args = vec!["synth".to_string(), "--unit".into(), u.clone()];
+                    if f != "-" {
+                        args.extend(["--format".into(), f.clone()]);
+                    }
+                    args.extend([
+                        "--stages".into(),
+                        s.to_string(),
+                        "--target".into(),
+                        t.clone(),
+                        "--json".into(),
+                    ]);
+                    let mut labels = BTreeMap::new();
+                    labels.insert("unit".into(), u.clone());
+                    labels.insert("format".into(), f.clone());
+                    labels.insert("stages".into(), s.to_string());
+                    labels.insert("target".into(), t.clone());
+                    labels.insert("dsp".into(), "on".into());
+                    jobs.push(Job {
+                        name: slug(&format!(
+                            "qor-{u}-{}-s{s}-{t}",
+                            if f == "-" { "int" } else { f }
+                        )),
+                        args,
+                        work: "1 synthesis + place and route".into(),
+                        est_seconds: qor_estimate(u, f, s, t),
+                        labels,
+                    });
+                }
+            }
+        }
+    }
+    check_jobs(&jobs)?;
+    Ok(SweepPlan {
+        schema: PLAN_SCHEMA,
+        kind: Kind::Qor,
+        what: format!(
+            "qor {} × {} × stages {} × {}",
+            q.units.join(","),
+            q.formats.join(","),
+            q.stages
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            q.targets.join(",")
+        ),
+        generator: generator(),
+        core_hash: None,
+        rate: "synthesis times measured here (docs/qor/qor.csv)".into(),
+        jobs,
+    })
+}
+
+fn check_jobs(jobs: &[Job]) -> Result<(), SweepError> {
+    if jobs.is_empty() {
+        return Err(usage(
+            "the sweep has no jobs: give at least one value per list",
+        ));
+    }
+    if jobs.len() > MAX_ARRAY_INDEX + 1 {
+        return Err(usage(format!(
+            "{} jobs: at most {} per sweep (Slurm's default MaxArraySize); split the sweep",
+            jobs.len(),
+            MAX_ARRAY_INDEX + 1
+        )));
+    }
+    let mut names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(usage(format!("job {} is listed twice", w[0])));
+    }
+    Ok(())
+}
+
+/// Options of the job-array script.
+#[derive(Clone, Debug)]
+pub struct SlurmOptions {
+    /// `#SBATCH --partition`.
+    pub partition: Option<String>,
+    /// `#SBATCH --time` (e.g. `2:00:00`).
+    pub time: Option<String>,
+    /// `#SBATCH --cpus-per-task`.
+    pub cpus_per_task: u32,
+    /// The `fp8gen` executable the tasks run (absolute; on a shared file system).
+    pub fp8gen: PathBuf,
+}
+
+/// The written sweep directory.
+#[derive(Clone, Debug)]
+pub struct SlurmBatch {
+    /// `DIR/sweep.sbatch`.
+    pub script: PathBuf,
+    /// Array indices of the jobs without a result.
+    pub pending: Vec<usize>,
+    /// Jobs with a result already.
+    pub finished: usize,
+}
+
+/// `0-3,7,9-10` from sorted indices.
+pub fn array_spec(idx: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && idx[j + 1] == idx[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            idx[i].to_string()
+        } else {
+            format!("{}-{}", idx[i], idx[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> SweepError {
+    move |e| failed(format!("{what}: {e}"))
+}
+
+/// Writes a file through a temporary name and a rename (never half-written).
+fn write_atomic(path: &Path, text: &str) -> Result<(), SweepError> {
+    let tmp = path.with_extension("tmp-fp8gen");
+    std::fs::write(&tmp, text).map_err(io(format!("writing {}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(io(format!("renaming to {}", path.display())))
+}
+
+fn check_safe(s: &str, what: &str) -> Result<(), SweepError> {
+    if s.is_empty()
+        || s.chars()
+            .any(|c| c.is_whitespace() || "'\"\\$`;&|<>".contains(c))
+    {
+        return Err(usage(format!(
+            "{what} '{s}': blanks and shell characters are not allowed"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes `DIR/plan.json`, `DIR/jobs.tsv` and `DIR/sweep.sbatch`. A directory that holds a
+/// different plan is refused (results of two sweeps never mix); the same plan keeps its
+/// finished results, and the script's `--array` lists only the jobs without one.
+pub fn write_slurm(
+    plan: &SweepPlan,
+    dir: &Path,
+    o: &SlurmOptions,
+) -> Result<SlurmBatch, SweepError> {
+    for j in &plan.jobs {
+        check_safe(&j.name, "job name")?;
+        for a in &j.args {
+            check_safe(a, "job argument")?;
+        }
+    }
+    if let Some(p) = &o.partition {
+        check_safe(p, "--partition")?;
+    }
+    if let Some(t) = &o.time {
+        check_safe(t, "--time")?;
+    }
+    if !o.fp8gen.is_absolute() {
+        return Err(usage(format!(
+            "the fp8gen executable {} must be an absolute path",
+            o.fp8gen.display()
+        )));
+    }
+    let fp8gen = o.fp8gen.display().to_string();
+    check_safe(&fp8gen, "the fp8gen path")?;
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let dir = dir
+        .canonicalize()
+        .map_err(io(format!("resolving {}", dir.display())))?;
+    let dir_s = dir.display().to_string();
+    check_safe(&dir_s, "--out")?;
+    let plan_path = dir.join("plan.json");
+    if let Ok(old) = std::fs::read_to_string(&plan_path) {
+        let old: SweepPlan = serde_json::from_str(&old).map_err(|e| {
+            usage(format!(
+                "{} is not a sweep plan ({e}); use an empty --out directory",
+                plan_path.display()
+            ))
+        })?;
+        let same = old.kind == plan.kind
+            && old.core_hash == plan.core_hash
+            && old.jobs.len() == plan.jobs.len()
+            && old
+                .jobs
+                .iter()
+                .zip(&plan.jobs)
+                .all(|(a, b)| a.name == b.name && a.args == b.args);
+        if !same {
+            return Err(usage(format!(
+                "{} holds a different sweep ({}); use another --out directory",
+                dir.display(),
+                old.what
+            )));
+        }
+    }
+    let text = serde_json::to_string_pretty(plan).map_err(|e| failed(e.to_string()))?;
+    write_atomic(&plan_path, &(text + "\n"))?;
+    let mut tsv = String::new();
+    for j in &plan.jobs {
+        let _ = writeln!(tsv, "{}\t{}", j.name, j.args.join(" "));
+    }
+    write_atomic(&dir.join("jobs.tsv"), &tsv)?;
+    std::fs::create_dir_all(dir.join("logs")).map_err(io(format!("creating {dir_s}/logs")))?;
+    let mut s = String::new();
+    let _ = writeln!(s, "#!/bin/bash");
+    let _ = writeln!(s, "# fp8gen sweep ({}): {}", plan.kind.name(), plan.what);
+    let _ = writeln!(
+        s,
+        "# {} jobs, ~{:.2} node-hours ({}). Written by {}.",
+        plan.jobs.len(),
+        plan.node_hours(),
+        plan.rate,
+        plan.generator
+    );
+    let _ = writeln!(
+        s,
+        "# Array task i runs line i+1 of jobs.tsv and keeps its JSON output as <job>.json (a\n\
+         # temporary file renamed on success or on a reported difference); a task whose\n\
+         # result exists exits at once, so `fp8gen sweep slurm` again resubmits only the rest."
+    );
+    let _ = writeln!(s, "#SBATCH --job-name=fp8gen-{}", plan.kind.name());
+    let _ = writeln!(s, "#SBATCH --chdir={dir_s}");
+    let _ = writeln!(s, "#SBATCH --output={dir_s}/logs/%A_%a.out");
+    let _ = writeln!(s, "#SBATCH --cpus-per-task={}", o.cpus_per_task.max(1));
+    if let Some(p) = &o.partition {
+        let _ = writeln!(s, "#SBATCH --partition={p}");
+    }
+    if let Some(t) = &o.time {
+        let _ = writeln!(s, "#SBATCH --time={t}");
+    }
+    s.push_str(&format!(
+        r#"set -euo pipefail
+FP8GEN={fp8gen}
+i=${{SLURM_ARRAY_TASK_ID:?submit with sbatch --array}}
+line=$(sed -n "$((i + 1))p" jobs.tsv)
+[ -n "$line" ] || {{ echo "no job $i in jobs.tsv" >&2; exit 2; }}
+name=${{line%%$'\t'*}}
+args=${{line#*$'\t'}}
+if [ -s "$name.json" ]; then echo "$name: finished before, skipped"; exit 0; fi
+tmp=".$name.json.${{SLURM_JOB_ID:-0}}.tmp"
+echo "$name: fp8gen $args (host $(hostname), $(date -u +%FT%TZ))"
+set +e
+# shellcheck disable=SC2086 # one token per argument, written by fp8gen without blanks
+"$FP8GEN" $args > "$tmp"
+rc=$?
+set -e
+# 0: passed; 1: a result that reports a difference (kept for the merge); else: no result.
+if [ "$rc" -le 1 ] && [ -s "$tmp" ]; then mv -f "$tmp" "$name.json"; else rm -f "$tmp"; fi
+echo "$name: exit $rc"
+exit "$rc"
+"#
+    ));
+    let script = dir.join("sweep.sbatch");
+    write_atomic(&script, &s)?;
+    let pending: Vec<usize> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| !result_exists(&dir, &j.name))
+        .map(|(i, _)| i)
+        .collect();
+    Ok(SlurmBatch {
+        script,
+        finished: plan.jobs.len() - pending.len(),
+        pending,
+    })
+}
+
+fn result_exists(dir: &Path, name: &str) -> bool {
+    std::fs::metadata(dir.join(format!("{name}.json"))).is_ok_and(|m| m.len() > 0)
+}
+
+/// Submits the pending jobs of a written sweep (`sbatch --parsable --array=…`); returns the
+/// Slurm job id. `sbatch` missing or refusing is an error with its message.
+pub fn submit(batch: &SlurmBatch) -> Result<String, SweepError> {
+    if batch.pending.is_empty() {
+        return Err(usage(
+            "every job has a result: nothing to submit (run fp8gen merge)",
+        ));
+    }
+    let out = Command::new("sbatch")
+        .arg("--parsable")
+        .arg(format!("--array={}", array_spec(&batch.pending)))
+        .arg(&batch.script)
+        .output()
+        .map_err(|e| {
+            failed(format!(
+                "running sbatch: {e}; is Slurm installed (Debian: slurm-wlm) and on PATH?"
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(failed(format!(
+            "sbatch failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let id = text.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
+        return Err(failed(format!("sbatch printed no job id: {}", text.trim())));
+    }
+    Ok(id)
+}
+
+/// One proof job's result row.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProofRow {
+    /// The result file.
+    pub file: String,
+    /// The optimized core.
+    pub core: String,
+    /// `proven`, `refuted`, `no-verdict`.
+    pub verdict: String,
+    /// Seconds.
+    pub seconds: f64,
+    /// Solver.
+    pub solver: String,
+}
+
+/// The merged verify shards.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifyMerge {
+    /// The merged summary (schema of `sim::Summary`).
+    pub summary: sim::Summary,
+    /// Shards expected (from the split).
+    pub shards_expected: u32,
+    /// Shards with no result.
+    pub missing_shards: Vec<u32>,
+    /// Shards given more than once (counted once).
+    pub duplicated_shards: Vec<u32>,
+}
+
+/// What `fp8gen merge` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct MergeReport {
+    /// The plan found next to the results, if any.
+    pub plan: Option<String>,
+    /// Verify shards, merged.
+    pub verify: Option<VerifyMerge>,
+    /// Proof results.
+    pub proofs: Vec<ProofRow>,
+    /// QoR points as rows of `qor.csv` (header [`QOR_COLUMNS`]).
+    pub qor: Vec<Vec<String>>,
+    /// Jobs of the plan without a result.
+    pub missing_jobs: Vec<String>,
+    /// Passed: something merged, no mismatch, no refutation or missing verdict, no gap.
+    pub passed: bool,
+    /// Why it did not pass, one line each.
+    pub problems: Vec<String>,
+}
+
+/// Columns of `qor.csv` (as `scripts/fpga/qor_sweep.py` writes and reads them).
+pub const QOR_COLUMNS: [&str; 15] = [
+    "unit",
+    "format",
+    "stages",
+    "target",
+    "dsp",
+    "luts",
+    "ffs",
+    "carry",
+    "dsp_blocks",
+    "cells",
+    "fmax_mhz",
+    "target_mhz",
+    "timing_met",
+    "seconds",
+    "error",
+];
+
+fn read_json(p: &Path) -> Result<serde_json::Value, SweepError> {
+    let meta = std::fs::metadata(p).map_err(io(format!("reading {}", p.display())))?;
+    if meta.len() > 64 << 20 {
+        return Err(usage(format!(
+            "{}: {} bytes is not a job result",
+            p.display(),
+            meta.len()
+        )));
+    }
+    let text = std::fs::read_to_string(p).map_err(io(format!("reading {}", p.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| usage(format!("{}: not a JSON job result ({e})", p.display())))
+}
+
+/// Expands directories into their `*.json` files (sorted).
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, SweepError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(io(format!("listing {}", p.display())))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|q| {
+                    q.extension().is_some_and(|e| e == "json")
+                        && !q
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
+                .collect();
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Merges job results (files or directories of them). A `plan.json` among them (or next to
+/// them) names the expected jobs, so a missing result is a gap.
+pub fn merge(paths: &[PathBuf]) -> Result<MergeReport, SweepError> {
+    let files = expand(paths)?;
+    if files.is_empty() {
+        return Err(usage(
+            "no result files given: fp8gen merge DIR or DIR/*.json",
+        ));
+    }
+    let mut plan: Option<SweepPlan> = None;
+    let mut plan_dir: Option<PathBuf> = None;
+    let mut results = Vec::new();
+    for f in &files {
+        if f.file_name().is_some_and(|n| n == "plan.json") {
+            let v = read_json(f)?;
+            plan = Some(
+                serde_json::from_value(v)
+                    .map_err(|e| usage(format!("{}: not a sweep plan ({e})", f.display())))?,
+            );
+            plan_dir = f.parent().map(Path::to_path_buf);
+        } else {
+            results.push(f.clone());
+        }
+    }
+    if plan.is_none() {
+        if let Some(d) = results.first().and_then(|f| f.parent()) {
+            let p = d.join("plan.json");
+            if p.is_file() {
+                plan = serde_json::from_value(read_json(&p)?).ok();
+                plan_dir = Some(d.to_path_buf());
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    let mut summaries: Vec<(PathBuf, sim::Summary)> = Vec::new();
+    let mut proofs = Vec::new();
+    let mut qor = Vec::new();
+    let job_of = |f: &Path| -> Option<Job> {
+        let stem = f.file_stem()?.to_string_lossy().to_string();
+        plan.as_ref()?.jobs.iter().find(|j| j.name == stem).cloned()
+    };
+    for f in &results {
+        let v = read_json(f)?;
+        let name = f.display().to_string();
+        if v.get("shards").is_some() && v.get("vectors").is_some() {
+            let s: sim::Summary = serde_json::from_value(v)
+                .map_err(|e| usage(format!("{name}: not a verify summary ({e})")))?;
+            summaries.push((f.clone(), s));
+        } else if let Some(arr) = v.as_array().filter(|a| {
+            a.first()
+                .is_some_and(|x| x.get("verdict").is_some() && x.get("statement").is_some())
+        }) {
+            for r in arr {
+                let g = |k: &str| r.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+                proofs.push(ProofRow {
+                    file: name.clone(),
+                    core: format!("{} vs {}", g("gold"), g("gate")),
+                    verdict: g("verdict"),
+                    seconds: r.get("seconds").and_then(|x| x.as_f64()).unwrap_or(0.0),
+                    solver: g("solver"),
+                });
+            }
+        } else if v.get("fmax_mhz").is_some() && v.get("cells").is_some() {
+            let job = job_of(f).ok_or_else(|| {
+                usage(format!(
+                    "{name}: a synthesis result without its job in plan.json (merge a sweep directory)"
+                ))
+            })?;
+            let l = |k: &str| job.labels.get(k).cloned().unwrap_or_default();
+            let n = |k: &str| v.get(k).map(|x| x.to_string()).unwrap_or_default();
+            let secs = v
+                .get("seconds")
+                .map(|s| {
+                    s.as_object()
+                        .map(|o| o.values().filter_map(|x| x.as_f64()).sum::<f64>())
+                        .unwrap_or(0.0)
+                })
+                .unwrap_or(0.0);
+            qor.push(vec![
+                l("unit"),
+                l("format"),
+                l("stages"),
+                l("target"),
+                l("dsp"),
+                n("luts"),
+                n("ffs"),
+                n("carry"),
+                n("dsp"),
+                n("cells"),
+                n("fmax_mhz"),
+                n("target_mhz"),
+                if v.get("timing_met").and_then(|x| x.as_bool()) == Some(true) {
+                    "True".into()
+                } else {
+                    "False".into()
+                },
+                format!("{secs:.1}"),
+                String::new(),
+            ]);
+        } else {
+            return Err(usage(format!(
+                "{name}: not a verify summary, proof report or synthesis report"
+            )));
+        }
+    }
+    let verify = merge_summaries(&summaries, plan.as_ref(), &mut problems)?;
+    for p in &proofs {
+        if p.verdict != "proven" {
+            problems.push(format!("{}: {} ({})", p.file, p.verdict, p.core));
+        }
+    }
+    let mut missing_jobs = Vec::new();
+    if let (Some(pl), Some(d)) = (&plan, &plan_dir) {
+        for j in &pl.jobs {
+            if !result_exists(d, &j.name) {
+                missing_jobs.push(j.name.clone());
+            }
+        }
+        if !missing_jobs.is_empty() {
+            problems.push(format!(
+                "{} of {} jobs have no result: {}",
+                missing_jobs.len(),
+                pl.jobs.len(),
+                missing_jobs.join(", ")
+            ));
+        }
+    }
+    let merged_any = verify.is_some() || !proofs.is_empty() || !qor.is_empty();
+    if !merged_any {
+        problems.push("nothing to merge".into());
+    }
+    Ok(MergeReport {
+        plan: plan.as_ref().map(|p| p.what.clone()),
+        verify,
+        proofs,
+        qor,
+        missing_jobs,
+        passed: merged_any && problems.is_empty(),
+        problems,
+    })
+}
+
+fn merge_summaries(
+    summaries: &[(PathBuf, sim::Summary)],
+    plan: Option<&SweepPlan>,
+    problems: &mut Vec<String>,
+) -> Result<Option<VerifyMerge>, SweepError> {
+    let Some((f0, first)) = summaries.first() else {
+        return Ok(None);
+    };
+    let key = |s: &sim::Summary| {
+        (
+            s.meta.get("request").cloned().unwrap_or_default(),
+            s.meta.get("core_hash").cloned().unwrap_or_default(),
+            s.meta.get("generator").cloned().unwrap_or_default(),
+        )
+    };
+    let k0 = key(first);
+    if k0.1.is_empty() {
+        return Err(usage(format!(
+            "{}: the summary has no core_hash (written by an older fp8gen); re-run it",
+            f0.display()
+        )));
+    }
+    if let Some(h) = plan.and_then(|p| p.core_hash.as_ref()) {
+        if *h != k0.1 {
+            return Err(usage(format!(
+                "{}: core {} is not the core of plan.json ({h}); merge refuses to combine different cores",
+                f0.display(),
+                k0.1
+            )));
+        }
+    }
+    let mut by_shard: BTreeMap<u32, &sim::Summary> = BTreeMap::new();
+    let mut duplicated = Vec::new();
+    let mut count = None;
+    for (f, s) in summaries {
+        if key(s) != k0 {
+            let k = key(s);
+            return Err(usage(format!(
+                "{} and {} are runs of different cores or requests ({} {} vs {} {}); merge refuses to combine them",
+                f0.display(),
+                f.display(),
+                k0.0,
+                k0.1,
+                k.0,
+                k.1
+            )));
+        }
+        for sh in &s.shards {
+            match count {
+                None => count = Some(sh.count),
+                Some(c) if c != sh.count => {
+                    return Err(usage(format!(
+                        "{}: shard {sh} is from a split into {} parts, the others into {c}",
+                        f.display(),
+                        sh.count
+                    )))
+                }
+                _ => {}
+            }
+            if by_shard.insert(sh.index, s).is_some() {
+                duplicated.push(sh.index);
+            }
+        }
+    }
+    let count = count.unwrap_or(0);
+    let mut merged: Option<sim::Summary> = None;
+    let mut seen: Vec<*const sim::Summary> = Vec::new();
+    for s in by_shard.values() {
+        let ptr = *s as *const sim::Summary;
+        if seen.contains(&ptr) {
+            continue;
+        }
+        seen.push(ptr);
+        merged = Some(match merged {
+            None => (*s).clone(),
+            Some(m) => m.merge(s).map_err(|e| usage(e.to_string()))?,
+        });
+    }
+    let summary = merged.ok_or_else(|| usage("no shards in the summaries"))?;
+    let missing: Vec<u32> = (0..count).filter(|i| !by_shard.contains_key(i)).collect();
+    if summary.mismatches > 0 {
+        problems.push(format!(
+            "{} mismatching vectors of {}",
+            summary.mismatches, summary.vectors
+        ));
+    }
+    if !summary.complete {
+        problems.push("a shard stopped before its last vector".into());
+    }
+    if !missing.is_empty() {
+        problems.push(format!(
+            "{} of {count} shards missing: {}",
+            missing.len(),
+            missing
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
+    }
+    if !duplicated.is_empty() {
+        problems.push(format!(
+            "shards given twice (counted once): {}",
+            duplicated
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
+    }
+    Ok(Some(VerifyMerge {
+        summary,
+        shards_expected: count,
+        missing_shards: missing,
+        duplicated_shards: duplicated,
+    }))
+}
+
+/// Writes the QoR rows as `qor.csv` in `dir` (atomically) and returns its path.
+pub fn write_qor_csv(rows: &[Vec<String>], dir: &Path) -> Result<PathBuf, SweepError> {
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let mut s = QOR_COLUMNS.join(",");
+    s.push('\n');
+    for r in rows {
+        s.push_str(&r.join(","));
+        s.push('\n');
+    }
+    let p = dir.join("qor.csv");
+    write_atomic(&p, &s)?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_names_are_file_stems() {
+        assert_eq!(
+            slug("verify-mul-e4m3 × e5m2 → e4m3"),
+            "verify-mul-e4m3-e5m2-e4m3"
+        );
+        assert_eq!(slug("qor-int-mul8-s0-ecp5-25k"), "qor-int-mul8-s0-ecp5-25k");
+    }
+
+    #[test]
+    fn array_specs_compress_runs() {
+        assert_eq!(array_spec(&[0, 1, 2, 3, 7, 9, 10]), "0-3,7,9-10");
+        assert_eq!(array_spec(&[5]), "5");
+        assert_eq!(array_spec(&[]), "");
+    }
+
+    #[test]
+    fn estimates_come_from_the_measured_tables() {
+        let mul = proof_estimate("mul", "e4m3", "rne");
+        assert!(mul > 0.1 && mul < 60.0, "{mul}");
+        assert_eq!(proof_estimate("nope", "x", "y"), 600.0);
+        let q = qor_estimate("mul", "e4m3", 0, "ecp5-25k");
+        assert!(q > 0.5 && q < 600.0, "{q}");
+    }
+
+    #[test]
+    fn bad_names_are_refused() {
+        let p = ProveSweep {
+            units: vec!["mul".into()],
+            formats: vec!["e4m3; rm -rf /".into()],
+            roundings: vec!["rne".into()],
+            saturation: "satfinite".into(),
+            timeout_secs: 60,
+        };
+        let e = plan_prove(&p).unwrap_err().to_string();
+        assert!(e.contains("format 'e4m3; rm -rf /'"), "{e}");
+        let p = ProveSweep {
+            units: vec!["decode".into()],
+            ..p
+        };
+        assert!(plan_prove(&p).is_err());
+    }
+}
