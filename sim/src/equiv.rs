@@ -28,6 +28,14 @@ pub trait VectorSpace: Sync {
     fn len(&self) -> u64;
     /// Writes vector `i` (one word per data input port) into `out`.
     fn vector(&self, i: u64, out: &mut [u64]);
+    /// Writes vectors `first`, `first + 1`, … as consecutive rows of `ni` words filling
+    /// `out`. The default calls [`VectorSpace::vector`] per row; spaces with a cheaper batch
+    /// form (an exhaustive space of one port: the indices themselves) override it.
+    fn fill(&self, first: u64, ni: usize, out: &mut [u64]) {
+        for (k, row) in out.chunks_exact_mut(ni.max(1)).enumerate() {
+            self.vector(first + k as u64, row);
+        }
+    }
     /// Whether the space is empty.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -782,6 +790,39 @@ where
     S: VectorSpace + ?Sized,
     G: Fn(&[u64], &mut [u64]) + Sync,
 {
+    let (ni, no) = (lib.spec().n_inputs(), lib.spec().n_outputs());
+    check_equivalence_batched(
+        lib,
+        space,
+        |inp: &[u64], exp: &mut [u64]| {
+            for (row, e) in inp
+                .chunks_exact(ni.max(1))
+                .zip(exp.chunks_exact_mut(no.max(1)))
+            {
+                golden(row, e);
+            }
+        },
+        cfg,
+        progress,
+    )
+}
+
+/// [`check_equivalence`] with a golden function over a whole batch: `golden(inputs,
+/// expected)` gets the batch's input rows (`n × inputs` words, from [`VectorSpace::fill`])
+/// and writes `n × outputs` expected words. The engine's hot loop is then three tight loops
+/// (stimulus, golden, compare) around one model evaluation per batch, with no per-vector
+/// call through the interface glue.
+pub fn check_equivalence_batched<S, G>(
+    lib: &ModelLibrary,
+    space: &S,
+    golden: G,
+    cfg: &EquivConfig,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary>
+where
+    S: VectorSpace + ?Sized,
+    G: Fn(&[u64], &mut [u64]) + Sync,
+{
     let spec = lib.spec();
     let (ni, no) = (spec.n_inputs(), spec.n_outputs());
     let pool = Pool::new(lib, cfg, space.len(), 1)?;
@@ -789,26 +830,23 @@ where
     let lanes = lib.lanes();
     let batch = cfg.batch.max(1).div_ceil(lanes) * lanes;
     let locals = pool.run(batch, progress, |model, local, sc, c| {
-        sc.size(c.n * ni, c.n * no, no);
+        sc.size(c.n * ni, c.n * no, c.n * no);
         let (input, got, exp) = (
             &mut sc.input[..c.n * ni],
             &mut sc.got[..c.n * no],
-            &mut sc.exp[..no],
+            &mut sc.exp[..c.n * no],
         );
-        for (k, row) in input.chunks_exact_mut(ni).enumerate() {
-            space.vector(c.first + k as u64, row);
-        }
+        space.fill(c.first, ni, input);
         model.eval(input, got)?;
+        golden(input, exp);
         let mut m = 0;
         for k in 0..c.n {
-            let row = &input[k * ni..(k + 1) * ni];
-            golden(row, exp);
             if !pool.compare(
                 local,
                 c.first + k as u64,
-                row,
+                &input[k * ni..(k + 1) * ni],
                 &got[k * no..(k + 1) * no],
-                exp,
+                &exp[k * no..(k + 1) * no],
             ) {
                 m += 1;
             }

@@ -11,6 +11,16 @@ use rtl::units::mac::MacModel;
 use rtl::units::GoldenModel;
 use rtl::{GenRequest, RoundingSel, SaturationSel};
 
+/// Where a batch's canonical columns sit in its rows: `stride` words per row, the canonical
+/// ones from `offset` on (the others are valid ports, driven or expected 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Words per row.
+    pub stride: usize,
+    /// First canonical column.
+    pub offset: usize,
+}
+
 /// Expected outputs of a stateless core.
 #[derive(Debug)]
 pub enum Golden {
@@ -114,6 +124,53 @@ impl Golden {
             });
         }
         Ok(Golden::General(g))
+    }
+
+    /// [`Golden::eval`] over a batch. `inp` holds rows of `il.stride` words with the `ni`
+    /// canonical inputs at `il.offset`; `out` rows of `ol.stride` words get the `no` canonical
+    /// outputs at `ol.offset` and 1 in every other column (the valid outputs of a
+    /// combinational core). The choice of fast path is made once per batch (a fixed-mode
+    /// projection is one projector applied in a tight loop).
+    pub fn eval_batch(
+        &self,
+        inp: &[u64],
+        il: Layout,
+        ni: usize,
+        out: &mut [u64],
+        ol: Layout,
+        no: usize,
+    ) {
+        let rows = inp
+            .chunks_exact(il.stride.max(1))
+            .zip(out.chunks_exact_mut(ol.stride.max(1)));
+        let pad = ol.stride != no;
+        if let Golden::Project {
+            table,
+            dyn_rm: false,
+            dyn_sat: false,
+        } = self
+        {
+            if let (Some(p), 1, 2) = (&table[0], ni, no) {
+                for (i, o) in rows {
+                    if pad {
+                        o.fill(1);
+                    }
+                    let (c, f) = p.convert(i[il.offset] as u32, 0);
+                    o[ol.offset] = c as u64;
+                    o[ol.offset + 1] = f.0 as u64;
+                }
+                return;
+            }
+        }
+        for (i, o) in rows {
+            if pad {
+                o.fill(1);
+            }
+            self.eval(
+                &i[il.offset..il.offset + ni],
+                &mut o[ol.offset..ol.offset + no],
+            );
+        }
     }
 
     /// Writes the expected outputs for `inp` (canonical inputs) into `out` (canonical outputs).

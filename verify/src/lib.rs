@@ -21,7 +21,7 @@
 pub mod expected;
 pub mod space;
 
-use expected::Golden;
+use expected::{Golden, Layout};
 use iface::{Direction, Manifest, Port, Role, Unit};
 use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
 use sim::{BuildOptions, CoreSpec, EquivConfig, ModelLibrary, Shard, Sources, Summary, Toolchain};
@@ -795,6 +795,212 @@ pub fn run(
         &BuildOptions::default().with_lanes(lanes),
     )
     .map_err(sim_err)?;
+    // A generated core has its data ports in canonical order, apart from the valid ports of a
+    // combinational core (driven 1, expected 1): then stimulus and golden run on whole batches
+    // (`sim::check_equivalence_batched`) and only the valid columns are inserted.
+    let in_order = |m: &[Option<usize>], n: usize| m.iter().flatten().copied().eq(0..n);
+    let cfg = EquivConfig {
+        threads: plan.threads,
+        shard: plan.shard,
+        max_counterexamples: plan.max_counterexamples,
+        output_masks: Some(out_masks),
+        unit: req.unit.name().to_string(),
+        format: format_desc(req),
+        meta,
+        ..EquivConfig::default()
+    };
+    let summary = if in_order(&map.inputs, nci) && in_order(&map.outputs, nco) {
+        let batch_space = CanonSpace {
+            space: &space,
+            cols: &map.inputs,
+            nci,
+        };
+        sim::check_equivalence_batched(
+            &lib,
+            &batch_space,
+            |inp: &[u64], exp: &mut [u64]| {
+                batched_golden(&golden, &map, nci, nco, inp, exp);
+            },
+            &cfg,
+            progress,
+        )
+        .map_err(sim_err)?
+    } else {
+        permuted_run(&lib, &space, &golden, &map, nci, nco, &cfg, progress)?
+    };
+    finish_run(plan, &lib, summary)
+}
+
+thread_local! {
+    /// Per-thread canonical rows of a batch (inputs, outputs): no allocation per batch.
+    static CANON: std::cell::RefCell<(Vec<u64>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// The DUT's rows of a batch from canonical rows: `cols[j]` is the canonical index of DUT
+/// column j, `None` for a valid column (written 1).
+fn scatter(canon: &[u64], nc: usize, cols: &[Option<usize>], dut: &mut [u64]) {
+    let nd = cols.len();
+    if nd == nc {
+        dut.copy_from_slice(&canon[..dut.len()]);
+        return;
+    }
+    // The canonical columns as one block between valid columns (generated cores: `valid_i`
+    // first, `valid_o` last): a copy per row.
+    if let Some(a) = block_start(cols, nc) {
+        for (row, c) in dut.chunks_exact_mut(nd).zip(canon.chunks_exact(nc.max(1))) {
+            for v in row.iter_mut() {
+                *v = 1;
+            }
+            copy_small(&mut row[a..a + nc], c);
+        }
+        return;
+    }
+    for (row, c) in dut.chunks_exact_mut(nd).zip(canon.chunks_exact(nc.max(1))) {
+        for (o, src) in row.iter_mut().zip(cols) {
+            *o = src.map_or(1, |k| c[k]);
+        }
+    }
+}
+
+/// `dst = src` for the few words of one row, without a `memmove` call per row.
+#[inline(always)]
+fn copy_small(dst: &mut [u64], src: &[u64]) {
+    match (dst, src) {
+        ([d0], [s0]) => *d0 = *s0,
+        ([d0, d1], [s0, s1]) => (*d0, *d1) = (*s0, *s1),
+        ([d0, d1, d2], [s0, s1, s2]) => (*d0, *d1, *d2) = (*s0, *s1, *s2),
+        (d, s) => d.copy_from_slice(s),
+    }
+}
+
+/// Where the canonical columns `0..nc` sit as one contiguous block in `cols`, the rest being
+/// valid columns (`None`).
+fn block_start(cols: &[Option<usize>], nc: usize) -> Option<usize> {
+    let a = cols.iter().position(Option::is_some)?;
+    let block_ok = cols.get(a..a + nc)?.iter().copied().eq((0..nc).map(Some));
+    let rest_none = cols[..a].iter().chain(&cols[a + nc..]).all(Option::is_none);
+    (block_ok && rest_none).then_some(a)
+}
+
+/// Canonical rows from the DUT's rows (the inverse of [`scatter`], valid columns dropped).
+fn gather(dut: &[u64], cols: &[Option<usize>], nc: usize, canon: &mut [u64]) {
+    let nd = cols.len();
+    if let Some(a) = block_start(cols, nc) {
+        for (c, row) in canon.chunks_exact_mut(nc.max(1)).zip(dut.chunks_exact(nd)) {
+            copy_small(c, &row[a..a + nc]);
+        }
+        return;
+    }
+    for (row, c) in dut.chunks_exact(nd).zip(canon.chunks_exact_mut(nc.max(1))) {
+        for (v, src) in row.iter().zip(cols) {
+            if let Some(k) = src {
+                c[*k] = *v;
+            }
+        }
+    }
+}
+
+/// The golden model over a batch of DUT rows (canonical columns in order, valid columns
+/// skipped on input and expected 1 on output).
+fn batched_golden(
+    golden: &Golden,
+    map: &PortMap,
+    nci: usize,
+    nco: usize,
+    inp: &[u64],
+    exp: &mut [u64],
+) {
+    let (ni, no) = (map.inputs.len(), map.outputs.len());
+    if let (Some(ia), Some(oa)) = (
+        block_start(&map.inputs, nci),
+        block_start(&map.outputs, nco),
+    ) {
+        let il = Layout {
+            stride: ni,
+            offset: ia,
+        };
+        let ol = Layout {
+            stride: no,
+            offset: oa,
+        };
+        golden.eval_batch(inp, il, nci, exp, ol, nco);
+        return;
+    }
+    let n = inp.len() / ni.max(1);
+    CANON.with(|c| {
+        let (ci, co) = &mut *c.borrow_mut();
+        ci.resize(n * nci, 0);
+        co.resize(n * nco, 0);
+        gather(inp, &map.inputs, nci, ci);
+        let (il, ol) = (
+            Layout {
+                stride: nci,
+                offset: 0,
+            },
+            Layout {
+                stride: nco,
+                offset: 0,
+            },
+        );
+        golden.eval_batch(ci, il, nci, co, ol, nco);
+        scatter(co, nco, &map.outputs, exp);
+    });
+}
+
+/// The canonical vector space in the DUT's column order (canonical columns in order, valid
+/// columns driven 1), filled a batch at a time.
+struct CanonSpace<'a> {
+    space: &'a Space,
+    cols: &'a [Option<usize>],
+    nci: usize,
+}
+
+impl sim::VectorSpace for CanonSpace<'_> {
+    fn len(&self) -> u64 {
+        self.space.len
+    }
+    fn vector(&self, i: u64, out: &mut [u64]) {
+        let mut ci = [0u64; MAX_PORTS];
+        self.space.vector(i, &mut ci[..self.nci]);
+        scatter(&ci[..self.nci], self.nci, self.cols, out);
+    }
+    fn fill(&self, first: u64, ni: usize, out: &mut [u64]) {
+        if let Some(a) = block_start(self.cols, self.nci) {
+            let l = Layout {
+                stride: ni,
+                offset: a,
+            };
+            self.space.fill(first, l, self.nci, out);
+            return;
+        }
+        let n = out.len() / ni.max(1);
+        CANON.with(|c| {
+            let ci = &mut c.borrow_mut().0;
+            ci.resize(n * self.nci, 0);
+            let l = Layout {
+                stride: self.nci,
+                offset: 0,
+            };
+            self.space.fill(first, l, self.nci, ci);
+            scatter(ci, self.nci, self.cols, out);
+        });
+    }
+}
+
+/// A core whose data ports are not in canonical order (a user's core): each vector is
+/// permuted into and out of the canonical order around the golden model.
+#[allow(clippy::too_many_arguments)]
+fn permuted_run(
+    lib: &ModelLibrary,
+    space: &Space,
+    golden: &Golden,
+    map: &PortMap,
+    nci: usize,
+    nco: usize,
+    cfg: &EquivConfig,
+    progress: Option<sim::ProgressFn<'_>>,
+) -> Result<Summary, VerifyError> {
     let vspace = sim::FnSpace::new(space.len, |i, out: &mut [u64]| {
         let mut ci = [0u64; MAX_PORTS];
         space.vector(i, &mut ci[..nci]);
@@ -815,17 +1021,11 @@ pub fn run(
             *o = src.map_or(1, |k| co[k]);
         }
     };
-    let cfg = EquivConfig {
-        threads: plan.threads,
-        shard: plan.shard,
-        max_counterexamples: plan.max_counterexamples,
-        output_masks: Some(out_masks),
-        unit: req.unit.name().to_string(),
-        format: format_desc(req),
-        meta,
-        ..EquivConfig::default()
-    };
-    let summary = sim::check_equivalence(&lib, &vspace, gold, &cfg, progress).map_err(sim_err)?;
+    sim::check_equivalence(lib, &vspace, gold, cfg, progress).map_err(sim_err)
+}
+
+/// The report of a vector run: the VCD of the first counterexample replayed.
+fn finish_run(plan: &Plan, lib: &ModelLibrary, summary: Summary) -> Result<Report, VerifyError> {
     let mut vcd = None;
     if let (Some(path), Some(cx)) = (&plan.vcd, summary.counterexamples.first()) {
         if let Ok(words) = cx.inputs.words() {

@@ -369,6 +369,31 @@ impl Space {
 
     /// Vector `i` in canonical input order.
     #[inline]
+    /// Vectors `first`, `first + 1`, … as rows of `l.stride` words filling `out`: the `ni`
+    /// canonical inputs at `l.offset`, 1 in every other column (valid inputs). The indices
+    /// themselves for an exhaustive space of one operand (binary32 projection), else one
+    /// [`Space::vector`] per row.
+    pub fn fill(&self, first: u64, l: crate::expected::Layout, ni: usize, out: &mut [u64]) {
+        let pad = l.stride != ni;
+        let rows = out.chunks_exact_mut(l.stride.max(1)).enumerate();
+        if self.roles.len() == 1 && self.kind == Kind::Exhaustive && ni == 1 {
+            for (k, row) in rows {
+                if pad {
+                    row.fill(1);
+                }
+                row[l.offset] = first + k as u64;
+            }
+            return;
+        }
+        for (k, row) in rows {
+            if pad {
+                row.fill(1);
+            }
+            self.vector(first + k as u64, &mut row[l.offset..l.offset + ni]);
+        }
+    }
+
+    /// Vector `i` (canonical inputs) into `out`.
     pub fn vector(&self, i: u64, out: &mut [u64]) {
         // Fast path: one operand, fixed modes, exhaustive (e.g. project over all binary32).
         if self.roles.len() == 1 && self.kind == Kind::Exhaustive {
