@@ -28,10 +28,15 @@ pub fn synth(
     target: &str,
     freq: f64,
     no_dsp: bool,
-    seed: u32,
+    (seed, seeds): (u32, u32),
     keep: Option<PathBuf>,
     json: bool,
 ) -> Result<(), CliError> {
+    if !(1..=64).contains(&seeds) {
+        return Err(CliError::usage(format!(
+            "--seeds {seeds}: give 1 to 64 placement seeds"
+        )));
+    }
     let target =
         fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
     if !(freq > 0.0 && freq < 2000.0) {
@@ -44,6 +49,7 @@ pub fn synth(
     req.freq_mhz = freq;
     req.use_dsp = !no_dsp;
     req.seed = seed;
+    req.seeds = seeds;
     req.keep_dir = keep;
     if !json {
         eprintln!(
@@ -69,6 +75,20 @@ pub fn synth(
             if rep.timing_met { "meets" } else { "misses" },
             freq
         );
+        if rep.fmax_by_seed.len() > 1 {
+            outln!(
+                "  Fmax over {} seeds: median {:.1}, min {:.1}, max {:.1} MHz ({})",
+                rep.fmax_by_seed.len(),
+                rep.fmax_mhz,
+                rep.fmax_min_mhz,
+                rep.fmax_max_mhz,
+                rep.fmax_by_seed
+                    .iter()
+                    .map(|(s, f)| format!("seed {s}: {f:.1}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     Ok(())
 }

@@ -126,9 +126,13 @@ enum Cmd {
         /// Do not infer DSP / multiplier blocks.
         #[arg(long)]
         no_dsp: bool,
-        /// Placement seed.
+        /// Placement seed (the first one with --seeds).
         #[arg(long, default_value_t = 1)]
         seed: u32,
+        /// Place and route with N seeds after one synthesis; report the median Fmax and the
+        /// min / max (one seed is noise).
+        #[arg(long, default_value_t = 1)]
+        seeds: u32,
         /// Keep the build directory here.
         #[arg(long)]
         keep: Option<PathBuf>,
@@ -162,7 +166,7 @@ enum Cmd {
         #[arg(long, short = 'd')]
         dir: PathBuf,
     },
-    /// Prove a core equal to the independent reference with yosys SAT (all inputs, flags).
+    /// Prove a core equal to the independent reference on every input, flags included (CaDiCaL or yosys SAT).
     Prove(prove_cmd::ProveArgs),
     /// Long work as jobs: `sweep plan` prints them with estimates, `sweep slurm` writes (and
     /// submits) a Slurm job array (docs/sweeps.md).
@@ -393,9 +397,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             freq,
             no_dsp,
             seed,
+            seeds,
             keep,
             json,
-        } => fpga_cmd::synth(&gen, &target, freq, no_dsp, seed, keep, json),
+        } => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
         Cmd::Board {
             gen,
             board,

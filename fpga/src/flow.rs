@@ -25,8 +25,11 @@ pub struct SynthRequest {
     /// Allow hard multipliers / DSP blocks (iCE40: `synth_ice40 -dsp`; ECP5 and Gowin: on
     /// unless `-nodsp`).
     pub use_dsp: bool,
-    /// nextpnr placer seed (fixed for reproducible numbers).
+    /// nextpnr placer seed (fixed for reproducible numbers); with `seeds` > 1 the first one.
     pub seed: u32,
+    /// Place and route with this many seeds (`seed`, `seed + 1`, …) after one synthesis and
+    /// report the median Fmax with the minimum and maximum (one seed is noise).
+    pub seeds: u32,
     /// Keep all artifacts (Verilog, netlist, logs, reports) in this directory, which must
     /// not exist yet or be empty.
     pub keep_dir: Option<PathBuf>,
@@ -41,6 +44,7 @@ impl SynthRequest {
             freq_mhz: 100.0,
             use_dsp: true,
             seed: 1,
+            seeds: 1,
             keep_dir: None,
         }
     }
@@ -67,8 +71,17 @@ pub struct SynthReport {
     pub cells: u64,
     /// The core's cells by primitive type.
     pub cells_by_type: std::collections::BTreeMap<String, u64>,
-    /// Achieved Fmax, MHz (slowest clock).
+    /// Achieved Fmax, MHz (slowest clock); with several seeds their median.
     pub fmax_mhz: f64,
+    /// Fmax per placement seed, MHz: `(seed, fmax)`, in seed order.
+    #[serde(default)]
+    pub fmax_by_seed: Vec<(u32, f64)>,
+    /// Lowest Fmax over the seeds, MHz.
+    #[serde(default)]
+    pub fmax_min_mhz: f64,
+    /// Highest Fmax over the seeds, MHz.
+    #[serde(default)]
+    pub fmax_max_mhz: f64,
     /// Requested clock, MHz.
     pub target_mhz: f64,
     /// Whether the requested clock was met.
@@ -267,6 +280,12 @@ pub fn synth(req: &SynthRequest) -> Result<SynthReport, FpgaError> {
             req.freq_mhz
         )));
     }
+    if req.seeds == 0 || req.seeds > 64 {
+        return Err(FpgaError::BadRequest(format!(
+            "{} placement seeds: give 1 to 64",
+            req.seeds
+        )));
+    }
     let yosys = tools::find(Tool::Yosys)?;
     let pnr_tool = nextpnr_tool(req.target);
     let nextpnr = tools::find(pnr_tool)?;
@@ -285,6 +304,15 @@ pub fn synth(req: &SynthRequest) -> Result<SynthReport, FpgaError> {
             }
             Err(e)
         }
+    }
+}
+
+/// The median of sorted values (the mean of the middle two for an even count).
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 
@@ -319,12 +347,23 @@ fn synth_in(
     } else {
         None
     };
-    let args = nextpnr_args(req.target, constraints, false, req.freq_mhz, req.seed);
-    let t_pnr = run_nextpnr(req.target, nextpnr, &args, dir)?;
-    let pnr = read_pnr(dir)?;
-    let fmax = pnr.fmax().ok_or_else(|| {
-        FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
-    })?;
+    let mut by_seed = Vec::new();
+    let mut t_pnr = 0.0;
+    let mut last = None;
+    for seed in req.seed..req.seed.saturating_add(req.seeds) {
+        let args = nextpnr_args(req.target, constraints, false, req.freq_mhz, seed);
+        t_pnr += run_nextpnr(req.target, nextpnr, &args, dir)?;
+        let pnr = read_pnr(dir)?;
+        let f = pnr.fmax().ok_or_else(|| {
+            FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
+        })?;
+        by_seed.push((seed, (f * 100.0).round() / 100.0));
+        last = Some(pnr);
+    }
+    let pnr = last.ok_or_else(|| FpgaError::BadRequest("no seed was run".into()))?;
+    let mut sorted: Vec<f64> = by_seed.iter().map(|x| x.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let fmax = median(&sorted);
     let yosys_log = read(dir, "yosys.log").unwrap_or_default();
     Ok(SynthReport {
         core: core.top.clone(),
@@ -336,8 +375,15 @@ fn synth_in(
         cells: counts.cells,
         cells_by_type: counts.by_type,
         fmax_mhz: (fmax * 100.0).round() / 100.0,
+        fmax_min_mhz: sorted.first().copied().unwrap_or(fmax),
+        fmax_max_mhz: sorted.last().copied().unwrap_or(fmax),
+        fmax_by_seed: by_seed,
         target_mhz: req.freq_mhz,
-        timing_met: pnr.met(),
+        timing_met: if req.seeds == 1 {
+            pnr.met()
+        } else {
+            fmax >= req.freq_mhz
+        },
         use_dsp: req.use_dsp,
         latency: core.latency,
         wrapper: cost,
