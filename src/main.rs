@@ -70,6 +70,9 @@ enum Cmd {
         out_format: Option<String>,
         #[command(flatten)]
         modes: ModeArgs,
+        /// Flush subnormal operands and results to zero (results with underflow + inexact).
+        #[arg(long)]
+        ftz: bool,
         #[command(flatten)]
         scale: ScaleArgs,
         #[command(flatten)]
@@ -319,6 +322,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             format_y,
             out_format,
             modes,
+            ftz,
             scale,
             out,
         } => {
@@ -327,11 +331,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let fr = opt_named("--out-format", out_format, fx)?;
             let spec = modes.spec()?;
             let sf = scale_format(&scale)?;
+            if ftz && sf.is_some() {
+                return Err(CliError::usage(
+                    "--ftz and --scaled exclude each other (a scaled operand's subnormal range is not defined)",
+                ));
+            }
             let mut cols = operand_columns(&fx, &fy, sf.as_ref());
             add_random_column(&mut cols, &spec);
             let stdin = std::io::stdin().lock();
             let w = std::io::stdout().lock();
             match sf {
+                None if ftz => batch::run(stdin, w, &cols, &fr, out.opts(), |v| {
+                    golden::mul_ftz(&fx, v[0], &fy, v[1], &fr, &spec, rnd(v, 2))
+                })?,
                 None => batch::run(stdin, w, &cols, &fr, out.opts(), |v| {
                     golden::mul(&fx, v[0], &fy, v[1], &fr, &spec, rnd(v, 2))
                 })?,

@@ -107,6 +107,53 @@ pub fn mul(
     finish(&p, inv, fr, spec, rnd)
 }
 
+/// `x·y` with flush-to-zero (`mul --ftz`, the semantics of cores without subnormals such as
+/// FloPoCo's FPMult): a subnormal operand is ±0 (sign kept, no flag; so ∞ × subnormal is
+/// NaN + invalid like ∞ × 0); a result that would be a subnormal code of `fr` becomes zero
+/// — −0 for a negative result when `fr` has −0, else +0 — with underflow and inexact. A
+/// result rounded up to the smallest normal is kept.
+#[allow(clippy::too_many_arguments)]
+pub fn mul_ftz(
+    fx: &Format,
+    x: u32,
+    fy: &Format,
+    y: u32,
+    fr: &Format,
+    spec: &Spec,
+    rnd: u32,
+) -> (u32, Flags) {
+    let flush = |f: &Format, c: u32| {
+        let d = f.decode(c);
+        if d.class == Class::Subnormal {
+            Decoded {
+                class: Class::Zero,
+                sign: d.sign,
+                exp: 0,
+                sig: 0,
+            }
+        } else {
+            d
+        }
+    };
+    let (p, inv) = mul_exact(&flush(fx, x).exact(), &flush(fy, y).exact());
+    let (c, fl) = finish(&p, inv, fr, spec, rnd);
+    flush_result(fr, c, fl)
+}
+
+/// A subnormal result code of `fr` flushed to zero (sign kept when `fr` has −0) with
+/// underflow and inexact; any other code unchanged.
+pub fn flush_result(fr: &Format, c: u32, fl: Flags) -> (u32, Flags) {
+    if fr.decode(c).class != Class::Subnormal {
+        return (c, fl);
+    }
+    let z = if fr.has_neg_zero() {
+        c & fr.sign_bit()
+    } else {
+        0
+    };
+    (z, Flags(fl.0 | Flags::UNDERFLOW | Flags::INEXACT))
+}
+
 /// A power-of-two scale attached to an operand (P3109 §5.5, PopXL `log2_scale`): the code of a
 /// scale format (E8M0 or Binary8p1uf), decoded like any other value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -244,9 +244,9 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             req.stages
         )));
     }
-    if req.options.ftz && !matches!(req.unit, Unit::Fma | Unit::Mac) {
+    if req.options.ftz && !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Mac) {
         return Err(GenError::Unsupported(format!(
-            "--ftz applies to fma/mac only, not to the {} unit",
+            "--ftz applies to mul, fma and mac only, not to the {} unit",
             req.unit.name()
         )));
     }

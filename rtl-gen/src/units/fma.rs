@@ -57,7 +57,7 @@ pub fn fma_datapath(
     ftz: bool,
 ) -> FmaOut {
     let b32 = Format::BINARY32;
-    let p = product(b, fx, x, fy, y);
+    let p = product(b, fx, x, fy, y, false);
     b.comment_owned(vec![
         "Unpack z: binary32".to_string(),
         if ftz {

@@ -14,10 +14,11 @@ use super::{describe, finish_core, layout};
 use crate::ast::{any, concat, sbits, Expr, ModuleBuilder};
 use crate::blocks::{
     rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes, RoundIn,
+    RoundOut,
 };
 use crate::manifest::{ROUNDING_ENCODING, SATURATION_ENCODING};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
-use golden::{mul, Format, Spec, Tininess};
+use golden::{mul, mul_ftz, Format, Spec, Tininess};
 
 /// Unsigned multiplier `a · c` (width `a.width + c.width`) as a balanced tree of shifted,
 /// gated partial products (one per bit of `c`). Constant bits of `c` fold away.
@@ -88,11 +89,26 @@ pub struct Product {
 /// Unpacks `x` (format `fx`) and `y` (format `fy`) and forms their exact product:
 /// subnormals normalized exactly, `Px × Py` significand multiply, one-bit normalize,
 /// exponent add. Specials follow `golden::mul_exact`.
-pub fn product(b: &mut ModuleBuilder, fx: &Format, x: &Expr, fy: &Format, y: &Expr) -> Product {
+///
+/// `ftz` (`mul --ftz`): subnormal operands are ±0 (`golden::mul_ftz`): they are not
+/// normalized (no leading-zero count), only detected and folded into the zero flags.
+pub fn product(
+    b: &mut ModuleBuilder,
+    fx: &Format,
+    x: &Expr,
+    fy: &Format,
+    y: &Expr,
+    ftz: bool,
+) -> Product {
     b.comment_owned(vec![format!("Unpack x: {}", describe(fx)), layout(fx)]);
-    let ux = unpack(b, fx, x, true, "x");
+    let mut ux = unpack(b, fx, x, !ftz, "x");
     b.comment_owned(vec![format!("Unpack y: {}", describe(fy)), layout(fy)]);
-    let uy = unpack(b, fy, y, true, "y");
+    let mut uy = unpack(b, fy, y, !ftz, "y");
+    if ftz {
+        b.comment(&["ftz: a subnormal operand is +-0 (sign kept, no flag)"]);
+        ux.zero = b.wire("x_zero_ftz", ux.zero.or(&ux.sub));
+        uy.zero = b.wire("y_zero_ftz", uy.zero.or(&uy.sub));
+    }
     b.comment(&[
         "Exact product: significand multiply, one-bit normalize, exponent add",
         "NaN operand -> NaN; 0 * Inf -> NaN + invalid; sign = sx ^ sy",
@@ -129,6 +145,41 @@ pub fn product(b: &mut ModuleBuilder, fx: &Format, x: &Expr, fy: &Format, y: &Ex
         exp,
         exp_range: (lo, hi),
         sig,
+    }
+}
+
+/// `--ftz` on the result: a subnormal code (biased exponent field 0, trailing field not 0)
+/// becomes zero (the sign kept when the format has −0) with underflow and inexact
+/// (`golden::flush_result`).
+fn flush_subnormal_result(b: &mut ModuleBuilder, fr: &Format, out: RoundOut) -> RoundOut {
+    let m = fr.man_bits();
+    let e = fr.exp_bits();
+    b.comment_owned(vec![
+        "ftz: subnormal result -> zero, flags |= {underflow, inexact}".to_string(),
+        format!(
+            "  subnormal = code[{}:{}] == 0 && code[{}:0] != 0",
+            m + e - 1,
+            m,
+            m - 1
+        ),
+    ]);
+    let code = b.wire("ftz_r_rounded", out.code);
+    let sub = code
+        .slice(m + e - 1, m)
+        .eq_c(0)
+        .and(&code.slice(m - 1, 0).eq_c(0).not());
+    let sub = b.wire("ftz_r_sub", sub);
+    let zero = if fr.has_neg_zero() {
+        concat(&[code.msb(), Expr::c(0, fr.k - 1)])
+    } else {
+        Expr::c(0, fr.k)
+    };
+    RoundOut {
+        code: b.wire("ftz_r_code", Expr::mux(&sub, &zero, &code)),
+        flags: b.wire(
+            "ftz_r_flags",
+            out.flags.or(&concat(&[Expr::c(0, 2), sub.clone(), sub])),
+        ),
     }
 }
 
@@ -182,6 +233,7 @@ pub struct MulModel {
     tininess: Tininess,
     nonan_code: u32,
     signaling_nan: bool,
+    ftz: bool,
 }
 
 impl MulModel {
@@ -198,6 +250,7 @@ impl MulModel {
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
             signaling_nan: req.options.signaling_nan,
+            ftz: req.options.ftz,
         })
     }
 
@@ -222,7 +275,11 @@ impl MulModel {
             self.tininess,
             self.nonan_code,
         );
-        let (c, mut fl) = mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd);
+        let (c, mut fl) = if self.ftz {
+            mul_ftz(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd)
+        } else {
+            mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd)
+        };
         if self.signaling_nan
             && (golden::is_small_signaling_nan(&self.fx, x)
                 || golden::is_small_signaling_nan(&self.fy, y))
@@ -294,7 +351,7 @@ pub(crate) fn mode_tag(req: &GenRequest) -> String {
     t
 }
 
-/// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>]_s<N>`.
+/// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>][_ftz]_s<N>`.
 pub fn top_name(req: &GenRequest) -> String {
     let fx = req.formats.x;
     let fy = y_format(req);
@@ -306,6 +363,9 @@ pub fn top_name(req: &GenRequest) -> String {
     name.push_str(&format!("_to_{}_{}", fr.ident(), mode_tag(req)));
     if !fr.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
+    }
+    if req.options.ftz {
+        name.push_str("_ftz");
     }
     name.push_str(&format!("_s{}", req.stages));
     name
@@ -375,7 +435,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let x = b.input("x_i", fx.k);
     let y = b.input("y_i", fy.k);
     let modes = mode_ports(&mut b, req);
-    let p = product(&mut b, &fx, &x, &fy, &y);
+    let ftz = req.options.ftz;
+    let p = product(&mut b, &fx, &x, &fy, &y, ftz);
     let rin = RoundIn {
         nan: p.nan.clone(),
         inf: p.inf.clone(),
@@ -387,7 +448,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sticky: Expr::bit_c(false),
         invalid: p.invalid.clone(),
     };
-    let out = round(&mut b, &fr, &modes, &rin);
+    let mut out = round(&mut b, &fr, &modes, &rin);
+    if ftz && fr.man_bits() > 0 {
+        out = flush_subnormal_result(&mut b, &fr, out);
+    }
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
     let mut header = vec![
@@ -417,6 +481,12 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "Specials:    NaN in -> NaN; 0*Inf -> NaN + invalid; sign = sx ^ sy (golden::mul)"
             .to_string(),
     );
+    if ftz {
+        header.push(
+            "FTZ:         subnormal x, y -> +-0 (no flag); subnormal result -> zero with underflow + inexact (golden::mul_ftz)"
+                .to_string(),
+        );
+    }
     header.push(
         "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
     );
