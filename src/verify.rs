@@ -59,9 +59,13 @@ pub struct GenRest {
     /// Pipeline stages (default 0 = combinational).
     #[arg(long)]
     pub stages: Option<u32>,
-    /// Flush subnormal binary32 inputs/results to zero (fma/mac).
+    /// Flush subnormals to zero: fma/mac the binary32 addend and result, mul the operands and
+    /// result.
     #[arg(long)]
     pub ftz: bool,
+    /// mul: no flags_o port (FloPoCo's interface).
+    #[arg(long)]
+    pub no_flags: bool,
     /// Tininess detection: after (default) or before rounding.
     #[arg(long)]
     pub tininess: Option<String>,
@@ -181,6 +185,7 @@ impl GenRest {
                 },
                 nonan_code: self.nan_code.unwrap_or(0),
                 ftz: self.ftz,
+                no_flags: self.no_flags,
                 signaling_nan: false,
             },
         };
@@ -210,6 +215,7 @@ impl GenRest {
             stages: self.stages,
             sr_bits: self.sr_bits,
             ftz: self.ftz,
+            no_flags: self.no_flags,
             tininess_before: self.tininess.as_deref().map(parse_tininess).transpose()?,
             nan_code: self.nan_code,
             signaling_nan,

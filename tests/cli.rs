@@ -276,3 +276,61 @@ fn gen_is_atomic_deterministic_and_refuses_to_clobber() {
     );
     assert!(!c.exists());
 }
+
+/// `mul --ftz --no-flags` (a core with FloPoCo's semantics and interface): the batch command
+/// flushes, the core has no flags port and passes every pair in every mode with its result
+/// compared; `--no-flags` elsewhere and `prove` of such a core are errors naming why.
+#[test]
+fn mul_ftz_no_flags_core_and_batch() {
+    let out = ok(
+        &["mul", "-f", "e4m3", "--ftz", "--flags"],
+        "08 30\n88 30\n37 08\n01 38\n",
+    );
+    assert_eq!(out, "00 3\n80 3\n08 3\n00 0\n");
+    let out = ok(
+        &[
+            "verify",
+            "-u",
+            "mul",
+            "-f",
+            "e4m3",
+            "-r",
+            "dyn",
+            "-s",
+            "dyn",
+            "--ftz",
+            "--no-flags",
+            "--exhaustive",
+            "--json",
+        ],
+        "",
+    );
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["vectors"], 65536 * 24);
+    assert_eq!(j["mismatches"], 0);
+    assert_eq!(j["compared"], serde_json::json!(["r_o[8]", "valid_o[1]"]));
+    assert!(j["top"].as_str().unwrap().ends_with("_ftz_nf_s0"), "{j}");
+    let e = err(
+        &[
+            "gen",
+            "-u",
+            "fma",
+            "-f",
+            "e4m3",
+            "--no-flags",
+            "-o",
+            "/tmp/x",
+        ],
+        "",
+        2,
+    );
+    assert!(
+        e.contains("--no-flags applies to mul only, not to the fma unit"),
+        "{e}"
+    );
+    let e = err(&["prove", "-u", "mul", "-f", "e4m3", "--no-flags"], "", 2);
+    assert!(
+        e.contains("the reference does not implement --ftz or --no-flags"),
+        "{e}"
+    );
+}

@@ -559,9 +559,9 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             "the reference covers the deterministic rounding modes only (no stochastic rounding, no rnd_i port)".into(),
         ));
     }
-    if req.options.ftz {
+    if req.options.ftz || req.options.no_flags {
         return Err(FormalError::Unsupported(
-            "the reference does not implement --ftz".into(),
+            "the reference does not implement --ftz or --no-flags; verify such cores by simulation (exhaustive for mul)".into(),
         ));
     }
     let top = format!("ref_{}", opt.top);

@@ -50,8 +50,11 @@ pub struct GenOptions {
     pub tininess: Tininess,
     /// Code written for a NaN result in a format without NaN (default +0).
     pub nonan_code: u32,
-    /// Flush subnormals to zero (fma/mac only; rejected for decode/project).
+    /// Flush subnormals to zero (mul, fma, mac; rejected for decode/project).
     pub ftz: bool,
+    /// No `flags_o` port (`mul` only): a core with FloPoCo's interface; the flag logic is
+    /// not generated.
+    pub no_flags: bool,
     /// Golden semantics only (for verifying other cores, never generated): small IEEE-style
     /// operand NaNs with a clear top trailing bit are signaling and raise `invalid`
     /// ([`golden::is_small_signaling_nan`]).
@@ -176,6 +179,9 @@ impl GenRequest {
             if self.options.ftz {
                 v.push("--ftz".to_string());
             }
+            if self.options.no_flags {
+                v.push("--no-flags".to_string());
+            }
         }
         v.push(format!("--stages {}", self.stages));
         v.join(" ")
@@ -242,6 +248,12 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         return Err(GenError::BadRequest(format!(
             "--stages {} is too deep; use 0..={MAX_STAGES}",
             req.stages
+        )));
+    }
+    if req.options.no_flags && req.unit != Unit::Mul {
+        return Err(GenError::Unsupported(format!(
+            "--no-flags applies to mul only, not to the {} unit",
+            req.unit.name()
         )));
     }
     if req.options.ftz && !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Mac) {

@@ -64,7 +64,8 @@ impl Golden {
         vectors: u64,
     ) -> Result<Option<Golden>, String> {
         let bits: u32 = widths.iter().sum();
-        let two_outputs = matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma);
+        let two_outputs =
+            matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma) && !req.options.no_flags;
         if !two_outputs || bits > TABLE_BITS || vectors < (1u64 << bits) / 4 {
             return Ok(None);
         }
@@ -211,9 +212,19 @@ impl Golden {
                 out[0] = t >> 4;
                 out[1] = t & 0xF;
             }
-            Golden::General(GoldenModel::Project(m)) => out[..2].copy_from_slice(&m.eval(inp)),
-            Golden::General(GoldenModel::Mul(m)) => out[..2].copy_from_slice(&m.eval(inp)),
-            Golden::General(GoldenModel::Fma(m)) => out[..2].copy_from_slice(&m.eval(inp)),
+            // `[result, flags]`; a core without a flags port (`mul --no-flags`) takes the result.
+            Golden::General(GoldenModel::Project(m)) => {
+                let n = out.len().min(2);
+                out[..n].copy_from_slice(&m.eval(inp)[..n]);
+            }
+            Golden::General(GoldenModel::Mul(m)) => {
+                let n = out.len().min(2);
+                out[..n].copy_from_slice(&m.eval(inp)[..n]);
+            }
+            Golden::General(GoldenModel::Fma(m)) => {
+                let n = out.len().min(2);
+                out[..n].copy_from_slice(&m.eval(inp)[..n]);
+            }
             Golden::General(g) => {
                 let v = g.eval(inp);
                 out[..v.len()].copy_from_slice(&v);

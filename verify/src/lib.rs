@@ -101,6 +101,8 @@ pub struct Overrides {
     pub sr_bits: Option<u32>,
     /// `--ftz`.
     pub ftz: bool,
+    /// `--no-flags`.
+    pub no_flags: bool,
     /// `--tininess before`.
     pub tininess_before: Option<bool>,
     /// `--nan-code`.
@@ -301,6 +303,8 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             },
             nonan_code: m.modes.nonan_code,
             ftz: m.modes.ftz,
+            // A mul core without a flags port: the golden flags are not compared.
+            no_flags: m.unit == Unit::Mul && !m.ports.iter().any(|p| p.role == Role::Flags),
             signaling_nan: m.modes.signaling_nan,
         },
     };
@@ -350,6 +354,9 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
                 format!("{} random bits", req.random_bits()),
             );
         }
+    }
+    if o.no_flags && m.ports.iter().any(|p| p.role == Role::Flags) {
+        return conflict("--no-flags", String::new(), "a flags port".into());
     }
     if o.ftz && !m.modes.ftz {
         return conflict("--ftz", String::new(), "no flush-to-zero".into());

@@ -71,7 +71,9 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
             v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
             modes(&mut v, true);
             v.push(out("r_o", f.r.k, Role::Result));
-            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+            if !req.options.no_flags {
+                v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+            }
         }
         Unit::Fma => {
             v.push(inp("x_i", f.x.k, Role::X));

@@ -351,7 +351,7 @@ pub(crate) fn mode_tag(req: &GenRequest) -> String {
     t
 }
 
-/// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>][_ftz]_s<N>`.
+/// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>][_ftz][_nf]_s<N>`.
 pub fn top_name(req: &GenRequest) -> String {
     let fx = req.formats.x;
     let fy = y_format(req);
@@ -366,6 +366,9 @@ pub fn top_name(req: &GenRequest) -> String {
     }
     if req.options.ftz {
         name.push_str("_ftz");
+    }
+    if req.options.no_flags {
+        name.push_str("_nf");
     }
     name.push_str(&format!("_s{}", req.stages));
     name
@@ -453,7 +456,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         out = flush_subnormal_result(&mut b, &fr, out);
     }
     b.output("r_o", out.code);
-    b.output("flags_o", out.flags);
+    if !req.options.no_flags {
+        b.output("flags_o", out.flags);
+    }
     let mut header = vec![
         "Unit:        mul  r = x * y, exact product, one rounding".to_string(),
         format!("x:           {}", describe(&fx)),
@@ -487,9 +492,11 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 .to_string(),
         );
     }
-    header.push(
-        "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
-    );
+    header.push(if req.options.no_flags {
+        "Outputs:     r_o = code (--no-flags: no flags_o port)".to_string()
+    } else {
+        "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string()
+    });
     if req.random_bits() > 0 {
         header.push(format!(
             "Random:      rnd_i = {} random bits for stochastic rounding",
