@@ -106,6 +106,27 @@ fn results(dir: &Path) -> usize {
         .count()
 }
 
+/// The second sweep: 200000 random FMA vectors in 3 shards.
+const FMA_SWEEP: [&str; 17] = [
+    "sweep",
+    "slurm",
+    "verify",
+    "-u",
+    "fma",
+    "-f",
+    "e4m3",
+    "-r",
+    "rne",
+    "-s",
+    "satfinite",
+    "--random",
+    "200000",
+    "--shards",
+    "3",
+    "--rate",
+    "1e7",
+];
+
 #[test]
 fn verify_and_qor_sweeps_run_as_slurm_job_arrays_and_merge() {
     let _cluster = Cluster::start();
@@ -170,32 +191,12 @@ fn verify_and_qor_sweeps_run_as_slurm_job_arrays_and_merge() {
     // only that task; then the merge passes.
     let dir2 = tmp.path().join("fma");
     let d2 = dir2.to_str().unwrap();
-    let (code, out, err) = fp8gen(&[
-        "sweep",
-        "slurm",
-        "verify",
-        "-u",
-        "fma",
-        "-f",
-        "e4m3",
-        "-r",
-        "rne",
-        "-s",
-        "satfinite",
-        "--random",
-        "200000",
-        "--shards",
-        "3",
-        "--rate",
-        "1e7",
-        "--cpus-per-task",
-        &std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .to_string(),
-        "--out",
-        d2,
-        "--submit",
-    ]);
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .to_string();
+    let mut args = FMA_SWEEP.to_vec();
+    args.extend(["--cpus-per-task", &cores, "--out", d2, "--submit"]);
+    let (code, out, err) = fp8gen(&args);
     assert_eq!(code, 0, "{out}{err}");
     let id = job_id(&out);
     let st = Command::new("scancel")
@@ -208,28 +209,9 @@ fn verify_and_qor_sweeps_run_as_slurm_job_arrays_and_merge() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("1 of 3 shards missing: 2"), "{out}");
     assert!(out.trim_end().ends_with("FAIL"), "{out}");
-    let (code, out, err) = fp8gen(&[
-        "sweep",
-        "slurm",
-        "verify",
-        "-u",
-        "fma",
-        "-f",
-        "e4m3",
-        "-r",
-        "rne",
-        "-s",
-        "satfinite",
-        "--random",
-        "200000",
-        "--shards",
-        "3",
-        "--rate",
-        "1e7",
-        "--out",
-        d2,
-        "--submit",
-    ]);
+    let mut args = FMA_SWEEP.to_vec();
+    args.extend(["--out", d2, "--submit"]);
+    let (code, out, err) = fp8gen(&args);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 finished, 1 to run"), "{out}");
     assert!(out.contains("(array 2)"), "{out}");

@@ -145,10 +145,15 @@ impl Aig {
     /// The CNF (DIMACS text) of "every literal of `must_hold` is true" over the graph, plus
     /// the unit clauses `units` (AIGER literal, value).
     pub fn dimacs(&self, must_hold: &[u32], units: &[(u32, bool)]) -> String {
-        let n_clauses = 1 + 3 * self.ands.len() + must_hold.len() + units.len();
-        let mut s = String::with_capacity(24 * n_clauses + 32);
+        self.with_units(&self.clauses(must_hold), units)
+    }
+
+    /// The graph's clauses (the constant, three per AND gate, one per `must_hold` literal)
+    /// without the header: written once and shared by every cube ([`Aig::with_units`]).
+    pub fn clauses(&self, must_hold: &[u32]) -> Clauses {
         use std::fmt::Write as _;
-        let _ = writeln!(s, "p cnf {} {}", self.max_var + 1, n_clauses);
+        let count = 1 + 3 * self.ands.len() + must_hold.len();
+        let mut s = String::with_capacity(24 * count);
         let _ = writeln!(s, "-{} 0", self.max_var + 1);
         for &(lhs, r0, r1) in &self.ands {
             let (a, b, c) = (self.lit(lhs), self.lit(r0), self.lit(r1));
@@ -157,6 +162,20 @@ impl Aig {
         for &l in must_hold {
             let _ = writeln!(s, "{} 0", self.lit(l));
         }
+        Clauses { text: s, count }
+    }
+
+    /// DIMACS text of `clauses` plus the unit clauses `units` (AIGER literal, value).
+    pub fn with_units(&self, clauses: &Clauses, units: &[(u32, bool)]) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::with_capacity(clauses.text.len() + 16 * units.len() + 32);
+        let _ = writeln!(
+            s,
+            "p cnf {} {}",
+            self.max_var + 1,
+            clauses.count + units.len()
+        );
+        s.push_str(&clauses.text);
         for &(l, v) in units {
             let d = self.lit(l);
             let _ = writeln!(s, "{} 0", if v { d } else { -d });
@@ -204,6 +223,13 @@ impl Aig {
             })
             .collect()
     }
+}
+
+/// Clauses without a DIMACS header, and how many.
+#[derive(Clone, Debug)]
+pub struct Clauses {
+    text: String,
+    count: usize,
 }
 
 /// One cube: fixed input bits (port, bit, value) and a label.
@@ -298,33 +324,17 @@ fn run_one(
         Ok(f) => f,
         Err(e) => return One::Unknown(format!("creating {}: {e}", out_path.display())),
     };
-    let child = Command::new(exe)
-        .args(["-q", "-t", &limit_secs.max(1).to_string()])
+    let mut cmd = Command::new(exe);
+    cmd.args(["-q", "-t", &limit_secs.max(1).to_string()])
         .arg(&cnf_path)
-        .stdin(Stdio::null())
         .stdout(out)
-        .stderr(Stdio::null())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return One::Unknown(format!("starting {}: {e}", exe.display())),
-    };
-    let t0 = Instant::now();
-    let hard = Duration::from_secs(limit_secs + 10);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) => {
-                if t0.elapsed() > hard || stop.load(Ordering::Relaxed) {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(e) => return One::Unknown(format!("waiting for CaDiCaL: {e}")),
-        }
-    };
+        .stderr(Stdio::null());
+    let status =
+        match crate::tools::run_limited(&mut cmd, Duration::from_secs(limit_secs + 10), Some(stop))
+        {
+            Ok(s) => s,
+            Err(e) => return One::Unknown(e),
+        };
     let _ = std::fs::remove_file(&cnf_path);
     let text = std::fs::read_to_string(&out_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
@@ -382,6 +392,7 @@ pub fn solve_cubes(
         }
         fixed.push(units);
     }
+    let base = aig.clauses(must_hold);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let results: Mutex<Vec<Option<(f64, One)>>> =
@@ -389,7 +400,7 @@ pub fn solve_cubes(
     let jobs = jobs.clamp(1, cubes.len().max(1));
     std::thread::scope(|s| {
         for w in 0..jobs {
-            let (next, stop, results, fixed) = (&next, &stop, &results, &fixed);
+            let (next, stop, results, fixed, base) = (&next, &stop, &results, &fixed, &base);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= cubes.len() || stop.load(Ordering::Relaxed) {
@@ -400,7 +411,7 @@ pub fn solve_cubes(
                 let r = if left == 0 {
                     One::Unknown("time limit".into())
                 } else {
-                    let cnf = aig.dimacs(must_hold, &fixed[i]);
+                    let cnf = aig.with_units(base, &fixed[i]);
                     run_one(exe, dir, &format!("cube{w}"), &cnf, left, stop)
                 };
                 if !matches!(r, One::Unsat) {
@@ -455,7 +466,7 @@ pub fn solve_cubes(
         ));
     }
     let vars = aig.max_var + 1;
-    let clauses = 1 + 3 * aig.ands.len() + must_hold.len();
+    let clauses = base.count;
     Ok(CubeRun {
         verdict,
         seconds: t0.elapsed().as_secs_f64(),

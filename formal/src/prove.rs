@@ -25,7 +25,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::reference::generate_reference;
@@ -313,37 +313,14 @@ fn parse_rows(text: &str) -> Vec<(u32, String, String)> {
 fn run_yosys_with(dir: &Path, timeout_secs: u64, log_name: &str) -> Result<RawRun, FormalError> {
     let exe = tools::find_yosys().map_err(FormalError::Tool)?;
     let version = tools::yosys_version(&exe).unwrap_or_else(|| "yosys".into());
-    let log = std::fs::File::create(dir.join("yosys.log"))
-        .map_err(|e| FormalError::Io("creating yosys.log".into(), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| FormalError::Io("duplicating a log handle".into(), e))?;
     let t0 = Instant::now();
-    let mut child = Command::new(&exe)
-        .args(["-q", "-s", "prove.ys"])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .spawn()
-        .map_err(|e| FormalError::Tool(format!("starting {}: {e}", exe.display())))?;
+    let mut cmd = Command::new(&exe);
+    cmd.args(["-q", "-s", "prove.ys"]).current_dir(dir);
+    tools::log_to(&mut cmd, &dir.join("yosys.log"))
+        .map_err(|e| FormalError::Io("creating yosys.log".into(), e))?;
     let limit = Duration::from_secs(timeout_secs + 60);
-    let mut killed = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) => {
-                if t0.elapsed() > limit {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    killed = true;
-                    break None;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            Err(e) => return Err(FormalError::Tool(format!("waiting for yosys: {e}"))),
-        }
-    };
+    let status = tools::run_limited(&mut cmd, limit, None).map_err(FormalError::Tool)?;
+    let killed = status.is_none();
     let seconds = t0.elapsed().as_secs_f64();
     let mut text = String::new();
     if let Ok(mut f) = std::fs::File::open(dir.join(log_name)) {
@@ -505,38 +482,15 @@ fn run_sby(
         }
     }
     args.extend(["-f".to_string(), "prove.sby".to_string()]);
-    let log = std::fs::File::create(dir.join("sby.log"))
-        .map_err(|e| FormalError::Io("creating sby.log".into(), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| FormalError::Io("duplicating a log handle".into(), e))?;
     let t0 = Instant::now();
-    let mut child = Command::new(&exe)
-        .args(&args)
-        .current_dir(dir)
-        .env("PATH", path)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .spawn()
-        .map_err(|e| FormalError::Tool(format!("starting {}: {e}", exe.display())))?;
+    let mut cmd = Command::new(&exe);
+    cmd.args(&args).current_dir(dir).env("PATH", path);
+    tools::log_to(&mut cmd, &dir.join("sby.log"))
+        .map_err(|e| FormalError::Io("creating sby.log".into(), e))?;
     let limit = Duration::from_secs(timeout_secs + 60);
-    let mut killed = false;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) => {
-                if t0.elapsed() > limit {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    killed = true;
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            Err(e) => return Err(FormalError::Tool(format!("waiting for sby: {e}"))),
-        }
-    }
+    let killed = tools::run_limited(&mut cmd, limit, None)
+        .map_err(FormalError::Tool)?
+        .is_none();
     let seconds = t0.elapsed().as_secs_f64();
     let text = std::fs::read_to_string(dir.join("sby.log")).unwrap_or_default();
     let done = text.lines().find_map(|l| {
@@ -632,38 +586,20 @@ pub const CUBE_BITS: u32 = 4;
 /// log's tail when yosys fails.
 fn run_yosys_script(dir: &Path, script: &str, timeout_secs: u64) -> Result<f64, FormalError> {
     let exe = tools::find_yosys().map_err(FormalError::Tool)?;
-    let log = std::fs::File::create(dir.join("yosys.log"))
-        .map_err(|e| FormalError::Io("creating yosys.log".into(), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| FormalError::Io("duplicating a log handle".into(), e))?;
     let t0 = Instant::now();
-    let mut child = Command::new(&exe)
-        .args(["-q", "-s", script])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .spawn()
-        .map_err(|e| FormalError::Tool(format!("starting {}: {e}", exe.display())))?;
+    let mut cmd = Command::new(&exe);
+    cmd.args(["-q", "-s", script]).current_dir(dir);
+    tools::log_to(&mut cmd, &dir.join("yosys.log"))
+        .map_err(|e| FormalError::Io("creating yosys.log".into(), e))?;
     let limit = Duration::from_secs(timeout_secs + 60);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) => {
-                if t0.elapsed() > limit {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(FormalError::Tool(format!(
-                        "yosys {script} did not finish within {} s",
-                        limit.as_secs()
-                    )));
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Err(e) => return Err(FormalError::Tool(format!("waiting for yosys: {e}"))),
-        }
-    };
+    let status = tools::run_limited(&mut cmd, limit, None)
+        .map_err(FormalError::Tool)?
+        .ok_or_else(|| {
+            FormalError::Tool(format!(
+                "yosys {script} did not finish within {} s",
+                limit.as_secs()
+            ))
+        })?;
     if !status.success() {
         let text = std::fs::read_to_string(dir.join("yosys.log")).unwrap_or_default();
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();

@@ -4,7 +4,9 @@
 
 use fpga::tools::Tool;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// The yosys executable, or a message saying where it was searched.
 pub fn find_yosys() -> Result<PathBuf, String> {
@@ -41,4 +43,41 @@ pub fn yosys_version(exe: &Path) -> Option<String> {
             Some(i) => format!("{})", &l[..i]),
             None => l.to_string(),
         })
+}
+
+/// Sends `cmd`'s standard output and error to the file `log` (created afresh).
+pub fn log_to(cmd: &mut Command, log: &Path) -> std::io::Result<()> {
+    let f = std::fs::File::create(log)?;
+    cmd.stdout(f.try_clone()?).stderr(f);
+    Ok(())
+}
+
+/// Runs `cmd` (standard input closed) and waits at most `limit`, or until `stop` is set;
+/// `Ok(None)` when it had to be killed. Every solver and yosys run of the prover goes
+/// through here.
+pub fn run_limited(
+    cmd: &mut Command,
+    limit: Duration,
+    stop: Option<&AtomicBool>,
+) -> Result<Option<ExitStatus>, String> {
+    let what = cmd.get_program().to_string_lossy().to_string();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("starting {what}: {e}"))?;
+    let t0 = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Ok(Some(s)),
+            Ok(None) => {
+                if t0.elapsed() > limit || stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Ok(None);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(format!("waiting for {what}: {e}")),
+        }
+    }
 }

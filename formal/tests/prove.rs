@@ -116,24 +116,14 @@ fn a_mutated_mul_core_is_refuted_and_the_counterexample_is_a_golden_mismatch() {
         Saturation::SatFinite,
         0,
     );
-    let mut core = rtl::generate(&r).expect("generate");
     // Break the tie rule: round-half-even becomes round-half-odd.
-    let before = core.verilog.clone();
-    core.verilog = mutate(&core.verilog);
-    assert!(before != core.verilog, "mutation did not apply");
+    let core = mutant(&r);
     let o = opts("mul_e4m3_mutated");
     let rep = formal::prove::prove_core_against_reference(&r, &core, &o).expect("prove");
     eprintln!("mutant: {:?} in {:.1} s", rep.verdict, rep.seconds);
     assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
     let c = rep.counterexample.expect("counterexample");
-    assert!(
-        c.differs_from_golden.contains(&core.top),
-        "the counterexample must replay as a mismatch of the mutant: {c:#?}"
-    );
-    assert!(
-        !c.differs_from_golden.iter().any(|t| t.starts_with("ref_")),
-        "{c:#?}"
-    );
+    assert_replays_as_mutant_mismatch(&c, &core.top);
     assert!(c.vcd.as_ref().is_some_and(|p| p.exists()), "{c:#?}");
 
     // yosys's own SAT solver refutes it too.
@@ -181,10 +171,7 @@ fn a_mutated_fma_core_is_refuted_in_its_cubes_and_replays_as_a_golden_mismatch()
         Saturation::SatFinite,
         0,
     );
-    let mut core = rtl::generate(&r).expect("generate");
-    let before = core.verilog.clone();
-    core.verilog = mutate(&core.verilog);
-    assert!(before != core.verilog, "mutation did not apply");
+    let core = mutant(&r);
     let rep = formal::prove::prove_core_against_reference(&r, &core, &opts("fma_e4m3_mutated"))
         .expect("prove");
     eprintln!("fma mutant: {:?} in {:.1} s", rep.verdict, rep.seconds);
@@ -200,14 +187,7 @@ fn a_mutated_fma_core_is_refuted_in_its_cubes_and_replays_as_a_golden_mismatch()
         .is_some_and(|d| d.contains("satisfiable")));
     let c = rep.counterexample.expect("counterexample");
     assert!(c.inputs.iter().any(|(n, _)| n == "z_i"), "{c:#?}");
-    assert!(
-        c.differs_from_golden.contains(&core.top),
-        "the counterexample must replay as a mismatch of the mutant: {c:#?}"
-    );
-    assert!(
-        !c.differs_from_golden.iter().any(|t| t.starts_with("ref_")),
-        "{c:#?}"
-    );
+    assert_replays_as_mutant_mismatch(&c, &core.top);
 }
 
 #[test]
@@ -241,6 +221,28 @@ fn a_pipeline_with_a_short_valid_chain_is_refuted() {
     );
     assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
     assert!(rep.counterexample.is_some_and(|c| !c.trace.is_empty()));
+}
+
+/// The core of `r` with its tie rule broken ([`mutate`]).
+fn mutant(r: &GenRequest) -> rtl::GeneratedCore {
+    let mut core = rtl::generate(r).expect("generate");
+    let before = core.verilog.clone();
+    core.verilog = mutate(&core.verilog);
+    assert!(before != core.verilog, "mutation did not apply");
+    core
+}
+
+/// A refutation's counterexample, replayed in Verilator, shows the mutant `top` differing
+/// from the golden model and the reference agreeing with it.
+fn assert_replays_as_mutant_mismatch(c: &formal::CexReport, top: &String) {
+    assert!(
+        c.differs_from_golden.contains(top),
+        "the counterexample must replay as a mismatch of the mutant: {c:#?}"
+    );
+    assert!(
+        !c.differs_from_golden.iter().any(|t| t.starts_with("ref_")),
+        "{c:#?}"
+    );
 }
 
 /// Changes the tie rule of the generated rounder from ties-to-even to ties-to-odd: in the

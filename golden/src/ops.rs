@@ -122,22 +122,27 @@ pub fn mul_ftz(
     spec: &Spec,
     rnd: u32,
 ) -> (u32, Flags) {
-    let flush = |f: &Format, c: u32| {
-        let d = f.decode(c);
-        if d.class == Class::Subnormal {
-            Decoded {
-                class: Class::Zero,
-                sign: d.sign,
-                exp: 0,
-                sig: 0,
-            }
-        } else {
-            d
-        }
-    };
-    let (p, inv) = mul_exact(&flush(fx, x).exact(), &flush(fy, y).exact());
+    let (p, inv) = mul_exact(
+        &flush_input(fx.decode(x)).exact(),
+        &flush_input(fy.decode(y)).exact(),
+    );
     let (c, fl) = finish(&p, inv, fr, spec, rnd);
     flush_result(fr, c, fl)
+}
+
+/// A subnormal operand as zero of the same sign (flush-to-zero on input; no flag).
+#[inline(always)]
+fn flush_input(d: Decoded) -> Decoded {
+    if d.class == Class::Subnormal {
+        Decoded {
+            class: Class::Zero,
+            sign: d.sign,
+            exp: 0,
+            sig: 0,
+        }
+    } else {
+        d
+    }
 }
 
 /// A subnormal result code of `fr` flushed to zero (sign kept when `fr` has −0) with
@@ -282,13 +287,8 @@ fn fma_tail(
     } else {
         0
     };
-    if opts.ftz && dz.class == Class::Subnormal {
-        dz = Decoded {
-            class: Class::Zero,
-            sign: dz.sign,
-            exp: 0,
-            sig: 0,
-        };
+    if opts.ftz {
+        dz = flush_input(dz);
     }
     let ze = dz.exact();
     use ExactClass::*;

@@ -1095,10 +1095,10 @@ fn merge_summaries(
             )));
         }
     }
-    let mut by_shard: BTreeMap<u32, &sim::Summary> = BTreeMap::new();
+    let mut by_shard: BTreeMap<u32, usize> = BTreeMap::new();
     let mut duplicated = Vec::new();
     let mut count = None;
-    for (f, s) in summaries {
+    for (n, (f, s)) in summaries.iter().enumerate() {
         if key(s) != k0 {
             let k = key(s);
             return Err(usage(format!(
@@ -1123,22 +1123,21 @@ fn merge_summaries(
                 }
                 _ => {}
             }
-            if by_shard.insert(sh.index, s).is_some() {
+            if by_shard.insert(sh.index, n).is_some() {
                 duplicated.push(sh.index);
             }
         }
     }
     let count = count.unwrap_or(0);
+    // Each summary whose shards are kept is merged once.
+    let mut kept: Vec<usize> = by_shard.values().copied().collect();
+    kept.sort_unstable();
+    kept.dedup();
     let mut merged: Option<sim::Summary> = None;
-    let mut seen: Vec<*const sim::Summary> = Vec::new();
-    for s in by_shard.values() {
-        let ptr = *s as *const sim::Summary;
-        if seen.contains(&ptr) {
-            continue;
-        }
-        seen.push(ptr);
+    for n in kept {
+        let s = &summaries[n].1;
         merged = Some(match merged {
-            None => (*s).clone(),
+            None => s.clone(),
             Some(m) => m.merge(s).map_err(|e| usage(e.to_string()))?,
         });
     }

@@ -212,25 +212,23 @@ impl Golden {
                 out[0] = t >> 4;
                 out[1] = t & 0xF;
             }
-            // `[result, flags]`; a core without a flags port (`mul --no-flags`) takes the result.
-            Golden::General(GoldenModel::Project(m)) => {
-                let n = out.len().min(2);
-                out[..n].copy_from_slice(&m.eval(inp)[..n]);
-            }
-            Golden::General(GoldenModel::Mul(m)) => {
-                let n = out.len().min(2);
-                out[..n].copy_from_slice(&m.eval(inp)[..n]);
-            }
-            Golden::General(GoldenModel::Fma(m)) => {
-                let n = out.len().min(2);
-                out[..n].copy_from_slice(&m.eval(inp)[..n]);
-            }
+            Golden::General(GoldenModel::Project(m)) => result_and_flags(out, m.eval(inp)),
+            Golden::General(GoldenModel::Mul(m)) => result_and_flags(out, m.eval(inp)),
+            Golden::General(GoldenModel::Fma(m)) => result_and_flags(out, m.eval(inp)),
             Golden::General(g) => {
                 let v = g.eval(inp);
                 out[..v.len()].copy_from_slice(&v);
             }
         }
     }
+}
+
+/// `[result, flags]` into the canonical outputs; a core without a flags port
+/// (`mul --no-flags`) takes the result only.
+#[inline(always)]
+fn result_and_flags(out: &mut [u64], v: [u64; 2]) {
+    let n = out.len().min(2);
+    out[..n].copy_from_slice(&v[..n]);
 }
 
 /// A fresh golden stream model of a stateful core (`mac`).

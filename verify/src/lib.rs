@@ -806,16 +806,7 @@ pub fn run(
     // combinational core (driven 1, expected 1): then stimulus and golden run on whole batches
     // (`sim::check_equivalence_batched`) and only the valid columns are inserted.
     let in_order = |m: &[Option<usize>], n: usize| m.iter().flatten().copied().eq(0..n);
-    let cfg = EquivConfig {
-        threads: plan.threads,
-        shard: plan.shard,
-        max_counterexamples: plan.max_counterexamples,
-        output_masks: Some(out_masks),
-        unit: req.unit.name().to_string(),
-        format: format_desc(req),
-        meta,
-        ..EquivConfig::default()
-    };
+    let cfg = equiv_config(req, plan, meta, out_masks);
     let summary = if in_order(&map.inputs, nci) && in_order(&map.outputs, nco) {
         let batch_space = CanonSpace {
             space: &space,
@@ -835,7 +826,7 @@ pub fn run(
     } else {
         permuted_run(&lib, &space, &golden, &map, nci, nco, &cfg, progress)?
     };
-    finish_run(plan, &lib, summary)
+    report(plan, &lib, summary, |cx| cx.inputs.words().ok())
 }
 
 thread_local! {
@@ -1031,14 +1022,37 @@ fn permuted_run(
     sim::check_equivalence(lib, &vspace, gold, cfg, progress).map_err(sim_err)
 }
 
-/// The report of a vector run: the VCD of the first counterexample replayed.
-fn finish_run(plan: &Plan, lib: &ModelLibrary, summary: Summary) -> Result<Report, VerifyError> {
-    let mut vcd = None;
-    if let (Some(path), Some(cx)) = (&plan.vcd, summary.counterexamples.first()) {
-        if let Ok(words) = cx.inputs.words() {
-            vcd = lib.replay_vcd(&words, path).ok();
-        }
+/// The engine's configuration of a run (shared by vector and stream runs).
+fn equiv_config(
+    req: &GenRequest,
+    plan: &Plan,
+    meta: std::collections::BTreeMap<String, String>,
+    out_masks: Vec<u64>,
+) -> EquivConfig {
+    EquivConfig {
+        threads: plan.threads,
+        shard: plan.shard,
+        max_counterexamples: plan.max_counterexamples,
+        output_masks: Some(out_masks),
+        unit: req.unit.name().to_string(),
+        format: format_desc(req),
+        meta,
+        ..EquivConfig::default()
     }
+}
+
+/// The report of a run: the summary with the first counterexample replayed into a VCD
+/// from `replay` (the counterexample's input rows; `None`: nothing to replay).
+fn report(
+    plan: &Plan,
+    lib: &ModelLibrary,
+    summary: Summary,
+    replay: impl FnOnce(&sim::Counterexample) -> Option<Vec<u64>>,
+) -> Result<Report, VerifyError> {
+    let vcd = match (&plan.vcd, summary.counterexamples.first()) {
+        (Some(path), Some(cx)) => replay(cx).and_then(|rows| lib.replay_vcd(&rows, path).ok()),
+        _ => None,
+    };
     Ok(Report {
         summary,
         vcd,
@@ -1221,19 +1235,9 @@ fn run_streams(
         &BuildOptions::default().with_lanes(lanes),
     )
     .map_err(sim_err)?;
-    let cfg = EquivConfig {
-        threads: plan.threads,
-        shard: plan.shard,
-        max_counterexamples: plan.max_counterexamples,
-        output_masks: Some(out_masks),
-        unit: req.unit.name().to_string(),
-        format: format_desc(req),
-        meta,
-        ..EquivConfig::default()
-    };
+    let cfg = equiv_config(req, plan, meta, out_masks);
     let summary = sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
-    let mut vcd = None;
-    if let (Some(path), Some(cx)) = (&plan.vcd, summary.counterexamples.first()) {
+    report(plan, &lib, summary, |cx| {
         // Replay the failing stream from reset up to the failing cycle.
         let (s, c) = (
             cx.index / cycles as u64,
@@ -1244,12 +1248,6 @@ fn run_streams(
         for k in 0..=c {
             sim::StreamSpace::row(&space, s, k, &mut rows[k * ni..(k + 1) * ni]);
         }
-        vcd = lib.replay_vcd(&rows, path).ok();
-    }
-    Ok(Report {
-        summary,
-        vcd,
-        cache_hit: lib.cache_hit(),
-        build_seconds: lib.build_seconds(),
+        Some(rows)
     })
 }
