@@ -1,4 +1,4 @@
-//! Batch commands: `project`, `mul`, `fma` read one hex vector per line on stdin and write one
+//! Batch commands: `project`, `mul`, `fma`, `dot` read one hex vector per line on stdin and write one
 //! hex result per line on stdout, so that millions of vectors can be piped through.
 
 use crate::args::CliError;
@@ -18,7 +18,7 @@ pub struct OutOpts {
 #[derive(Clone, Debug)]
 pub struct Column {
     /// Name used in error messages.
-    pub name: &'static str,
+    pub name: String,
     /// Width in bits (values must fit).
     pub bits: u32,
     /// Description of the format for error messages.
@@ -27,9 +27,9 @@ pub struct Column {
 
 impl Column {
     /// A column holding a code of `f`.
-    pub fn of(name: &'static str, f: &Format) -> Column {
+    pub fn of(name: impl Into<String>, f: &Format) -> Column {
         Column {
-            name,
+            name: name.into(),
             bits: f.k,
             what: format!("{}-bit {}", f.k, f.name()),
         }
@@ -147,7 +147,10 @@ fn read_error(e: std::io::Error, lineno: u64) -> CliError {
 }
 
 fn names(cols: &[Column]) -> String {
-    cols.iter().map(|c| c.name).collect::<Vec<_>>().join(" ")
+    cols.iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn parse_field(field: &str, col: &Column, lineno: u64) -> Result<u32, CliError> {

@@ -95,6 +95,32 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Dot product "x0 … x{N-1} y0 … y{N-1} [sx sy] [z]" from stdin: Σ x_i·y_i · 2^(sx+sy)
+    /// + z, exact, one rounding to --out-format (default binary32).
+    Dot {
+        #[command(flatten)]
+        format: FormatArgs,
+        /// Format of y (default: the format of x).
+        #[arg(long)]
+        format_y: Option<String>,
+        /// Result format (default binary32).
+        #[arg(long)]
+        out_format: Option<String>,
+        /// Elements per operand (1..=64).
+        #[arg(long = "n", value_name = "N")]
+        n: usize,
+        /// Block scales of this format (e8m0 for OCP MX, binary8p1uf for P3109): two more
+        /// columns sx sy.
+        #[arg(long)]
+        scale_format: Option<String>,
+        /// A binary32 addend: one more column z.
+        #[arg(long)]
+        addend: bool,
+        #[command(flatten)]
+        modes: ModeArgs,
+        #[command(flatten)]
+        out: OutArgs,
+    },
     /// Generate a core: `<top>.v`, `manifest.json` and a FuseSoC `<top>.core` in the output directory.
     Gen {
         #[command(flatten)]
@@ -387,6 +413,54 @@ fn run(cli: Cli) -> Result<(), CliError> {
             };
             Ok(())
         }
+        Cmd::Dot {
+            format,
+            format_y,
+            out_format,
+            n,
+            scale_format,
+            addend,
+            modes,
+            out,
+        } => {
+            let fx = format.resolve()?;
+            let fy = opt_named("--format-y", format_y, fx)?;
+            let fr = opt_named("--out-format", out_format, Format::BINARY32)?;
+            let sf = scale_format
+                .as_deref()
+                .map(|n| parse_named("--scale-format", n))
+                .transpose()?;
+            let spec = modes.spec()?;
+            if spec.rounding.random_bits() > 0 {
+                return Err(CliError::usage(
+                    "--rounding: dot rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
+                ));
+            }
+            let unit = golden::DotUnit::new(fx, fy, n, sf, addend, fr)
+                .map_err(|e| CliError::usage(format!("dot: {e}")))?;
+            let mut cols: Vec<Column> = (0..n).map(|i| Column::of(format!("x{i}"), &fx)).collect();
+            cols.extend((0..n).map(|i| Column::of(format!("y{i}"), &fy)));
+            if let Some(sf) = &sf {
+                cols.push(Column::of("sx", sf));
+                cols.push(Column::of("sy", sf));
+            }
+            if addend {
+                cols.push(Column::of("z", &Format::BINARY32));
+            }
+            let stdin = std::io::stdin().lock();
+            let w = std::io::stdout().lock();
+            let k = 2 * n;
+            batch::run(stdin, w, &cols, &fr, out.opts(), |v| {
+                let (sx, sy) = if sf.is_some() {
+                    (v[k], v[k + 1])
+                } else {
+                    (0, 0)
+                };
+                let z = if addend { v[v.len() - 1] } else { 0 };
+                unit.eval(&v[..n], &v[n..k], sx, sy, z, &spec)
+            })?;
+            Ok(())
+        }
         Cmd::Prove(a) => prove_cmd::prove(&a),
         Cmd::Bench { format, n, json } => bench(&format, n, json),
         Cmd::Gen {
@@ -474,7 +548,7 @@ fn add_random_column(cols: &mut Vec<Column>, spec: &Spec) {
     let n = spec.rounding.random_bits();
     if n > 0 {
         cols.push(Column {
-            name: "rnd",
+            name: "rnd".to_string(),
             bits: n,
             what: format!("{n} random bits of --sr-bits"),
         });

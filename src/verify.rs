@@ -38,9 +38,20 @@ pub struct GenRest {
     /// Format of y (mul/fma/mac; default: the format of x).
     #[arg(long)]
     pub format_y: Option<String>,
-    /// Result format of mul (default: the format of x; may be binary32).
+    /// Result format of mul (default: the format of x; may be binary32) and of dot (default
+    /// binary32).
     #[arg(long)]
     pub out_format: Option<String>,
+    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …).
+    #[arg(long = "n", value_name = "N")]
+    pub dot_n: Option<u32>,
+    /// dot: block scales sx_i, sy_i of this format (e8m0 for OCP MX, binary8p1uf for P3109);
+    /// the sum is multiplied by 2^(sx + sy).
+    #[arg(long)]
+    pub scale_format: Option<String>,
+    /// dot: add a binary32 addend z_i to the sum (one rounding).
+    #[arg(long)]
+    pub addend: bool,
     /// Input format of project: binary32 (default), binary16 or bfloat16.
     #[arg(long)]
     pub in_format: Option<String>,
@@ -106,11 +117,31 @@ impl GenRest {
             Some(n) => Some(parse_named("--out-format", n)?),
             None => None,
         };
-        if unit != Unit::Mul && fr.is_some() {
+        if !matches!(unit, Unit::Mul | Unit::Dot) && fr.is_some() {
             return Err(CliError::usage(
-                "--out-format applies to --unit mul only (decode and fma/mac produce binary32, project produces --format)",
+                "--out-format applies to --unit mul and dot only (decode and fma/mac produce binary32, project produces --format)",
             ));
         }
+        if unit != Unit::Dot && (self.dot_n.is_some() || self.scale_format.is_some() || self.addend)
+        {
+            return Err(CliError::usage(
+                "--n, --scale-format and --addend apply to --unit dot only",
+            ));
+        }
+        let dot = if unit == Unit::Dot {
+            iface::DotShape {
+                n: self.dot_n.ok_or_else(|| {
+                    CliError::usage("--unit dot needs --n N, the number of elements (1..=64)")
+                })?,
+                scale: match &self.scale_format {
+                    Some(n) => Some(parse_named("--scale-format", n)?),
+                    None => None,
+                },
+                addend: self.addend,
+            }
+        } else {
+            iface::DotShape::default()
+        };
         if unit != Unit::Project && self.in_format.is_some() {
             return Err(CliError::usage(
                 "--in-format applies to --unit project only",
@@ -142,6 +173,11 @@ impl GenRest {
                 x: f,
                 y: Some(fy.unwrap_or(f)),
                 r: Format::BINARY32,
+            },
+            Unit::Dot => iface::Formats {
+                x: f,
+                y: Some(fy.unwrap_or(f)),
+                r: fr.unwrap_or(Format::BINARY32),
             },
         };
         let r = self.rounding.as_deref().unwrap_or("rne");
@@ -187,6 +223,7 @@ impl GenRest {
                 ftz: self.ftz,
                 no_flags: self.no_flags,
                 signaling_nan: false,
+                dot,
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -195,6 +232,11 @@ impl GenRest {
 
     /// The options given next to `--from DIR` (each must agree with the manifest).
     fn overrides(&self, signaling_nan: bool) -> Result<Overrides, CliError> {
+        if self.dot_n.is_some() || self.scale_format.is_some() || self.addend {
+            return Err(CliError::usage(
+                "--n, --scale-format and --addend describe a core to generate; with --from DIR the manifest's \"dot\" field gives the shape",
+            ));
+        }
         let any_format = self.format.format.is_some()
             || self.format.k.is_some()
             || self.format.p.is_some()

@@ -139,9 +139,9 @@ impl Core {
                 ));
             }
         }
-        for role in Role::ALL.into_iter().filter(|r| *r != Role::Data) {
-            if self.ports.iter().filter(|p| p.role == role).count() > 1 {
-                return bad(format!("more than one port has role {role}"));
+        for p in self.ports.iter().filter(|p| p.role != Role::Data) {
+            if self.ports.iter().filter(|q| q.same_role(p)).count() > 1 {
+                return bad(format!("more than one port has role {}", p.role_name()));
             }
         }
         if self.with_role(Role::Reset).is_some() && self.with_role(Role::ResetN).is_some() {

@@ -5,15 +5,17 @@
 //! the one unrounded intermediate ([`Exact`]) and the one rounder ([`project`]: P3109
 //! RoundToPrecision → Saturate → Encode, with IEEE-style [`Flags`]), and the operations built
 //! on them: conversion ([`convert`], [`project_f32`]), multiply ([`mul`]), FMA with a binary32
-//! accumulator ([`fma`]) and their power-of-two scaled variants.
+//! accumulator ([`fma`]), dot products with block scales ([`DotUnit`]) and their power-of-two scaled variants.
 //!
 //! All arithmetic is exact integer arithmetic; nothing goes through f64. The crate does no I/O.
 
+pub mod dot;
 pub mod format;
 pub mod ops;
 pub mod round;
 pub mod value;
 
+pub use dot::{DotUnit, MAX_DOT_N};
 pub use format::{Format, FormatError, Specials, PRESETS};
 pub use ops::{
     add_exact, convert, flush_result, fma, fma_ieee_zero, fma_scaled, is_signaling_nan,

@@ -185,7 +185,7 @@ impl Scale {
     }
 
     #[inline]
-    fn exact(&self) -> Exact {
+    pub(crate) fn exact(&self) -> Exact {
         self.format.decode(self.code).exact()
     }
 }

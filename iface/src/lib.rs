@@ -80,8 +80,13 @@ pub enum Role {
     X,
     /// Second small-float operand.
     Y,
-    /// binary32 (or binary16/bfloat16) input: the addend of `fma`, the input of `project`.
+    /// binary32 (or binary16/bfloat16) input: the addend of `fma` and `dot`, the input of
+    /// `project`.
     Z,
+    /// Block scale of the x elements (`dot --scale-format`).
+    ScaleX,
+    /// Block scale of the y elements.
+    ScaleY,
     /// Run-time rounding mode, encoded as in [`ROUNDING_ENCODING`].
     Rounding,
     /// Run-time saturation mode, encoded as in [`SATURATION_ENCODING`].
@@ -106,7 +111,7 @@ pub enum Role {
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 19] = [
+    pub const ALL: [Role; 21] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -116,6 +121,8 @@ impl Role {
         Role::X,
         Role::Y,
         Role::Z,
+        Role::ScaleX,
+        Role::ScaleY,
         Role::Rounding,
         Role::Saturation,
         Role::Random,
@@ -140,6 +147,8 @@ impl Role {
             Role::X => "x",
             Role::Y => "y",
             Role::Z => "z",
+            Role::ScaleX => "scale_x",
+            Role::ScaleY => "scale_y",
             Role::Rounding => "rounding",
             Role::Saturation => "saturation",
             Role::Random => "random",
@@ -201,6 +210,14 @@ pub struct Port {
     /// Meaning; `data` when omitted.
     #[serde(default = "data_role")]
     pub role: Role,
+    /// Element index of an operand of several elements (`dot`: `x3_i` has role `x`,
+    /// index 3); 0 (omitted) for every other port. A role and an index name one port.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 fn data_role() -> Role {
@@ -215,6 +232,35 @@ impl Port {
             direction,
             width,
             role,
+            index: 0,
+        }
+    }
+
+    /// Element `index` of an operand of several elements.
+    pub fn element(
+        name: impl Into<String>,
+        direction: Direction,
+        width: u32,
+        role: Role,
+        index: u32,
+    ) -> Port {
+        Port {
+            index,
+            ..Port::new(name, direction, width, role)
+        }
+    }
+
+    /// Whether `self` and `o` carry the same meaning (role and element index).
+    pub fn same_role(&self, o: &Port) -> bool {
+        self.role == o.role && self.index == o.index
+    }
+
+    /// `role` or `role[index]` for messages.
+    pub fn role_name(&self) -> String {
+        if self.index == 0 {
+            self.role.to_string()
+        } else {
+            format!("{}[{}]", self.role, self.index)
         }
     }
 
@@ -269,11 +315,20 @@ pub enum Unit {
     Fma,
     /// Streaming accumulator acc ← x·y + acc.
     Mac,
+    /// Σ x_i·y_i (· block scales) + z, exact, one rounding.
+    Dot,
 }
 
 impl Unit {
     /// Every unit.
-    pub const ALL: [Unit; 5] = [Unit::Decode, Unit::Project, Unit::Mul, Unit::Fma, Unit::Mac];
+    pub const ALL: [Unit; 6] = [
+        Unit::Decode,
+        Unit::Project,
+        Unit::Mul,
+        Unit::Fma,
+        Unit::Mac,
+        Unit::Dot,
+    ];
 
     /// Lower-case name.
     pub fn name(self) -> &'static str {
@@ -283,6 +338,7 @@ impl Unit {
             Unit::Mul => "mul",
             Unit::Fma => "fma",
             Unit::Mac => "mac",
+            Unit::Dot => "dot",
         }
     }
 
@@ -298,7 +354,7 @@ impl Unit {
         self == Unit::Mac
     }
 
-    /// `decode, project, mul, fma or mac` for messages.
+    /// `decode, project, mul, fma, mac or dot` for messages.
     pub fn list() -> String {
         let names: Vec<&str> = Unit::ALL.iter().map(|u| u.name()).collect();
         format!(
@@ -504,8 +560,31 @@ pub struct Manifest {
     /// Cycles between accepted inputs (1 = fully pipelined).
     #[serde(default = "default_ii")]
     pub initiation_interval: u32,
+    /// Shape of a `dot` unit (elements, block scales, addend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dot: Option<DotShape>,
     /// Ports in declaration order.
     pub ports: Vec<Port>,
+}
+
+/// Shape of a dot product: `n` elements per operand (ports `x0_i … x{n-1}_i`, role `x` with
+/// indices 0..n), optional block scales of one format (roles `scale_x`, `scale_y`) and an
+/// optional binary32 addend (role `z`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DotShape {
+    /// Elements per operand.
+    pub n: u32,
+    /// Format of both block scales, if the unit has them.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "de_opt_format"
+    )]
+    pub scale: Option<Format>,
+    /// Whether a binary32 addend is added.
+    #[serde(default)]
+    pub addend: bool,
 }
 
 /// A manifest that cannot be used, with the reason and how to fix it.
@@ -526,7 +605,14 @@ pub const MAX_PORT_WIDTH: u32 = 64;
 impl Manifest {
     /// The first port with a role, if any.
     pub fn port(&self, role: Role) -> Option<&Port> {
-        self.ports.iter().find(|p| p.role == role)
+        self.ports.iter().find(|p| p.role == role && p.index == 0)
+    }
+
+    /// The port of `role` and element `index`.
+    pub fn port_at(&self, role: Role, index: u32) -> Option<&Port> {
+        self.ports
+            .iter()
+            .find(|p| p.role == role && p.index == index)
     }
 
     /// Whether the core has a clock port.
@@ -652,17 +738,18 @@ impl Manifest {
                 ));
             }
         }
-        for role in Role::ALL.into_iter().filter(|r| *r != Role::Data) {
-            if self.ports.iter().filter(|p| p.role == role).count() > 1 {
-                let n: Vec<&str> = self
-                    .ports
-                    .iter()
-                    .filter(|p| p.role == role)
-                    .map(|p| p.name.as_str())
-                    .collect();
+        for p in self.ports.iter().filter(|p| p.role != Role::Data) {
+            let same: Vec<&str> = self
+                .ports
+                .iter()
+                .filter(|q| q.same_role(p))
+                .map(|q| q.name.as_str())
+                .collect();
+            if same.len() > 1 {
                 return bad(format!(
-                    "ports {} all have role {role}; one port per role",
-                    n.join(", ")
+                    "ports {} all have role {}; one port per role (operands of several elements give each port its own \"index\")",
+                    same.join(", "),
+                    p.role_name()
                 ));
             }
         }
@@ -793,7 +880,10 @@ mod tests {
         let e = Manifest::from_json(&mul_manifest().replace("\"role\":\"y\"", "\"role\":\"x\""))
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "ports x_i, y_i all have role x; one port per role");
+        assert_eq!(
+            e,
+            "ports x_i, y_i all have role x; one port per role (operands of several elements give each port its own \"index\")"
+        );
         let e = Manifest::from_json(&mul_manifest().replace("\"role\":\"y\"", "\"role\":\"why\""))
             .unwrap_err()
             .to_string();
@@ -811,6 +901,6 @@ mod tests {
             let j = serde_json::to_string(&r).unwrap();
             assert_eq!(j, format!("\"{}\"", r.name()));
         }
-        assert_eq!(Unit::list(), "decode, project, mul, fma or mac");
+        assert_eq!(Unit::list(), "decode, project, mul, fma, mac or dot");
     }
 }

@@ -59,6 +59,8 @@ pub struct GenOptions {
     /// operand NaNs with a clear top trailing bit are signaling and raise `invalid`
     /// ([`golden::is_small_signaling_nan`]).
     pub signaling_nan: bool,
+    /// Shape of a `dot` unit (elements, block scales, addend); `n` is 0 for other units.
+    pub dot: iface::DotShape,
 }
 
 /// What to generate.
@@ -156,6 +158,19 @@ impl GenRequest {
             Unit::Fma | Unit::Mac => {
                 v.push(format!("--format {}", f.x.name()));
                 v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
+            }
+            Unit::Dot => {
+                let d = &self.options.dot;
+                v.push(format!("--format {}", f.x.name()));
+                v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
+                v.push(format!("--out-format {}", f.r.name()));
+                v.push(format!("--n {}", d.n));
+                if let Some(s) = d.scale {
+                    v.push(format!("--scale-format {}", s.name()));
+                }
+                if d.addend {
+                    v.push("--addend".to_string());
+                }
             }
         }
         if self.unit != Unit::Decode {
@@ -317,6 +332,13 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         }
         Unit::Mul => units::mul::validate(req)?,
         Unit::Fma | Unit::Mac => units::fma::validate(req)?,
+        Unit::Dot => units::dot::validate(req)?,
+    }
+    if req.unit != Unit::Dot && req.options.dot != iface::DotShape::default() {
+        return Err(GenError::BadRequest(format!(
+            "--n, --scale-format and --addend describe a dot unit, not {}",
+            req.unit.name()
+        )));
     }
     Ok(())
 }
@@ -335,6 +357,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         Unit::Mul => units::mul::generate(req),
         Unit::Fma => units::fma::generate(req),
         Unit::Mac => units::mac::generate(req),
+        Unit::Dot => units::dot::generate(req),
     }
 }
 

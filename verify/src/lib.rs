@@ -152,11 +152,11 @@ impl Dut {
         let m = &self.manifest;
         let name = &m.top;
         for c in canon.iter().filter(|c| !c.role.is_control()) {
-            let Some(p) = m.port(c.role) else {
+            let Some(p) = m.port_at(c.role, c.index) else {
                 return Err(usage(format!(
                     "manifest of `{name}` has no {} port with role {}; the golden model of {} needs one ({} bits)",
                     dir_name(c.direction),
-                    c.role,
+                    c.role_name(),
                     describe_request(&self.request),
                     c.width
                 )));
@@ -185,12 +185,12 @@ impl Dut {
             }
         }
         for p in m.ports.iter().filter(|p| !p.role.is_control()) {
-            if !canon.iter().any(|c| c.role == p.role) {
+            if !canon.iter().any(|c| c.same_role(p)) {
                 return Err(usage(format!(
                     "{} port `{}` (role {}) of `{name}` has no meaning for {}",
                     dir_name(p.direction),
                     p.name,
-                    p.role,
+                    p.role_name(),
                     describe_request(&self.request)
                 )));
             }
@@ -230,6 +230,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         (_, Role::X) => format!("format x = {}", f.x.name()),
         (_, Role::Y) => format!("format y = {}", f.y.unwrap_or(f.x).name()),
         (_, Role::Z) => "binary32".into(),
+        (_, Role::ScaleX | Role::ScaleY) => format!(
+            "the scale format {}",
+            req.options.dot.scale.map(|f| f.name()).unwrap_or_default()
+        ),
         (_, Role::Result) => format!("the result format {}", f.r.name()),
         (_, Role::Flags) => "{invalid, overflow, underflow, inexact}".into(),
         (_, Role::Class) => "{nan, inf, zero, subnormal}".into(),
@@ -248,9 +252,22 @@ pub fn describe_request(req: &GenRequest) -> String {
 /// `e4m3 x e5m2 -> binary32` (or `e4m3 -> binary32`).
 pub fn format_desc(req: &GenRequest) -> String {
     let f = &req.formats;
+    let d = &req.options.dot;
+    let shape = if req.unit == Unit::Dot {
+        format!(
+            "N={}{}{} ",
+            d.n,
+            d.scale
+                .map(|s| format!(", {} scales", s.name()))
+                .unwrap_or_default(),
+            if d.addend { ", + z" } else { "" }
+        )
+    } else {
+        String::new()
+    };
     match f.y {
-        Some(y) if y != f.x => format!("{} x {} -> {}", f.x.name(), y.name(), f.r.name()),
-        _ => format!("{} -> {}", f.x.name(), f.r.name()),
+        Some(y) if y != f.x => format!("{shape}{} x {} -> {}", f.x.name(), y.name(), f.r.name()),
+        _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
     }
 }
 
@@ -306,6 +323,22 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             // A mul core without a flags port: the golden flags are not compared.
             no_flags: m.unit == Unit::Mul && !m.ports.iter().any(|p| p.role == Role::Flags),
             signaling_nan: m.modes.signaling_nan,
+            dot: match (m.unit, m.dot) {
+                (Unit::Dot, Some(d)) => d,
+                (Unit::Dot, None) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: a dot core needs \"dot\": {{\"n\": <elements>, \"scale\": \"e8m0\" (omit without block scales), \"addend\": true|false}}",
+                        m.top
+                    )))
+                }
+                (u, Some(_)) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: \"dot\" describes dot cores, not {u}; remove it",
+                        m.top
+                    )))
+                }
+                _ => Default::default(),
+            },
         },
     };
     rtl::validate(&req).map_err(|e| usage(format!("manifest of `{}`: {e}", m.top)))?;
@@ -439,6 +472,7 @@ fn rate_bound(unit: Unit) -> f64 {
         Unit::Mul => 5.0e7,
         Unit::Fma => 3.0e7,
         Unit::Mac => 1.0e7,
+        Unit::Dot => 2.0e7,
     }
 }
 
@@ -566,7 +600,7 @@ fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
     let map = |ports: Vec<&Port>, canon: &[Port]| -> Vec<Option<usize>> {
         ports
             .iter()
-            .map(|p| canon.iter().position(|c| c.role == p.role))
+            .map(|p| canon.iter().position(|c| c.same_role(p)))
             .collect()
     };
     PortMap {
@@ -596,9 +630,9 @@ fn canonical(req: &GenRequest) -> (Vec<Port>, Vec<Port>) {
     (i, o)
 }
 
-/// Most canonical data ports of one direction (fixed-size per-vector buffers on the hot path;
-/// the widest unit, `mac` in stream mode, has 6 inputs).
-const MAX_PORTS: usize = 8;
+/// Most canonical data ports of one direction (fixed-size per-vector buffers; the widest
+/// unit, `dot` with 64 elements, scales, addend and mode ports, has 133 inputs).
+const MAX_PORTS: usize = 2 * golden::MAX_DOT_N + 8;
 
 /// Checks the plan's own limits (threads, the time estimate) before anything is built.
 pub fn check_plan(dut: &Dut, plan: &Plan, vectors: u64) -> Result<(), VerifyError> {
@@ -648,6 +682,7 @@ fn default_lanes(unit: Unit) -> u32 {
         Unit::Mul => 8,
         Unit::Fma => 4,
         Unit::Mac => 8,
+        Unit::Dot => 4,
     }
 }
 
@@ -689,18 +724,46 @@ pub fn space_len(dut: &Dut, plan: &Plan) -> Result<u64, VerifyError> {
     }
     let (combos, _) = mode_combos(req, plan)?;
     let (canon_in, _) = canonical(req);
-    let fx = req.formats.x;
-    let space = Space::new(
+    let space = make_space(
+        req,
         canon_in.iter().map(|p| (p.role, p.width)).collect(),
+        combos,
+        plan,
+    )
+    .map_err(usage)?;
+    Ok(space.len)
+}
+
+/// The vector space of a unit: the structured FMA and dot spaces for those units, the
+/// generic one (exhaustive, structured binary32, random) for the others.
+fn make_space(
+    req: &GenRequest,
+    roles: Vec<(Role, u32)>,
+    combos: Combos,
+    plan: &Plan,
+) -> Result<Space, String> {
+    let fx = req.formats.x;
+    let fy = req.formats.y.unwrap_or(fx);
+    if req.unit == Unit::Dot {
+        return Space::new_dot(
+            roles,
+            req.options.dot,
+            fx,
+            fy,
+            combos,
+            plan.choice,
+            plan.seed,
+        );
+    }
+    Space::new(
+        roles,
         req.unit == Unit::Fma,
         fx,
-        req.formats.y.unwrap_or(fx),
+        fy,
         combos,
         plan.choice,
         plan.seed,
     )
-    .map_err(usage)?;
-    Ok(space.len)
 }
 
 /// Builds the model, runs the plan and replays the first counterexample into a VCD.
@@ -746,19 +809,8 @@ pub fn run(
         );
     }
 
-    let fx = req.formats.x;
-    let fy = req.formats.y.unwrap_or(fx);
     let roles: Vec<(Role, u32)> = canon_in.iter().map(|p| (p.role, p.width)).collect();
-    let space = Space::new(
-        roles,
-        req.unit == Unit::Fma,
-        fx,
-        fy,
-        combos.clone(),
-        plan.choice,
-        plan.seed,
-    )
-    .map_err(usage)?;
+    let space = make_space(req, roles, combos.clone(), plan).map_err(usage)?;
     let (lo, hi) = plan.shard.range(space.len);
     if hi == lo {
         return Err(usage(format!(

@@ -57,7 +57,15 @@ pub enum Kind {
     FmaStructured,
     /// FMA: `n` random (x, y) pairs, each with an addend of the structured classes.
     FmaRandom(u64),
+    /// Dot products: `n` vectors per mode combination from the structured classes of
+    /// [`DotGen`] (random lanes, exact and near cancellation, ties and sticky patterns at the
+    /// result's rounding position, specials in any lane, overflow, subnormal products,
+    /// extreme scales, addends around the sum).
+    Dot(u64),
 }
+
+/// Dot-product vectors per mode combination by default.
+pub const DOT_DEFAULT_VECTORS: u64 = 1 << 20;
 
 /// Addends per (x, y) pair in the structured FMA space.
 pub const FMA_Z_PER_PAIR: u64 = 128;
@@ -83,6 +91,7 @@ pub struct Space {
     fy: Format,
     products: Vec<(u32, u8)>,
     structured: Vec<u32>,
+    dot: Option<Box<DotGen>>,
 }
 
 /// The binary32 product (rounded toward zero) and its flags for every (x, y) code pair,
@@ -250,7 +259,8 @@ impl Space {
             roles
                 .iter()
                 .filter(|(r, _)| {
-                    matches!(r, Role::X | Role::Y | Role::Z) || (with_rnd && *r == Role::Random)
+                    matches!(r, Role::X | Role::Y | Role::Z | Role::ScaleX | Role::ScaleY)
+                        || (with_rnd && *r == Role::Random)
                 })
                 .map(|(_, w)| *w)
                 .sum()
@@ -339,7 +349,45 @@ impl Space {
             fy,
             products,
             structured,
+            dot: None,
         })
+    }
+
+    /// The space of a dot-product core of shape `shape` (elements `fx` × `fy`):
+    /// exhaustive when asked for (or by default when the operands have at most
+    /// [`DEFAULT_EXHAUSTIVE_BITS`] bits), else the structured dot classes ([`Kind::Dot`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_dot(
+        roles: Vec<(Role, u32)>,
+        shape: iface::DotShape,
+        fx: Format,
+        fy: Format,
+        modes: Vec<(u64, u64)>,
+        choice: Choice,
+        seed: u64,
+    ) -> Result<Space, String> {
+        let bits: u32 = roles
+            .iter()
+            .filter(|(r, _)| !matches!(r, Role::Rounding | Role::Saturation))
+            .map(|(_, w)| *w)
+            .sum();
+        let per_mode = match choice {
+            Choice::Exhaustive => {
+                return Space::new(roles, false, fx, fy, modes, choice, seed);
+            }
+            Choice::Default if bits <= DEFAULT_EXHAUSTIVE_BITS => {
+                return Space::new(roles, false, fx, fy, modes, Choice::Exhaustive, seed);
+            }
+            Choice::Default => DOT_DEFAULT_VECTORS,
+            Choice::Random(0) => {
+                return Err("--random 0 draws no vector; give a positive count".into())
+            }
+            Choice::Random(n) => n,
+        };
+        let mut sp = Space::new(roles, false, fx, fy, modes, Choice::Random(per_mode), seed)?;
+        sp.kind = Kind::Dot(per_mode);
+        sp.dot = Some(Box::new(DotGen::new(shape, fx, fy)?));
+        Ok(sp)
     }
 
     /// One line describing the space for summaries.
@@ -362,6 +410,9 @@ impl Space {
             ),
             Kind::FmaRandom(n) => format!(
                 "random fma: {n} random (x, y) pairs per mode with structured addends, seed {seed}"
+            ),
+            Kind::Dot(n) => format!(
+                "structured dot: {n} vectors per mode (random lanes, exact and near cancellation, ties and sticky at the rounding position, specials in every lane, overflow, subnormal products, extreme scales, addends around the sum), seed {seed}"
             ),
         };
         format!("{base}{rnd_note}")
@@ -407,6 +458,10 @@ impl Space {
             .copied()
             .unwrap_or((0, 0));
         let mut j = i / combos;
+        if let (Kind::Dot(_), Some(d)) = (self.kind, &self.dot) {
+            d.vector(self.rng.at(i), &self.roles, rm, sat, out);
+            return;
+        }
         match self.kind {
             Kind::FmaStructured | Kind::FmaRandom(_) => {
                 let h = self.rng.at(i);
@@ -576,5 +631,242 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e, "--random 0 draws no vector; give a positive count");
+    }
+}
+
+/// The structured dot-product classes: one vector from one 64-bit hash.
+#[derive(Clone, Debug)]
+pub struct DotGen {
+    n: usize,
+    fx: Format,
+    fy: Format,
+    scale: Option<Format>,
+    /// Scale codes of value 2^-8 … 2^8 (the common case), and the extremes.
+    scale_mid: Vec<u32>,
+    scale_ext: Vec<u32>,
+    /// Special codes of x and y: NaN, ±Inf, ±0, ±max finite, smallest subnormal.
+    spec_x: Vec<u32>,
+    spec_y: Vec<u32>,
+    /// The sum without the addend, rounded toward zero to binary32: where addends go.
+    sum: golden::DotUnit,
+}
+
+fn specials(f: &Format) -> Vec<u32> {
+    let mut v = Vec::new();
+    v.extend(f.nan_code());
+    v.extend(f.pos_inf_code());
+    v.extend(f.neg_inf_code());
+    v.push(0);
+    let sb = if f.signed { f.sign_bit() } else { 0 };
+    if f.has_neg_zero() {
+        v.push(sb);
+    }
+    v.push(f.max_finite_mag());
+    v.push(f.max_finite_mag() | sb);
+    v.push(1);
+    v.push(1 | sb);
+    v
+}
+
+impl DotGen {
+    fn new(shape: iface::DotShape, fx: Format, fy: Format) -> Result<DotGen, String> {
+        let (mut scale_mid, mut scale_ext) = (Vec::new(), Vec::new());
+        if let Some(sf) = shape.scale {
+            for c in 0..sf.num_codes() as u32 {
+                let d = sf.decode(c);
+                let e = d.exact();
+                match e.class {
+                    golden::ExactClass::Finite => {
+                        let l = e.log2_floor();
+                        if (-8..=8).contains(&l) {
+                            scale_mid.push(c);
+                        }
+                        if l.abs() >= sf.emax() - 1 || c < 2 {
+                            scale_ext.push(c);
+                        }
+                    }
+                    _ => scale_ext.push(c),
+                }
+            }
+            if scale_mid.is_empty() {
+                scale_mid.push(0);
+            }
+            if scale_ext.is_empty() {
+                scale_ext.push(0);
+            }
+        }
+        let sum = golden::DotUnit::new(
+            fx,
+            fy,
+            shape.n as usize,
+            shape.scale,
+            false,
+            Format::BINARY32,
+        )?;
+        Ok(DotGen {
+            n: shape.n as usize,
+            fx,
+            fy,
+            scale: shape.scale,
+            scale_mid,
+            scale_ext,
+            spec_x: specials(&fx),
+            spec_y: specials(&fy),
+            sum,
+        })
+    }
+
+    /// A code of `f` with the given sign, biased exponent field and trailing bits.
+    fn code(f: &Format, sign: bool, ef: u64, t: u64) -> u32 {
+        let man = f.man_bits();
+        let emax = (1u64 << f.exp_bits()) - 1;
+        let s = if f.signed && sign { f.sign_bit() } else { 0 };
+        s | ((ef.min(emax) as u32) << man) | (t as u32 & ((1u32 << man) - 1))
+    }
+
+    /// One vector from the hash `h`, written in the order of `roles`.
+    fn vector(&self, h: u64, roles: &[(Role, u32)], rm: u64, sat: u64, out: &mut [u64]) {
+        let n = self.n;
+        let mut r = h;
+        let mut next = || {
+            r = mix(r ^ GAMMA);
+            r
+        };
+        let (fx, fy) = (self.fx, self.fy);
+        let mut xs = [0u32; golden::MAX_DOT_N];
+        let mut ys = [0u32; golden::MAX_DOT_N];
+        for i in 0..n {
+            xs[i] = next() as u32 & fx.code_mask();
+            ys[i] = next() as u32 & fy.code_mask();
+        }
+        let class = h % 8;
+        let ebx = (1u64 << fx.exp_bits()) - 1;
+        let eby = (1u64 << fy.exp_bits()) - 1;
+        let neg = |f: &Format, c: u32| if f.signed { c ^ f.sign_bit() } else { c };
+        match class {
+            1 | 2 => {
+                // Exact (1) or near (2) cancellation: pairs x·y, −x·y; one small lane left.
+                for j in 0..n / 2 {
+                    xs[2 * j + 1] = neg(&fx, xs[2 * j]);
+                    ys[2 * j + 1] = ys[2 * j];
+                    if class == 2 && next() % 3 == 0 {
+                        let d = [1u32, 2, u32::MAX][(next() % 3) as usize];
+                        xs[2 * j + 1] = xs[2 * j + 1].wrapping_add(d) & fx.code_mask();
+                    }
+                }
+                if n % 2 == 1 && next() % 2 == 0 {
+                    xs[n - 1] = Self::code(&fx, next() % 2 == 0, next() % 3, next());
+                }
+            }
+            3 => {
+                // One large product, the others around 2^-24 … 2^-30 below it: the rounding
+                // position of a binary32 sum (ties, sticky).
+                let bx = ebx / 2 + next() % (ebx / 2).max(1);
+                let by = eby / 2 + next() % (eby / 2).max(1);
+                xs[0] = Self::code(&fx, next() % 2 == 0, bx, next());
+                ys[0] = Self::code(&fy, false, by, next());
+                for i in 1..n {
+                    let d = 22 + next() % 10;
+                    let ex = next() % (ebx + 1);
+                    let target = (bx + by) as i64 - d as i64 - ex as i64;
+                    let ey = target.clamp(0, eby as i64) as u64;
+                    let t = if next() % 2 == 0 { 0 } else { next() };
+                    xs[i] = Self::code(&fx, next() % 2 == 0, ex, t);
+                    ys[i] = Self::code(&fy, false, ey, next() & 1);
+                }
+            }
+            4 => {
+                // Specials in one or two lanes.
+                for _ in 0..1 + next() % 2 {
+                    let i = (next() % n as u64) as usize;
+                    if next() % 2 == 0 {
+                        xs[i] = self.spec_x[(next() % self.spec_x.len() as u64) as usize];
+                    } else {
+                        ys[i] = self.spec_y[(next() % self.spec_y.len() as u64) as usize];
+                    }
+                }
+            }
+            5 => {
+                // Overflow: every lane near the largest magnitude, one sign.
+                let s = next() % 2 == 0;
+                for i in 0..n {
+                    xs[i] = fx.max_finite_mag().wrapping_sub((next() % 3) as u32)
+                        | if s && fx.signed { fx.sign_bit() } else { 0 };
+                    ys[i] = fy.max_finite_mag().wrapping_sub((next() % 3) as u32);
+                }
+            }
+            6 => {
+                // Subnormal and tiny products.
+                for i in 0..n {
+                    xs[i] = Self::code(&fx, next() % 2 == 0, next() % 2, next());
+                    ys[i] = Self::code(&fy, false, next() % 3, next());
+                }
+            }
+            _ => {}
+        }
+        let (mut sx, mut sy) = (0u32, 0u32);
+        if let Some(sf) = self.scale {
+            let pick = |v: &[u32], k: u64| v[(k % v.len() as u64) as usize];
+            let ext = class == 7 || class == 5 || next() % 16 == 0;
+            if ext {
+                sx = pick(&self.scale_ext, next());
+                sy = pick(&self.scale_ext, next());
+            } else if next() % 8 == 0 {
+                sx = next() as u32 & sf.code_mask();
+                sy = next() as u32 & sf.code_mask();
+            } else {
+                sx = pick(&self.scale_mid, next());
+                sy = pick(&self.scale_mid, next());
+            }
+        }
+        // Addend: uniform, special, the negated sum ± a few units, or near the sum.
+        let zc = next() % 4;
+        let z = match zc {
+            0 => next() as u32,
+            1 => [
+                0u32,
+                0x8000_0000,
+                0x7F80_0000,
+                0xFF80_0000,
+                0x7FC0_0000,
+                0x7FA0_0000,
+                1,
+                0x8000_0001,
+                0x7F7F_FFFF,
+                0xFF7F_FFFF,
+                0x0080_0000,
+                0x007F_FFFF,
+            ][(next() % 12) as usize],
+            _ => {
+                let spec = golden::Spec::ieee(golden::Rounding::Rtz);
+                let (p, _) = self.sum.eval(&xs[..n], &ys[..n], sx, sy, 0, &spec);
+                if zc == 2 {
+                    (p ^ 0x8000_0000)
+                        .wrapping_add_signed([0i32, 0, 1, -1, 2, -3][(next() % 6) as usize])
+                } else {
+                    let e = ((p >> 23) & 0xFF) as i64 + (next() % 61) as i64 - 30;
+                    (next() as u32 & 0x807F_FFFF) | ((e.clamp(0, 254) as u32) << 23)
+                }
+            }
+        };
+        let (mut xi, mut yi) = (0usize, 0usize);
+        for (idx, (role, w)) in roles.iter().enumerate() {
+            out[idx] = match role {
+                Role::X => {
+                    xi += 1;
+                    xs[xi - 1] as u64
+                }
+                Role::Y => {
+                    yi += 1;
+                    ys[yi - 1] as u64
+                }
+                Role::ScaleX => sx as u64,
+                Role::ScaleY => sy as u64,
+                Role::Z => z as u64,
+                Role::Rounding => rm,
+                Role::Saturation => sat,
+                _ => next() & iface::width_mask(*w),
+            };
+        }
     }
 }

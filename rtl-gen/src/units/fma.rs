@@ -24,9 +24,9 @@
 //! cancels, so at least F + G − 1 ≥ 26 = P + 2 significand bits lie above the sticky bit —
 //! the rounder's contract for a single correct rounding in every deterministic mode.
 
-use super::mul::{mode_lines, mode_ports, mode_tag, product, spec_from_ports, y_format};
+use super::mul::{mode_lines, mode_ports, mode_tag, product, spec_from_ports, y_format, Product};
 use super::{describe, finish_core};
-use crate::ast::{any, concat, sbits, ubits, Expr, ModuleBuilder};
+use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
 use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::{fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
@@ -56,8 +56,34 @@ pub fn fma_datapath(
     modes: &Modes,
     ftz: bool,
 ) -> FmaOut {
-    let b32 = Format::BINARY32;
     let p = product(b, fx, x, fy, y, false);
+    add_round(
+        b,
+        &p,
+        z,
+        &Format::BINARY32,
+        fma_ieee_zero(fx, fy),
+        modes,
+        ftz,
+    )
+}
+
+/// `p + z` for an exact product-like operand `p` (the FMA's product, the dot product's sum)
+/// and a binary32 `z`, rounded once to `fr` with the golden FMA's special cases, zero signs,
+/// `ftz` (binary32 results only) and flags; `ieee_zero` false makes every zero result +0
+/// (P3109 / FNUZ operands).
+pub fn add_round(
+    b: &mut ModuleBuilder,
+    p: &Product,
+    z: &Expr,
+    fr: &Format,
+    ieee_zero: bool,
+    modes: &Modes,
+    ftz: bool,
+) -> FmaOut {
+    let b32 = Format::BINARY32;
+    let to_b32 = *fr == b32;
+    debug_assert!(to_b32 || !ftz);
     b.comment_owned(vec![
         "Unpack z: binary32".to_string(),
         if ftz {
@@ -164,12 +190,23 @@ pub fn fma_datapath(
         "Alignment: {{L, {g}'b0}} >> amt in {} bits; the low {fg} bits are the sticky part",
         2 * fg
     )]);
-    let sh = b.wire(
-        "al_shifted",
-        concat(&[l_sig.clone(), Expr::c(0, g + fg)]).shr(&amt),
-    );
-    let al = sh.slice(2 * fg - 1, fg);
-    let sticky = b.wire("al_sticky", sh.slice(fg - 1, 0).red_or());
+    let (al, sticky) = if 2 * fg <= crate::ast::MAX_WIDTH {
+        let sh = b.wire(
+            "al_shifted",
+            concat(&[l_sig.clone(), Expr::c(0, g + fg)]).shr(&amt),
+        );
+        (
+            sh.slice(2 * fg - 1, fg),
+            b.wire("al_sticky", sh.slice(fg - 1, 0).red_or()),
+        )
+    } else {
+        // Operands too wide for the double-width shifter (a dot product's sum): the sticky
+        // bit is the OR of the bits under a mask of the `amt` low bits.
+        let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
+        let sh = b.wire("al_shifted", lg.shr(&amt));
+        let below = Expr::c(mask(fg), fg).shl(&amt).not();
+        (sh, b.wire("al_sticky", lg.and(&below).red_or()))
+    };
     // ---- add / subtract ----
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
@@ -218,7 +255,7 @@ pub fn fma_datapath(
     // cancellation: a nonzero multiple of the common quantum). Then only 0·y + z with z
     // subnormal is tiny, and that sum is exactly z (flags 0; under ftz such a z is zero): the
     // rounder needs no denormalization, and this one case passes z through.
-    let tiny_free = plo0 > -126 && plo0 - wp as i64 - 24 >= -126;
+    let tiny_free = to_b32 && plo0 > -126 && plo0 - wp as i64 - 24 >= -126;
     let z_pass = (tiny_free && !ftz).then(|| b.wire("f_z_pass", p.zero.and(&uz.sub)));
     // z = {sign, 8'b0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
     let z_code = concat(&[
@@ -238,7 +275,7 @@ pub fn fma_datapath(
         sticky,
         invalid,
     };
-    let out = round(b, &b32, modes, &rin);
+    let out = round(b, fr, modes, &rin);
     let (mut code, mut flags) = match &z_pass {
         Some(zp) => (
             Expr::mux(zp, &z_code, &out.code),
@@ -260,15 +297,28 @@ pub fn fma_datapath(
             flags.slice(1, 0).or(&Expr::repl(2, &subr)),
         ]);
     }
-    if !fma_ieee_zero(fx, fy) {
-        b.comment(&["P3109 / FNUZ operands: zero results are +0 (no -0 in the extended reals)"]);
-        let z = code.slice(30, 0).eq_c(0);
-        code = b.wire(
-            "pz_code",
-            concat(&[code.bit(31).and(&z.not()), code.slice(30, 0)]),
-        );
-    }
+    let code = plus_zero_results(b, fr, ieee_zero, code);
     FmaOut { code, flags }
+}
+
+/// Without `ieee_zero` (P3109 / FNUZ operands) a zero result of a format with −0 becomes +0
+/// (golden::fma_ieee_zero).
+pub(crate) fn plus_zero_results(
+    b: &mut ModuleBuilder,
+    fr: &Format,
+    ieee_zero: bool,
+    code: Expr,
+) -> Expr {
+    if ieee_zero || !fr.has_neg_zero() {
+        return code;
+    }
+    b.comment(&["P3109 / FNUZ operands: zero results are +0 (no -0 in the extended reals)"]);
+    let k = fr.k;
+    let z = code.slice(k - 2, 0).eq_c(0);
+    b.wire(
+        "pz_code",
+        concat(&[code.bit(k - 1).and(&z.not()), code.slice(k - 2, 0)]),
+    )
 }
 
 trait Xnor {

@@ -1,9 +1,10 @@
-//! Hardware units (`decode`, `project`) and their golden meaning: for every unit a
+//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`) and their golden meaning: for every unit a
 //! generator (`generate`) and a function from an input vector (one `u64` per data input
 //! port, in port order) to the expected value of every data output port, built on the
 //! golden model ([`GoldenModel`]).
 
 pub mod decode;
+pub mod dot;
 pub mod fma;
 pub mod mac;
 pub mod mul;
@@ -91,6 +92,31 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
             v.push(out("acc_o", 32, Role::Result));
             v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
         }
+        Unit::Dot => {
+            let s = req.options.dot;
+            let fy = f.y.unwrap_or(f.x);
+            for (role, fmt, name) in [(Role::X, f.x, "x"), (Role::Y, fy, "y")] {
+                for i in 0..s.n {
+                    v.push(Port::element(
+                        format!("{name}{i}_i"),
+                        Direction::Input,
+                        fmt.k,
+                        role,
+                        i,
+                    ));
+                }
+            }
+            if let Some(sf) = s.scale {
+                v.push(inp("sx_i", sf.k, Role::ScaleX));
+                v.push(inp("sy_i", sf.k, Role::ScaleY));
+            }
+            if s.addend {
+                v.push(inp("z_i", 32, Role::Z));
+            }
+            modes(&mut v, false);
+            v.push(out("r_o", f.r.k, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
     }
     v.push(Port::control("valid_o", Role::ValidOut));
     v
@@ -107,6 +133,8 @@ pub enum GoldenModel {
     Mul(mul::MulModel),
     /// `fma` (the stateful `mac` has its own stream model, [`mac::MacModel`]).
     Fma(fma::FmaModel),
+    /// `dot`.
+    Dot(dot::DotModel),
 }
 
 impl GoldenModel {
@@ -120,6 +148,7 @@ impl GoldenModel {
             }
             crate::manifest::Unit::Mul => Ok(GoldenModel::Mul(mul::MulModel::new(req)?)),
             crate::manifest::Unit::Fma => Ok(GoldenModel::Fma(fma::FmaModel::new(req)?)),
+            crate::manifest::Unit::Dot => Ok(GoldenModel::Dot(dot::DotModel::new(req)?)),
             u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
         }
     }
@@ -133,6 +162,7 @@ impl GoldenModel {
             GoldenModel::Project(m) => m.eval(inputs).to_vec(),
             GoldenModel::Mul(m) => m.eval(inputs).to_vec(),
             GoldenModel::Fma(m) => m.eval(inputs).to_vec(),
+            GoldenModel::Dot(m) => m.eval(inputs).to_vec(),
         }
     }
 }
@@ -266,6 +296,7 @@ pub(crate) fn finish_core(
         stages,
         latency: stages,
         initiation_interval: 1,
+        dot: (req.unit == Unit::Dot).then_some(req.options.dot),
         ports,
     };
     Ok(GeneratedCore {

@@ -1,0 +1,454 @@
+//! Dot products with optional block scales and addend, summed exactly and rounded once
+//! (P3109 interim report §5.3.2 BlockDotProduct; OCP MX v1.0 §6 "Dot product" with E8M0
+//! scales):
+//!
+//! ```text
+//!   r = Round_fr( Σ_{i<N} (x_i · Sx) · (y_i · Sy)  +  z )
+//! ```
+//!
+//! with every product and the whole sum exact (a two's-complement fixed-point accumulator
+//! sized from the formats, [`DotUnit::acc_bits`]) and **one** projection by the one rounder
+//! ([`crate::project_to`]). Choices, documented in the README ("Dot products"):
+//!
+//! - a NaN element, NaN scale or NaN addend gives NaN; `0·∞` anywhere (an element times a
+//!   scale, or two scaled elements) and `+∞ + −∞` raise invalid and give NaN; a signaling
+//!   binary32 `z` raises invalid (as `fma`);
+//! - the products are formed as `(x_i·Sx)·(y_i·Sy)`, exactly as [`crate::fma_scaled`], so
+//!   `N = 1` is the scaled FMA bit for bit;
+//! - an exact zero sum takes its sign by IEEE 754 §6.3 (the common sign when every term is a
+//!   zero of one sign, else +0, −0 when rounding toward negative); when an operand format has
+//!   no −0 (P3109, FNUZ) every zero result is +0 (as [`crate::fma_ieee_zero`]).
+
+use crate::format::Format;
+use crate::ops::{is_signaling_nan, mul_exact, Scale};
+use crate::round::{nan, project_to, Flags, Spec, Target};
+use crate::value::{Exact, ExactClass};
+
+/// Largest number of elements of one dot product.
+pub const MAX_DOT_N: usize = 64;
+
+/// Largest exact accumulator, in bits (wide enough for every format with K ≤ 16 and
+/// scales of K ≤ 8 bits).
+pub const MAX_ACC_BITS: u32 = 64 * 64;
+
+/// A dot-product unit: formats and shape fixed, the accumulator geometry derived once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DotUnit {
+    /// Element format of x.
+    pub fx: Format,
+    /// Element format of y.
+    pub fy: Format,
+    /// Number of elements.
+    pub n: usize,
+    /// Format of the block scales (both x and y carry one), if any.
+    pub scale: Option<Format>,
+    /// Whether a binary32 addend `z` is added.
+    pub addend: bool,
+    /// Result format.
+    pub fr: Format,
+    target: Target,
+    lsb: i32,
+    limbs: usize,
+    ieee_zero: bool,
+}
+
+/// Exponent of the least significant bit of the smallest nonzero value of `f`.
+pub fn lsb_exp(f: &Format) -> i32 {
+    f.emin() - f.man_bits() as i32
+}
+
+/// `⌈log2 n⌉` (0 for n ≤ 1).
+fn clog2(n: u64) -> u32 {
+    64 - n.saturating_sub(1).leading_zeros()
+}
+
+impl DotUnit {
+    /// A unit of `n` elements `fx × fy`, with block scales of format `scale`, an optional
+    /// binary32 addend, rounding to `fr`.
+    pub fn new(
+        fx: Format,
+        fy: Format,
+        n: usize,
+        scale: Option<Format>,
+        addend: bool,
+        fr: Format,
+    ) -> Result<DotUnit, String> {
+        if !(1..=MAX_DOT_N).contains(&n) {
+            return Err(format!(
+                "a dot product has 1..={MAX_DOT_N} elements, not {n}"
+            ));
+        }
+        if let Some(s) = scale {
+            if s.k > 8 {
+                return Err(format!(
+                    "block scale format {} has {} bits; scales are formats of at most 8 bits (e8m0, binary8p1uf, …)",
+                    s.name(),
+                    s.k
+                ));
+            }
+        }
+        if fr.p > 30 {
+            return Err(format!(
+                "result format {} has precision {}; the dot product rounds to formats of at most 30 bits of precision (binary32 and smaller)",
+                fr.name(),
+                fr.p
+            ));
+        }
+        let (lo, hi) = Self::range(&fx, &fy, n, scale.as_ref(), addend);
+        let bits = (hi - lo + 2) as u32;
+        if bits > MAX_ACC_BITS {
+            return Err(format!(
+                "the exact sum of {n} products {} × {}{} spans {bits} bits; fp8gen's dot product supports at most {MAX_ACC_BITS}",
+                fx.name(),
+                fy.name(),
+                scale.map(|s| format!(" with {} scales", s.name())).unwrap_or_default()
+            ));
+        }
+        Ok(DotUnit {
+            fx,
+            fy,
+            n,
+            scale,
+            addend,
+            fr,
+            target: Target::new(fr),
+            lsb: lo,
+            limbs: bits.div_ceil(64) as usize,
+            ieee_zero: crate::fma_ieee_zero(&fx, &fy),
+        })
+    }
+
+    /// `(lsb, msb)`: exponents of the lowest bit any term can have and of the highest bit
+    /// of any sum's magnitude.
+    fn range(
+        fx: &Format,
+        fy: &Format,
+        n: usize,
+        scale: Option<&Format>,
+        addend: bool,
+    ) -> (i32, i32) {
+        let (slo, shi) = scale.map_or((0, 0), |s| (2 * lsb_exp(s), 2 * (s.emax() + 1)));
+        let mut lo = lsb_exp(fx) + lsb_exp(fy) + slo;
+        // every product is below 2^((emax_x + 1) + (emax_y + 1) + scales)
+        let mut hi = fx.emax() + 1 + fy.emax() + 1 + shi + clog2(n as u64 + 1) as i32;
+        if addend {
+            let b = Format::BINARY32;
+            lo = lo.min(lsb_exp(&b));
+            hi = hi.max(b.emax() + 1) + 1;
+        }
+        (lo, hi)
+    }
+
+    /// Width of the exact two's-complement accumulator (sign bit included).
+    pub fn acc_bits(&self) -> u32 {
+        let (lo, hi) = Self::range(&self.fx, &self.fy, self.n, self.scale.as_ref(), self.addend);
+        (hi - lo + 2) as u32
+    }
+
+    /// The dot product of `xs` and `ys` (each `n` codes), scale codes `sx`, `sy` (ignored
+    /// without a scale format) and addend `z` (binary32 code, ignored without an addend).
+    pub fn eval(
+        &self,
+        xs: &[u32],
+        ys: &[u32],
+        sx: u32,
+        sy: u32,
+        z: u32,
+        spec: &Spec,
+    ) -> (u32, Flags) {
+        let mut inv = 0u8;
+        let mut any_nan = false;
+        let (mut pos_inf, mut neg_inf) = (false, false);
+        // Terms that are zeros: their count and whether all share a sign.
+        let mut zero_terms = 0usize;
+        let mut zero_sign: Option<bool> = None;
+        let mut mixed_zero = false;
+        let mut acc = [0u64; MAX_ACC_BITS as usize / 64];
+        let acc = &mut acc[..self.limbs];
+        let scales = self.scale.map(|f| {
+            (
+                Scale {
+                    format: f,
+                    code: sx & f.code_mask(),
+                }
+                .exact(),
+                Scale {
+                    format: f,
+                    code: sy & f.code_mask(),
+                }
+                .exact(),
+            )
+        });
+        let mut term = |t: &Exact, acc: &mut [u64]| match t.class {
+            ExactClass::Nan => any_nan = true,
+            ExactClass::Inf => {
+                if t.sign {
+                    neg_inf = true
+                } else {
+                    pos_inf = true
+                }
+            }
+            ExactClass::Zero => {
+                zero_terms += 1;
+                match zero_sign {
+                    None => zero_sign = Some(t.sign),
+                    Some(s) if s != t.sign => mixed_zero = true,
+                    _ => {}
+                }
+            }
+            ExactClass::Finite => {
+                debug_assert!(!t.sticky && t.exp >= self.lsb);
+                add_at(acc, (t.exp - self.lsb) as u32, t.sig, t.sign);
+            }
+        };
+        for i in 0..self.n {
+            let x = self.fx.decode(xs[i] & self.fx.code_mask()).exact();
+            let y = self.fy.decode(ys[i] & self.fy.code_mask()).exact();
+            let (p, i3) = match &scales {
+                Some((ex, ey)) => {
+                    let (a, i1) = mul_exact(&x, ex);
+                    let (b, i2) = mul_exact(&y, ey);
+                    let (p, i3) = mul_exact(&a, &b);
+                    (p, i1 | i2 | i3)
+                }
+                None => mul_exact(&x, &y),
+            };
+            inv |= i3;
+            term(&p, acc);
+        }
+        let b32 = Format::BINARY32;
+        if self.addend {
+            if b32.decode(z).is_nan() && is_signaling_nan(&b32, z) {
+                inv |= Flags::INVALID;
+            }
+            term(&b32.decode(z).exact(), acc);
+        }
+        if inv != 0 || any_nan {
+            return nan(&self.fr, spec, inv);
+        }
+        let sum = if pos_inf && neg_inf {
+            return nan(&self.fr, spec, Flags::INVALID);
+        } else if pos_inf || neg_inf {
+            Exact::inf(neg_inf)
+        } else {
+            match to_exact(acc, self.lsb) {
+                Some(e) => e,
+                None => {
+                    let terms = self.n + self.addend as usize;
+                    let sign = if zero_terms == terms && !mixed_zero {
+                        zero_sign.unwrap_or(false)
+                    } else {
+                        spec.rounding == crate::Rounding::Rtn
+                    };
+                    Exact::zero(sign)
+                }
+            }
+        };
+        let (mut c, fl) = project_to(&sum, &self.target, spec, 0);
+        if !self.ieee_zero && self.fr.has_neg_zero() && c == self.fr.sign_bit() {
+            c = 0;
+        }
+        (c, fl)
+    }
+}
+
+/// `acc += (−1)^neg · sig · 2^off` in two's complement (wrapping at the accumulator's width,
+/// which [`DotUnit::new`] sized so that no sum wraps).
+fn add_at(acc: &mut [u64], off: u32, sig: u64, neg: bool) {
+    let (w, b) = ((off / 64) as usize, off % 64);
+    let lo = sig << b;
+    let hi = if b == 0 { 0 } else { sig >> (64 - b) };
+    let parts = [lo, hi];
+    let mut carry = false;
+    for (i, limb) in acc.iter_mut().enumerate().skip(w) {
+        let p = parts.get(i - w).copied().unwrap_or(0);
+        if neg {
+            let (d, b1) = limb.overflowing_sub(p);
+            let (d, b2) = d.overflowing_sub(carry as u64);
+            *limb = d;
+            carry = b1 | b2;
+        } else {
+            let (s, c1) = limb.overflowing_add(p);
+            let (s, c2) = s.overflowing_add(carry as u64);
+            *limb = s;
+            carry = c1 | c2;
+        }
+        if !carry && i > w {
+            break;
+        }
+    }
+}
+
+/// The accumulator's value as an exact intermediate (64 significant bits and a sticky bit
+/// below, [`Exact`]'s contract), or `None` when it is zero.
+fn to_exact(acc: &mut [u64], lsb: i32) -> Option<Exact> {
+    let neg = acc.last().is_some_and(|l| l >> 63 == 1);
+    if neg {
+        // magnitude = two's-complement negation
+        let mut carry = true;
+        for l in acc.iter_mut() {
+            let (s, c) = (!*l).overflowing_add(carry as u64);
+            *l = s;
+            carry = c;
+        }
+    }
+    let top = acc.iter().rposition(|&l| l != 0)?;
+    // bit index of the leading one
+    let msb = top as u32 * 64 + 63 - acc[top].leading_zeros();
+    if msb < 64 {
+        return Some(Exact::finite(neg, lsb, acc[0]));
+    }
+    let low = msb - 63; // the bit index of the kept significand's LSB
+    let (w, b) = ((low / 64) as usize, low % 64);
+    let mut sig = acc[w] >> b;
+    if b != 0 {
+        sig |= acc[w + 1] << (64 - b);
+    }
+    let sticky = acc[..w].iter().any(|&l| l != 0) || (b != 0 && acc[w] & ((1u64 << b) - 1) != 0);
+    Some(Exact {
+        class: ExactClass::Finite,
+        sign: neg,
+        exp: lsb + low as i32,
+        sig,
+        sticky,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{fma, fma_scaled, FmaOptions, Rounding, Saturation};
+
+    fn spec(r: Rounding) -> Spec {
+        Spec {
+            saturation: Saturation::SatNone,
+            ..Spec::ieee(r)
+        }
+    }
+
+    #[test]
+    fn one_element_is_the_fma() {
+        let e4 = Format::parse("e4m3").unwrap();
+        let u = DotUnit::new(e4, e4, 1, None, true, Format::BINARY32).unwrap();
+        let zs = [
+            0u32,
+            0x8000_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x0000_0001,
+            0x7f80_0000,
+            0x7fc0_0000,
+            0x3b00_0000,
+            0x7f7f_ffff,
+        ];
+        for r in [Rounding::Rne, Rounding::Rtn, Rounding::Rtz, Rounding::Rto] {
+            let s = spec(r);
+            for x in 0..256 {
+                for y in (0..256).step_by(7) {
+                    for &z in &zs {
+                        assert_eq!(
+                            u.eval(&[x], &[y], 0, 0, z, &s),
+                            fma(&e4, x, &e4, y, z, &s, FmaOptions::default()),
+                            "x {x:#x} y {y:#x} z {z:#x} {r}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_scaled_element_is_the_scaled_fma() {
+        let e5 = Format::parse("e5m2").unwrap();
+        let u = DotUnit::new(e5, e5, 1, Some(Format::E8M0), true, Format::BINARY32).unwrap();
+        let s = spec(Rounding::Rne);
+        for x in (0..256).step_by(3) {
+            for y in (0..256).step_by(5) {
+                for (sx, sy) in [(127, 127), (0, 254), (100, 160), (255, 127), (254, 254)] {
+                    for z in [0u32, 0x4000_0000, 0x8000_0001] {
+                        let want = fma_scaled(
+                            &e5,
+                            x,
+                            Scale {
+                                format: Format::E8M0,
+                                code: sx,
+                            },
+                            &e5,
+                            y,
+                            Scale {
+                                format: Format::E8M0,
+                                code: sy,
+                            },
+                            z,
+                            &s,
+                            FmaOptions::default(),
+                        );
+                        assert_eq!(
+                            u.eval(&[x], &[y], sx, sy, z, &s),
+                            want,
+                            "{x} {y} {sx} {sy} {z:#x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accumulator_carries_and_cancels_exactly() {
+        let e4 = Format::parse("e4m3").unwrap();
+        let u = DotUnit::new(e4, e4, 4, None, false, Format::BINARY32).unwrap();
+        let s = spec(Rounding::Rne);
+        // 448·448 − 448·448 + 2^-9·2^-9 − 0 = 2^-18 exactly
+        let (c, f) = u.eval(
+            &[0x7e, 0xfe, 0x01, 0x00],
+            &[0x7e, 0x7e, 0x01, 0x00],
+            0,
+            0,
+            0,
+            &s,
+        );
+        assert_eq!((c, f.0), (0x3680_0000, 0));
+        // exact cancellation: +0 (−0 when rounding toward negative)
+        let (c, _) = u.eval(&[0x38, 0xb8, 0, 0], &[0x38, 0x38, 0, 0], 0, 0, 0, &s);
+        assert_eq!(c, 0);
+        let (c, _) = u.eval(
+            &[0x38, 0xb8, 0, 0],
+            &[0x38, 0x38, 0, 0],
+            0,
+            0,
+            0,
+            &spec(Rounding::Rtn),
+        );
+        assert_eq!(c, 0x8000_0000);
+        // all products −0: −0
+        let (c, _) = u.eval(
+            &[0x80, 0x80, 0x80, 0x80],
+            &[0x38, 0x38, 0x38, 0x38],
+            0,
+            0,
+            0,
+            &s,
+        );
+        assert_eq!(c, 0x8000_0000);
+        // +∞ + −∞ is invalid (E5M2 has infinities)
+        let e5 = Format::parse("e5m2").unwrap();
+        let u5 = DotUnit::new(e5, e5, 2, None, false, Format::BINARY32).unwrap();
+        let (c, f) = u5.eval(&[0x7c, 0xfc], &[0x3c, 0x3c], 0, 0, 0, &s);
+        assert_eq!((c, f.0), (0x7fc0_0000, Flags::INVALID));
+    }
+
+    #[test]
+    fn sticky_below_64_bits() {
+        // 2^40 + 2^-30 with an E8M0-scaled sum: the tiny term only sets sticky; RTP rounds up.
+        let e5 = Format::parse("e5m2").unwrap();
+        let u = DotUnit::new(e5, e5, 2, None, true, Format::BINARY32).unwrap();
+        let one = 0x3c; // 1.0
+        let tiny = 0x01; // 2^-16
+        let s = spec(Rounding::Rtp);
+        // 1·1 + 2^-16·2^-16 + 2^40: rounded up to the next binary32 above 2^40
+        let (c, f) = u.eval(&[one, tiny], &[one, tiny], 0, 0, 0x5380_0000, &s);
+        assert_eq!(c, 0x5380_0001);
+        assert!(f.inexact());
+    }
+}

@@ -1,0 +1,566 @@
+//! The `dot` unit: `r = Σ_{i<N} (x_i·Sx)·(y_i·Sy) + z`, every product and the sum exact,
+//! one rounding to the result format (P3109 interim report §5.3.2 BlockDotProduct; OCP MX
+//! v1.0 dot product with E8M0 scales).
+//!
+//! Golden meaning: `(r_o, flags_o) = golden::DotUnit::eval(x, y, sx, sy, z, spec)` with
+//! `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`. Data input ports, in
+//! order: `x0_i … x{N-1}_i` (role x, index i), `y0_i … y{N-1}_i` (role y), `sx_i`, `sy_i`
+//! (roles scale_x, scale_y; with `--scale-format`), `z_i` (binary32; with `--addend`),
+//! `rm_i`, `sat_i`; outputs `r_o` (result format), `flags_o`.
+//!
+//! Datapath ([`dot_sum`]):
+//! ```text
+//!   lane i:  x_i = {s, E, T} → sig {E≠0, T}, e' = max(E, 1)     (no normalization)
+//!            y_i likewise
+//!            term_i = (sig_x · sig_y) << ((e'_x − 1) + (e'_y − 1))   in a W-bit window
+//!            (formats without subnormals: e' = E, shift E_x + E_y)
+//!            ±term_i (two's complement, T = W + ⌈log2 N⌉ + 1 bits), 0 for 0 / NaN / Inf
+//!   adder tree over the N lanes → S (exact)
+//!   |S| → leading-zero count → normalized significand, exponent
+//!        e(MSB) = lsb_x + lsb_y + (T − 2 − lzc) + e(Sx) + e(Sy)
+//!   no addend: THE ONE rounder;  addend z: fma::add_round (swap, align, add, lzc, rounder)
+//! ```
+//! Block scales are powers of two (P = 1: e8m0, binary8p1uf, …): they only add to the
+//! exponent of the whole sum. Specials per lane follow `golden::mul_exact` applied to
+//! `(x_i·Sx)·(y_i·Sy)`; `+∞ + −∞` across lanes is invalid.
+
+use super::fma::{add_round, plus_zero_results};
+use super::mul::{mode_lines, mode_ports, mode_tag, spec_from_ports, umul, Product};
+use super::{describe, finish_core};
+use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
+use crate::blocks::{lzc_normalize, round, unpack, RoundIn, Unpacked};
+use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
+use golden::dot::lsb_exp;
+use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
+use iface::DotShape;
+
+/// `⌈log2 n⌉` (0 for n ≤ 1).
+fn clog2(n: u32) -> u32 {
+    32 - n.saturating_sub(1).leading_zeros()
+}
+
+/// The fixed-point window of one lane's product: `(W, min_e'_x, min_e'_y)`, W = bits of the
+/// largest shifted product.
+fn window(fx: &Format, fy: &Format) -> (u32, u32, u32) {
+    let min_e = |f: &Format| f.has_subnormals() as u32;
+    let span = |f: &Format| ((1u32 << f.exp_bits()) - 1) - min_e(f);
+    (fx.p + fy.p + span(fx) + span(fy), min_e(fx), min_e(fy))
+}
+
+/// Width of the signed sum: the window, the growth of N terms and a sign bit.
+pub fn sum_width(fx: &Format, fy: &Format, n: u32) -> u32 {
+    window(fx, fy).0 + clog2(n) + 1
+}
+
+/// The dot shape of a request (`n` 0 for every other unit).
+pub fn shape(req: &GenRequest) -> DotShape {
+    req.options.dot
+}
+
+/// Validates a `dot` request.
+pub fn validate(req: &GenRequest) -> Result<(), GenError> {
+    let s = shape(req);
+    let fx = req.formats.x;
+    let fy = req.formats.y.unwrap_or(fx);
+    for (f, what) in [(fx, "x"), (fy, "y")] {
+        if f.k > 16 {
+            return Err(GenError::Unsupported(format!(
+                "the {what} elements of dot must be a small format (k <= 16), not {}",
+                f.name()
+            )));
+        }
+        Format::new(f.k, f.p, f.bias, f.signed, f.specials)
+            .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))?;
+        if f.exp_bits() == 0 {
+            return Err(GenError::Unsupported(format!(
+                "the {what} format {} has no exponent field; dot elements need at least one exponent bit",
+                f.name()
+            )));
+        }
+    }
+    if let Some(sf) = s.scale {
+        if sf.p != 1 {
+            return Err(GenError::Unsupported(format!(
+                "block scale format {} has precision {}; the dot unit's scales are powers of two (precision 1: e8m0, binary8p1uf, …)",
+                sf.name(),
+                sf.p
+            )));
+        }
+    }
+    let fr = req.formats.r;
+    DotUnit::new(fx, fy, s.n as usize, s.scale, s.addend, fr)
+        .map_err(|e| GenError::Unsupported(format!("dot: {e}")))?;
+    if fr != Format::BINARY32 {
+        Format::new(fr.k, fr.p, fr.bias, fr.signed, fr.specials)
+            .map_err(|e| GenError::BadRequest(format!("result format {}: {e}", fr.name())))?;
+    }
+    if !fr.has_nan() && req.options.nonan_code > fr.code_mask() {
+        return Err(GenError::BadRequest(format!(
+            "--nan-code {:#x} does not fit in the {}-bit format {}",
+            req.options.nonan_code,
+            fr.k,
+            fr.name()
+        )));
+    }
+    let t = sum_width(&fx, &fy, s.n);
+    if t > MAX_WIDTH {
+        return Err(GenError::Unsupported(format!(
+            "the exact sum of {} products {} x {} needs a {t}-bit fixed-point window; the dot unit supports up to {MAX_WIDTH} bits (element formats with up to 6 exponent bits, e.g. e4m3, e5m2, binary8p3se)",
+            s.n,
+            fx.name(),
+            fy.name()
+        )));
+    }
+    if req.options.ftz {
+        return Err(GenError::Unsupported(
+            "--ftz is not offered for dot (subnormal elements are exact at no cost in the fixed-point window)".into(),
+        ));
+    }
+    if req.random_bits() > 0
+        || matches!(
+            req.rounding,
+            RoundingSel::Fixed(Rounding::Sra(_) | Rounding::Srb(_) | Rounding::Src(_))
+        )
+    {
+        return Err(GenError::Unsupported(
+            "dot supports the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The golden model of a generated `dot` core.
+#[derive(Clone, Debug)]
+pub struct DotModel {
+    unit: DotUnit,
+    rounding: RoundingSel,
+    saturation: crate::SaturationSel,
+    tininess: Tininess,
+    nonan_code: u32,
+    signaling_nan: bool,
+}
+
+impl DotModel {
+    /// The model of the core `req` generates.
+    pub fn new(req: &GenRequest) -> Result<DotModel, GenError> {
+        let s = shape(req);
+        let fx = req.formats.x;
+        let unit = DotUnit::new(
+            fx,
+            req.formats.y.unwrap_or(fx),
+            s.n as usize,
+            s.scale,
+            s.addend,
+            req.formats.r,
+        )
+        .map_err(|e| GenError::Unsupported(format!("dot: {e}")))?;
+        Ok(DotModel {
+            unit,
+            rounding: req.rounding,
+            saturation: req.saturation,
+            tininess: req.options.tininess,
+            nonan_code: req.options.nonan_code,
+            signaling_nan: req.options.signaling_nan,
+        })
+    }
+
+    /// `[r_o, flags_o]` for the data inputs `x0 … x{N-1}, y0 … y{N-1}, [sx, sy], [z], [rm],
+    /// [sat]`.
+    pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
+        let u = &self.unit;
+        let n = u.n;
+        let mut xs = [0u32; golden::MAX_DOT_N];
+        let mut ys = [0u32; golden::MAX_DOT_N];
+        for i in 0..n {
+            xs[i] = inputs.get(i).copied().unwrap_or(0) as u32;
+            ys[i] = inputs.get(n + i).copied().unwrap_or(0) as u32;
+        }
+        let mut it = inputs.iter().copied().skip(2 * n);
+        let (sx, sy) = if u.scale.is_some() {
+            (it.next().unwrap_or(0) as u32, it.next().unwrap_or(0) as u32)
+        } else {
+            (0, 0)
+        };
+        let z = if u.addend {
+            it.next().unwrap_or(0) as u32
+        } else {
+            0
+        };
+        let (spec, _) = spec_from_ports(
+            &mut it,
+            self.rounding,
+            self.saturation,
+            0,
+            self.tininess,
+            self.nonan_code,
+        );
+        let (c, mut fl) = u.eval(&xs[..n], &ys[..n], sx, sy, z, &spec);
+        if self.signaling_nan
+            && (xs[..n]
+                .iter()
+                .any(|&x| golden::is_small_signaling_nan(&u.fx, x & u.fx.code_mask()))
+                || ys[..n]
+                    .iter()
+                    .any(|&y| golden::is_small_signaling_nan(&u.fy, y & u.fy.code_mask())))
+        {
+            fl.0 |= golden::Flags::INVALID;
+        }
+        [c as u64, fl.0 as u64]
+    }
+}
+
+/// Top module name: `fp8_dot<N>_<x>[_x_<y>][_sc_<scale>][_z]_to_<r>_<rounding>_<saturation>_s<S>`.
+pub fn top_name(req: &GenRequest) -> String {
+    let s = shape(req);
+    let fx = req.formats.x;
+    let fy = req.formats.y.unwrap_or(fx);
+    let mut name = format!("fp8_dot{}_{}", s.n, fx.ident());
+    if fy != fx {
+        name.push_str(&format!("_x_{}", fy.ident()));
+    }
+    if let Some(sf) = s.scale {
+        name.push_str(&format!("_sc_{}", sf.ident()));
+    }
+    if s.addend {
+        name.push_str("_z");
+    }
+    name.push_str(&format!("_to_{}_{}", req.formats.r.ident(), mode_tag(req)));
+    if !req.formats.r.has_nan() && req.options.nonan_code != 0 {
+        name.push_str(&format!("_nc{:x}", req.options.nonan_code));
+    }
+    name.push_str(&format!("_s{}", req.stages));
+    name
+}
+
+/// One element: its class, sign, significand `{E≠0, T}` and window shift `e' − min e'`.
+struct Lane {
+    u: Unpacked,
+    sig: Expr,
+    shift: Expr,
+}
+
+fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
+    let u = unpack(b, f, code, false, prefix);
+    let man = f.man_bits();
+    let eb = f.exp_bits();
+    let ef = code.slice(man + eb - 1, man);
+    let (hidden, shift) = if f.has_subnormals() {
+        // e' − 1 = max(E, 1) − 1 = E − (E ≠ 0)
+        let nz = ef.eq_c(0).not();
+        (nz.clone(), ef.sub(&nz.zext(eb)))
+    } else {
+        (Expr::bit_c(true), ef.clone())
+    };
+    let sig = if man > 0 {
+        concat(&[hidden, code.slice(man - 1, 0)])
+    } else {
+        hidden
+    };
+    let sig = b.wire(&format!("{prefix}_fsig"), sig);
+    let shift = b.wire_note(
+        &format!("{prefix}_shift"),
+        shift,
+        "window position of the LSB",
+    );
+    Lane { u, sig, shift }
+}
+
+/// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
+/// invalid (0·∞ with no NaN factor), ∞, 0.
+struct Class {
+    nan: Expr,
+    invalid: Expr,
+    inf: Expr,
+    zero: Expr,
+}
+
+fn class_mul(a: &Class, c: &Class) -> Class {
+    let in_nan = a.nan.or(&c.nan);
+    let inv = in_nan
+        .not()
+        .and(&a.inf.and(&c.zero).or(&a.zero.and(&c.inf)));
+    let nan = in_nan.or(&inv);
+    let inf = nan.not().and(&a.inf.or(&c.inf));
+    let zero = nan.not().and(&inf.not()).and(&a.zero.or(&c.zero));
+    Class {
+        nan,
+        invalid: a.invalid.or(&c.invalid).or(&inv),
+        inf,
+        zero,
+    }
+}
+
+fn class_of(u: &Unpacked) -> Class {
+    Class {
+        nan: u.nan.clone(),
+        invalid: Expr::bit_c(false),
+        inf: u.inf.clone(),
+        zero: u.zero.clone(),
+    }
+}
+
+/// The exact sum `Σ (x_i·Sx)·(y_i·Sy)` as a normalized product-like operand (the form of
+/// [`Product`]: MSB of `sig` set for finite nonzero values, no sticky). `other_nan` is a NaN
+/// among the other operands (the addend): a NaN operand anywhere makes `+∞ + −∞` quiet
+/// (golden::DotUnit: only `0·∞` is invalid next to a NaN).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_sum(
+    b: &mut ModuleBuilder,
+    fx: &Format,
+    xs: &[Expr],
+    fy: &Format,
+    ys: &[Expr],
+    scales: Option<(&Format, &Expr, &Expr)>,
+    other_nan: &Expr,
+    rtn: &Expr,
+) -> Product {
+    let n = xs.len() as u32;
+    let (w, _, _) = window(fx, fy);
+    let t = sum_width(fx, fy, n);
+    let sc = scales.map(|(f, sx, sy)| {
+        b.comment_owned(vec![format!("Block scales: {}", describe(f))]);
+        (unpack(b, f, sx, true, "sx"), unpack(b, f, sy, true, "sy"))
+    });
+    b.comment_owned(vec![
+        format!(
+            "Lanes: {n} x ({} x {}) products placed unnormalized in a {w}-bit fixed-point window",
+            fx.name(),
+            fy.name()
+        ),
+        format!(
+            "  window LSB = 2^{} (lsb x {} + lsb y {}); signed sum in {t} bits",
+            lsb_exp(fx) + lsb_exp(fy),
+            lsb_exp(fx),
+            lsb_exp(fy)
+        ),
+    ]);
+    let mut terms = Vec::new();
+    let (mut nans, mut invs, mut pinf, mut ninf, mut zeros, mut signs) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for i in 0..n as usize {
+        let lx = lane(b, fx, &xs[i], &format!("x{i}"));
+        let ly = lane(b, fy, &ys[i], &format!("y{i}"));
+        let (mut ca, mut cb) = (class_of(&lx.u), class_of(&ly.u));
+        let mut sign = lx.u.sign.xor(&ly.u.sign);
+        if let Some((usx, usy)) = &sc {
+            ca = class_mul(&ca, &class_of(usx));
+            cb = class_mul(&cb, &class_of(usy));
+            sign = sign.xor(&usx.sign).xor(&usy.sign);
+        }
+        let c = class_mul(&ca, &cb);
+        let nan = b.wire(&format!("l{i}_nan"), c.nan);
+        let inv = b.wire(&format!("l{i}_invalid"), c.invalid);
+        let inf = b.wire(&format!("l{i}_inf"), c.inf);
+        let zero = b.wire(&format!("l{i}_zero"), c.zero);
+        let sign = b.wire(&format!("l{i}_sign"), sign);
+        let live = b.wire_note(
+            &format!("l{i}_live"),
+            any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
+            "finite nonzero product",
+        );
+        let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
+        let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
+        let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
+        let amt = b.wire(&format!("l{i}_amt"), amt);
+        let placed = prod.zext(w).shl(&amt).and(&Expr::repl(w, &live));
+        let placed = b.wire(&format!("l{i}_placed"), placed);
+        let ext = placed.zext(t);
+        let signed = ext.xor(&Expr::repl(t, &sign)).add(&sign.zext(t));
+        terms.push(b.wire_note(&format!("l{i}_term"), signed, "+-product, two's complement"));
+        nans.push(nan);
+        invs.push(inv);
+        pinf.push(inf.and(&sign.not()));
+        ninf.push(inf.and(&sign));
+        zeros.push(zero);
+        signs.push(sign);
+    }
+    b.comment_owned(vec![format!("Adder tree: {n} terms, {t} bits, exact")]);
+    let mut level = 0;
+    while terms.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in terms.chunks(2).enumerate() {
+            if pair.len() == 2 {
+                next.push(b.wire(&format!("s{level}_{j}"), pair[0].add(&pair[1])));
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        terms = next;
+        level += 1;
+    }
+    let s = b.wire("s_sum", terms.remove(0));
+    b.comment(&[
+        "Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid",
+        "zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)",
+    ]);
+    let any_nan = b.wire("s_any_nan", any(&nans));
+    let pinf = b.wire("s_pos_inf", any(&pinf));
+    let ninf = b.wire("s_neg_inf", any(&ninf));
+    let inf_inf = pinf.and(&ninf);
+    let nan = b.wire("s_is_nan", any_nan.or(&inf_inf));
+    let invalid = b.wire(
+        "s_invalid",
+        any(&invs).or(&inf_inf.and(&any_nan.or(other_nan).not())),
+    );
+    let inf = b.wire("s_is_inf", pinf.or(&ninf).and(&nan.not()));
+    let neg = s.msb();
+    let abs = b.wire("s_abs", Expr::mux(&neg, &Expr::c(0, t).sub(&s), &s));
+    let mag = b.wire("s_mag", abs.slice(t - 2, 0));
+    let mag_zero = b.wire("s_mag_zero", mag.eq_c(0));
+    let zero = b.wire("s_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
+    let same_sign = all(&signs).or(&any(&signs).not());
+    let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);
+    let sign = Expr::mux(&inf, &ninf, &Expr::mux(&zero, &zsign, &neg));
+    let sign = b.wire("s_sign", sign);
+    b.comment_owned(vec![format!(
+        "Normalize: leading-zero count of the {}-bit magnitude",
+        t - 1
+    )]);
+    let (lz, norm) = lzc_normalize(b, &mag, "snrm");
+    let lz = b.wire("snrm_lzc", lz);
+    let norm = b.wire("snrm_sig", norm);
+    let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;
+    let (mut lo, mut hi) = (l0, l0 + t as i64 - 2);
+    if let Some((usx, usy)) = &sc {
+        lo += usx.exp_range.0 + usy.exp_range.0;
+        hi += usx.exp_range.1 + usy.exp_range.1;
+    }
+    let ew = sbits(lo.min(-(t as i64)), hi.max(t as i64))
+        .max(lz.width + 1)
+        .max(
+            sc.as_ref()
+                .map_or(0, |(a, c)| a.exp.width.max(c.exp.width) + 1),
+        );
+    let mut exp = Expr::ci(l0 + t as i64 - 2, ew).sub(&lz.zext(ew));
+    if let Some((usx, usy)) = &sc {
+        exp = exp.add(&usx.exp.sext(ew)).add(&usy.exp.sext(ew));
+    }
+    let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
+    Product {
+        nan,
+        invalid,
+        inf,
+        zero,
+        sign,
+        exp,
+        exp_range: (lo, hi),
+        sig: norm,
+    }
+}
+
+/// Generates the dot-product core.
+pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
+    validate(req)?;
+    let s = shape(req);
+    let fx = req.formats.x;
+    let fy = req.formats.y.unwrap_or(fx);
+    let fr = req.formats.r;
+    let top = top_name(req);
+    let mut b = ModuleBuilder::new();
+    let xs: Vec<Expr> = (0..s.n)
+        .map(|i| b.input(&format!("x{i}_i"), fx.k))
+        .collect();
+    let ys: Vec<Expr> = (0..s.n)
+        .map(|i| b.input(&format!("y{i}_i"), fy.k))
+        .collect();
+    let scales = s
+        .scale
+        .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
+    let z = s.addend.then(|| b.input("z_i", 32));
+    let modes = mode_ports(&mut b, req);
+    let rtn = modes.rm[3].clone();
+    let z_nan = match &z {
+        Some(z) => b.wire_note(
+            "z_nan_early",
+            z.slice(30, 23)
+                .eq_c(0xFF)
+                .and(&z.slice(22, 0).eq_c(0).not()),
+            "z is NaN: +Inf + -Inf among the products is then quiet",
+        ),
+        None => Expr::bit_c(false),
+    };
+    let p = dot_sum(
+        &mut b,
+        &fx,
+        &xs,
+        &fy,
+        &ys,
+        scales.as_ref().map(|(f, a, c)| (f, a, c)),
+        &z_nan,
+        &rtn,
+    );
+    let ieee_zero = fma_ieee_zero(&fx, &fy);
+    let (code, flags) = match &z {
+        Some(z) => {
+            b.comment(&["Addend: sum + z, one rounding (the fma datapath after its product)"]);
+            let o = add_round(&mut b, &p, z, &fr, ieee_zero, &modes, false);
+            (o.code, o.flags)
+        }
+        None => {
+            let rin = RoundIn {
+                nan: p.nan.clone(),
+                inf: p.inf.clone(),
+                zero: p.zero.clone(),
+                sign: p.sign.clone(),
+                exp: p.exp.clone(),
+                exp_range: p.exp_range,
+                sig: p.sig.clone(),
+                sticky: Expr::bit_c(false),
+                invalid: p.invalid.clone(),
+            };
+            let out = round(&mut b, &fr, &modes, &rin);
+            let code = b.wire("rnd_code", out.code);
+            (plus_zero_results(&mut b, &fr, ieee_zero, code), out.flags)
+        }
+    };
+    b.output("r_o", code);
+    b.output("flags_o", flags);
+    let mut header = vec![
+        format!(
+            "Unit:        dot  r = sum_{{i<{}}} x_i * y_i{}{} , exact, one rounding",
+            s.n,
+            if s.scale.is_some() {
+                " * 2^(sx + sy)"
+            } else {
+                ""
+            },
+            if s.addend { " + z" } else { "" }
+        ),
+        format!("x:           {}", describe(&fx)),
+        format!("y:           {}", describe(&fy)),
+    ];
+    if let Some(f) = s.scale {
+        header.push(format!("scales:      {}", describe(&f)));
+    }
+    if s.addend {
+        header.push("z:           binary32 (IEEE 754)".to_string());
+    }
+    header.push(format!("r:           {}", describe(&fr)));
+    header.extend(mode_lines(req));
+    header.push(format!(
+        "Options:     tininess {}; zero results: {}",
+        match req.options.tininess {
+            Tininess::AfterRounding => "after rounding",
+            Tininess::BeforeRounding => "before rounding",
+        },
+        if ieee_zero {
+            "IEEE 754 sign rules"
+        } else {
+            "always +0 (P3109 / FNUZ operands)"
+        }
+    ));
+    header.push(format!(
+        "Datapath:    {} lanes -> {}-bit fixed-point window -> adder tree -> lzc normalize -> {}",
+        s.n,
+        window(&fx, &fy).0,
+        if s.addend {
+            "align with z -> add -> lzc normalize -> round"
+        } else {
+            "round"
+        }
+    ));
+    header.push(
+        "Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}".to_string(),
+    );
+    finish_core(req, b, &top, header)
+}

@@ -1,0 +1,328 @@
+//! The `dot` unit end to end, as a user runs it: `fp8gen gen/verify --unit dot` for every
+//! format family (structured vectors, exhaustive where the space allows, pipelined), a
+//! mutated core rejected with a counterexample, `verify --from` on the manifest's N-element
+//! ports, and the batch command `fp8gen dot` with known answers and exact error messages.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn fp8gen(args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `verify --unit dot ARGS --json`: the summary, asserted to pass with `min` vectors.
+fn verify_passes(args: &[&str], min: u64) -> serde_json::Value {
+    let mut a = vec!["verify", "--unit", "dot", "--json"];
+    a.extend_from_slice(args);
+    let (ok, out, err) = fp8gen(&a);
+    assert!(ok, "{args:?}: {err}\n{out}");
+    let j = json(&out);
+    assert_eq!(j["mismatches"], 0, "{args:?}");
+    assert!(j["vectors"].as_u64().unwrap() >= min, "{args:?}: {out}");
+    j
+}
+
+#[test]
+fn dot_is_exact_for_every_family_with_scales_addend_and_runtime_modes() {
+    for args in [
+        // OCP FP8 with MX scales and an addend, every rounding and saturation mode.
+        "-f e4m3 --n 8 --scale-format e8m0 --addend -r dyn -s dyn --random 3000",
+        // IEEE-like E5M2 (infinities): the widest window, the masked-sticky alignment.
+        "-f e5m2 --n 4 --addend -r dyn --random 5000",
+        "-f e4m3fnuz --n 3 --scale-format e8m0 -r dyn -s dyn --random 3000",
+        // P3109 with its own unsigned power-of-two scale format.
+        "-f binary8p3se --n 2 --scale-format binary8p1uf --addend -r dyn -s dyn --random 3000",
+        // An OCP MX block: 32 FP4 elements with E8M0 scales.
+        "-f e2m1 --n 32 --scale-format e8m0 -r dyn --random 3000",
+        // Mixed element formats, a small-float result.
+        "-f e4m3 --format-y e5m2 --n 2 --out-format e4m3 -r dyn -s dyn --random 3000",
+        "-f e5m2 --n 1 --addend -r dyn --random 5000",
+    ] {
+        let a: Vec<&str> = args.split_whitespace().collect();
+        let j = verify_passes(&a, 3000);
+        let space = j["meta"]["space"].as_str().unwrap_or_default().to_string();
+        assert!(space.starts_with("structured dot"), "{args}: {space}");
+    }
+}
+
+#[test]
+fn small_dot_spaces_are_exhaustive_and_pipelines_stream() {
+    // 2 lanes of 4-bit elements: every operand bit pattern (2^16) by default.
+    let j = verify_passes(&["-f", "e2m1", "--n", "2", "-r", "dyn"], 6 << 16);
+    assert_eq!(j["vectors"], 6u64 << 16);
+    let space = j["meta"]["space"].as_str().unwrap().to_string();
+    assert!(space.starts_with("exhaustive"), "{space}");
+    verify_passes(
+        &[
+            "-f",
+            "binary4p2se",
+            "--n",
+            "2",
+            "--out-format",
+            "e4m3",
+            "-s",
+            "dyn",
+        ],
+        4 << 16,
+    );
+    // Pipelined: one vector per cycle through 3 stages.
+    let j = verify_passes(
+        &[
+            "-f",
+            "e4m3",
+            "--n",
+            "4",
+            "--scale-format",
+            "e8m0",
+            "--addend",
+            "--stages",
+            "3",
+            "--random",
+            "5000",
+        ],
+        5000,
+    );
+    assert_eq!(j["meta"]["latency"], "3");
+}
+
+#[test]
+fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dot");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = fp8gen(&[
+        "gen", "-u", "dot", "-f", "e4m3", "--n", "4", "--addend", "-r", "dyn", "-o", d,
+    ]);
+    assert!(ok, "{err}");
+    let vfile = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "v"))
+        .unwrap();
+    let text = std::fs::read_to_string(&vfile).unwrap();
+    let (ok, out, err) = fp8gen(&["verify", "--from", d, "--random", "20000", "--json"]);
+    assert!(ok, "{err}");
+    assert_eq!(json(&out)["mismatches"], 0);
+    // Three mutations: a lane's sign ignored (a condition), the window exponent off by one
+    // (a constant), the zero-sum sign rule dropped (a decision).
+    let sign_line = text
+        .lines()
+        .find(|l| l.contains("wire") && l.contains("l2_term ="))
+        .expect("lane term")
+        .to_string();
+    let exp_line = text
+        .lines()
+        .find(|l| l.contains("wire") && l.contains("snrm_exp ="))
+        .expect("sum exponent")
+        .to_string();
+    let zero_line = text
+        .lines()
+        .find(|l| l.contains("wire") && l.contains("s_sign ="))
+        .expect("sum sign")
+        .to_string();
+    let const_re = |l: &str| -> String {
+        // the first sized decimal constant of the line, plus one
+        let i = l.find("'d").expect("a decimal constant");
+        let j = i + 2 + l[i + 2..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+        let v: i64 = l[i + 2..j].parse().unwrap();
+        format!("{}{}{}", &l[..i + 2], v + 1, &l[j..])
+    };
+    for (what, broken) in [
+        (
+            "lane sign",
+            text.replace(&sign_line, &sign_line.replace("l2_sign", "1'b0")),
+        ),
+        (
+            "window exponent",
+            text.replace(&exp_line, &const_re(&exp_line)),
+        ),
+        (
+            "zero sign",
+            text.replace(&zero_line, &zero_line.replace("rm_is_rtn", "1'b0")),
+        ),
+    ] {
+        assert_ne!(broken, text, "{what}: the alteration must change the core");
+        std::fs::write(&vfile, &broken).unwrap();
+        let (ok, out, err) = fp8gen(&["verify", "--from", d, "--random", "20000", "--json"]);
+        assert!(!ok, "{what}: a broken core must fail verification");
+        assert!(
+            err.contains("differ from the golden model"),
+            "{what}: {err}"
+        );
+        let j = json(&out);
+        assert!(j["mismatches"].as_u64().unwrap() > 0, "{what}");
+        let cx = &j["counterexamples"][0];
+        assert!(cx["inputs"]["x3_i"].is_string(), "{what}: {cx}");
+    }
+}
+
+#[test]
+fn verify_from_reads_the_dot_shape_from_the_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dot");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "dot",
+        "-f",
+        "e5m2",
+        "--n",
+        "2",
+        "--scale-format",
+        "e8m0",
+        "-o",
+        d,
+    ]);
+    assert!(ok, "{err}");
+    let mpath = dir.join("manifest.json");
+    let m = std::fs::read_to_string(&mpath).unwrap();
+    let j = json(&m);
+    assert_eq!(j["dot"]["n"], 2);
+    assert_eq!(j["dot"]["scale"]["k"], 8);
+    assert_eq!(j["ports"][2]["name"], "x1_i");
+    assert_eq!(j["ports"][2]["index"], 1);
+    let (ok, out, err) = fp8gen(&["verify", "--from", d, "--random", "2000"]);
+    assert!(ok, "{err}{out}");
+    assert!(err.contains("x1_i[8]") && err.contains("sx_i[8]"), "{err}");
+    // Options that describe a core to generate are refused next to --from.
+    let (ok, _, err) = fp8gen(&["verify", "--from", d, "--n", "3"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: --n, --scale-format and --addend describe a core to generate; with --from DIR the manifest's \"dot\" field gives the shape"
+    );
+    // A manifest without the shape is refused with the fix.
+    let mut v = j.clone();
+    v.as_object_mut().unwrap().remove("dot");
+    std::fs::write(&mpath, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (ok, _, err) = fp8gen(&["verify", "--from", d]);
+    assert!(!ok);
+    assert!(
+        err.contains("a dot core needs \"dot\": {\"n\": <elements>"),
+        "{err}"
+    );
+    // Two ports with the same role and index.
+    let mut v = j.clone();
+    v["ports"][2]["index"] = serde_json::json!(0);
+    std::fs::write(&mpath, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (ok, _, err) = fp8gen(&["verify", "--from", d]);
+    assert!(!ok);
+    assert!(err.contains("ports x0_i, x1_i all have role x"), "{err}");
+}
+
+fn batch(args: &[&str], input: &str) -> (bool, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .arg("dot")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+#[test]
+fn batch_dot_known_answers_and_errors() {
+    // E4M3: 1.0 = 0x38, 2.0 = 0x40, 448 = 0x7e, 2^-9 = 0x01.
+    let (ok, out, err) = batch(
+        &["-f", "e4m3", "--n", "4", "--flags"],
+        "38 38 38 38 40 40 40 40\n\
+         b8 38 38 38 40 40 40 40\n\
+         7e fe 01 00 7e 7e 01 00\n\
+         38 b8 00 00 38 38 00 00\n\
+         7f 38 38 38 38 38 38 38\n",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        out, "41000000 0\n40800000 0\n36800000 0\n00000000 0\n7fc00000 0\n",
+        "8, 4, 2^-18 (exact cancellation of 448^2), +0, NaN"
+    );
+    // Rounding toward negative: an exact zero sum is -0.
+    let (_, out, _) = batch(&["-f", "e4m3", "--n", "2", "-r", "rtn"], "38 b8 38 38\n");
+    assert_eq!(out, "80000000\n");
+    // E5M2 +Inf + -Inf: NaN and invalid; with a quiet NaN addend: NaN, no invalid.
+    let (_, out, _) = batch(
+        &["-f", "e5m2", "--n", "2", "--addend", "--flags"],
+        "7c fc 3c 3c 00000000\n7c fc 3c 3c 7fc00000\n",
+    );
+    assert_eq!(out, "7fc00000 8\n7fc00000 0\n");
+    // MX: E8M0 scales 2^1 · 2^2 and an addend; a small-float result.
+    let (_, out, _) = batch(
+        &[
+            "-f",
+            "e2m1",
+            "--n",
+            "2",
+            "--scale-format",
+            "e8m0",
+            "--addend",
+        ],
+        "2 2 2 2 80 81 3f800000\n",
+    );
+    assert_eq!(out, "41880000\n", "(1·1 + 1·1)·2^3 + 1 = 17");
+    let (_, out, _) = batch(
+        &[
+            "-f",
+            "e4m3",
+            "--n",
+            "2",
+            "--out-format",
+            "e4m3",
+            "-s",
+            "satfinite",
+        ],
+        "7e 7e 7e 7e\n",
+    );
+    assert_eq!(out, "7e\n", "448·448·2 saturates to 448");
+    // Errors name the field and the fix.
+    let (ok, _, err) = batch(&["-f", "e4m3", "--n", "2"], "38 38\n");
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: line 1: expected 4 hex field(s) 'x0 x1 y0 y1', got '38 38'"
+    );
+    let (ok, _, err) = batch(&["-f", "e4m3", "--n", "2", "--addend"], "38 38 38 1ff 0\n");
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: line 1: field y1 = 1ff does not fit in the 8-bit e4m3 (8 bits)"
+    );
+    let (ok, _, err) = batch(&["-f", "e4m3", "--n", "65"], "");
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: dot: a dot product has 1..=64 elements, not 65"
+    );
+    let (ok, _, err) = fp8gen(&["gen", "-u", "dot", "-f", "e4m3", "-o", "/nonexistent/x"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: --unit dot needs --n N, the number of elements (1..=64)"
+    );
+    let (ok, _, err) = fp8gen(&["gen", "-u", "mul", "-f", "e4m3", "--n", "2", "-o", "/tmp/x"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: --n, --scale-format and --addend apply to --unit dot only"
+    );
+}
