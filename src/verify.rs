@@ -52,6 +52,14 @@ pub struct GenRest {
     /// dot: add a binary32 addend z_i to the sum (one rounding).
     #[arg(long)]
     pub addend: bool,
+    /// mac: the accumulator: `binary32` (default; one rounding per step, II = stages + 1)
+    /// or `exact` (a fixed-point accumulator, one rounding on output, II = 1).
+    #[arg(long)]
+    pub acc: Option<String>,
+    /// mac --acc exact: guard bits of the accumulator (2^N products of any magnitude sum
+    /// without overflow; default 16).
+    #[arg(long)]
+    pub guard_bits: Option<u32>,
     /// Input format of project: binary32 (default), binary16 or bfloat16.
     #[arg(long)]
     pub in_format: Option<String>,
@@ -128,6 +136,29 @@ impl GenRest {
                 "--n, --scale-format and --addend apply to --unit dot only",
             ));
         }
+        let acc_guard = match self.acc.as_deref().map(|a| a.to_ascii_lowercase()) {
+            None if self.guard_bits.is_some() => {
+                return Err(CliError::usage("--guard-bits applies to --acc exact only"))
+            }
+            None => 0,
+            Some(a) if unit != Unit::Mac => {
+                return Err(CliError::usage(format!(
+                    "--acc {a} applies to --unit mac only"
+                )))
+            }
+            Some(a) if a == "binary32" => {
+                if self.guard_bits.is_some() {
+                    return Err(CliError::usage("--guard-bits applies to --acc exact only"));
+                }
+                0
+            }
+            Some(a) if a == "exact" => self.guard_bits.unwrap_or(golden::dot::DEFAULT_GUARD_BITS),
+            Some(a) => {
+                return Err(CliError::usage(format!(
+                    "--acc: unknown accumulator '{a}'; expected binary32 or exact"
+                )))
+            }
+        };
         let dot = if unit == Unit::Dot {
             iface::DotShape {
                 n: self.dot_n.ok_or_else(|| {
@@ -224,6 +255,7 @@ impl GenRest {
                 no_flags: self.no_flags,
                 signaling_nan: false,
                 dot,
+                acc_guard,
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -235,6 +267,11 @@ impl GenRest {
         if self.dot_n.is_some() || self.scale_format.is_some() || self.addend {
             return Err(CliError::usage(
                 "--n, --scale-format and --addend describe a core to generate; with --from DIR the manifest's \"dot\" field gives the shape",
+            ));
+        }
+        if self.acc.is_some() || self.guard_bits.is_some() {
+            return Err(CliError::usage(
+                "--acc and --guard-bits describe a core to generate; with --from DIR the manifest's modes.acc_guard_bits gives the accumulator",
             ));
         }
         let any_format = self.format.format.is_some()

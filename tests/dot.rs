@@ -41,14 +41,12 @@ fn dot_is_exact_for_every_family_with_scales_addend_and_runtime_modes() {
         "-f e4m3 --n 8 --scale-format e8m0 --addend -r dyn -s dyn --random 3000",
         // IEEE-like E5M2 (infinities): the widest window, the masked-sticky alignment.
         "-f e5m2 --n 4 --addend -r dyn --random 5000",
-        "-f e4m3fnuz --n 3 --scale-format e8m0 -r dyn -s dyn --random 3000",
         // P3109 with its own unsigned power-of-two scale format.
         "-f binary8p3se --n 2 --scale-format binary8p1uf --addend -r dyn -s dyn --random 3000",
         // An OCP MX block: 32 FP4 elements with E8M0 scales.
         "-f e2m1 --n 32 --scale-format e8m0 -r dyn --random 3000",
-        // Mixed element formats, a small-float result.
-        "-f e4m3 --format-y e5m2 --n 2 --out-format e4m3 -r dyn -s dyn --random 3000",
-        "-f e5m2 --n 1 --addend -r dyn --random 5000",
+        // FNUZ x IEEE-like elements, E8M0 scales, a small-float result.
+        "-f e4m3fnuz --format-y e5m2 --n 3 --scale-format e8m0 --out-format e4m3 -r dyn -s dyn --random 3000",
     ] {
         let a: Vec<&str> = args.split_whitespace().collect();
         let j = verify_passes(&a, 3000);
@@ -64,7 +62,9 @@ fn small_dot_spaces_are_exhaustive_and_pipelines_stream() {
     assert_eq!(j["vectors"], 6u64 << 16);
     let space = j["meta"]["space"].as_str().unwrap().to_string();
     assert!(space.starts_with("exhaustive"), "{space}");
-    verify_passes(
+    // P3109 4-bit elements, a small-float result, pipelined: one vector per cycle through
+    // 3 stages.
+    let j = verify_passes(
         &[
             "-f",
             "binary4p2se",
@@ -74,25 +74,10 @@ fn small_dot_spaces_are_exhaustive_and_pipelines_stream() {
             "e4m3",
             "-s",
             "dyn",
-        ],
-        4 << 16,
-    );
-    // Pipelined: one vector per cycle through 3 stages.
-    let j = verify_passes(
-        &[
-            "-f",
-            "e4m3",
-            "--n",
-            "4",
-            "--scale-format",
-            "e8m0",
-            "--addend",
             "--stages",
             "3",
-            "--random",
-            "5000",
         ],
-        5000,
+        4 << 16,
     );
     assert_eq!(j["meta"]["latency"], "3");
 }
@@ -324,5 +309,106 @@ fn batch_dot_known_answers_and_errors() {
     assert_eq!(
         err.trim(),
         "error: --n, --scale-format and --addend apply to --unit dot only"
+    );
+}
+
+/// `verify --unit mac --acc exact ARGS --json`: the summary, asserted to pass.
+fn verify_mac_exact(args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["verify", "--unit", "mac", "--acc", "exact", "--json"];
+    a.extend_from_slice(args);
+    let (ok, out, err) = fp8gen(&a);
+    assert!(ok, "{args:?}: {err}\n{out}");
+    let j = json(&out);
+    assert_eq!(j["mismatches"], 0, "{args:?}");
+    j
+}
+
+#[test]
+fn exact_mac_streams_one_product_per_cycle_at_every_depth() {
+    // Initiation interval 1 at 0 and 3 stages: the stream drives valid_i in consecutive
+    // cycles and is compared cycle by cycle.
+    for stages in ["0", "3"] {
+        let j = verify_mac_exact(&[
+            "-f", "e4m3", "-r", "dyn", "-s", "dyn", "--stages", stages, "--random", "100000",
+        ]);
+        let space = j["meta"]["space"].as_str().unwrap().to_string();
+        assert!(space.contains("valid every 1 cycle(s)"), "{space}");
+        let lat: u32 = stages.parse::<u32>().unwrap() + 1;
+        assert_eq!(j["meta"]["latency"], lat.to_string());
+    }
+    // Mixed formats with infinities, and a 1-bit guard: streams of large products overflow
+    // the accumulator, which the output reports as NaN with invalid | overflow.
+    verify_mac_exact(&[
+        "-f",
+        "e4m3",
+        "--format-y",
+        "e5m2",
+        "--guard-bits",
+        "1",
+        "-r",
+        "dyn",
+        "--stages",
+        "1",
+        "--random",
+        "100000",
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mac");
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "mac",
+        "-f",
+        "e5m2",
+        "--acc",
+        "exact",
+        "--guard-bits",
+        "1",
+        "-o",
+        d,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let m = json(&out);
+    assert_eq!(m["initiation_interval"], 1);
+    assert_eq!(m["modes"]["acc_guard_bits"], 1);
+    let vfile = dir.join(format!("{}.v", m["top"].as_str().unwrap()));
+    let text = std::fs::read_to_string(&vfile).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("wire a_ovf ="))
+        .expect("overflow detection")
+        .to_string();
+    std::fs::write(&vfile, text.replace(&line, "  wire a_ovf = 1'b0;")).unwrap();
+    let (ok, _, err) = fp8gen(&["verify", "--from", d, "--random", "100000"]);
+    assert!(!ok, "a silent guard overflow must fail verification");
+    assert!(err.contains("differ from the golden model"), "{err}");
+    let (ok, _, err) = fp8gen(&["gen", "-u", "mac", "-f", "e4m3", "--acc", "wide", "-o", d]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: --acc: unknown accumulator 'wide'; expected binary32 or exact"
+    );
+    let (ok, _, err) = fp8gen(&["gen", "-u", "fma", "-f", "e4m3", "--acc", "exact", "-o", d]);
+    assert!(!ok);
+    assert_eq!(err.trim(), "error: --acc exact applies to --unit mac only");
+    let (ok, _, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "mac",
+        "-f",
+        "e4m3",
+        "--acc",
+        "exact",
+        "--guard-bits",
+        "40",
+        "-o",
+        d,
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: unsupported request: --guard-bits 40 is out of range; use 1..=32 (2^N products of any magnitude sum without overflow)"
     );
 }

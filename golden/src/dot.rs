@@ -252,6 +252,197 @@ impl DotUnit {
     }
 }
 
+/// Bits of the exact product of an `fx` and an `fy` value on the fixed-point grid of the
+/// smallest product's last bit: every finite product is below `2^product_bits` units.
+pub fn product_bits(fx: &Format, fy: &Format) -> u32 {
+    ((fx.emax() + 1 + fy.emax() + 1) - (lsb_exp(fx) + lsb_exp(fy))) as u32
+}
+
+/// Default guard bits of the exact accumulator: `2^16` products of any magnitude sum
+/// without overflow.
+pub const DEFAULT_GUARD_BITS: u32 = 16;
+
+/// The exact accumulator of `mac --acc exact`: `acc ← acc + x·y` with no rounding, in a
+/// two's-complement register of [`ExactAcc::bits`] = product bits + guard bits + 1 (sign),
+/// the sum of at most `2^guard` products of any magnitude; projected once on output.
+///
+/// Specials are state: a NaN product (NaN operand, `0·∞`) makes the sum NaN (invalid for
+/// `0·∞`), infinities of both signs make it NaN + invalid, an infinity of one sign makes it
+/// that infinity. An exact zero sum follows IEEE 754 §6.3 (the common sign when every term
+/// was a zero of one sign, else +0, −0 rounding toward negative; +0 for P3109 / FNUZ
+/// operands). A sum that leaves the register (guard overflow) is never silent: from then
+/// until the next clear the output is NaN with flags invalid | overflow (a combination no
+/// arithmetic result has).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExactAcc {
+    /// Element format of x.
+    pub fx: Format,
+    /// Element format of y.
+    pub fy: Format,
+    /// Guard bits.
+    pub guard: u32,
+    lsb: i32,
+    bits: u32,
+    acc: [u64; 4],
+    /// State: NaN (from a product), invalid (0·∞), +∞ seen, −∞ seen, guard overflow.
+    nan: bool,
+    invalid: bool,
+    pinf: bool,
+    ninf: bool,
+    ovf: bool,
+    /// Every term so far was a zero; a zero of each sign was seen.
+    all_zero: bool,
+    zpos: bool,
+    zneg: bool,
+}
+
+impl ExactAcc {
+    /// An accumulator of `fx × fy` products with `guard` guard bits, cleared.
+    pub fn new(fx: Format, fy: Format, guard: u32) -> Result<ExactAcc, String> {
+        let bits = product_bits(&fx, &fy) + guard + 1;
+        if !(1..=32).contains(&guard) {
+            return Err(format!(
+                "--guard-bits {guard} is out of range; use 1..=32 (2^N products of any magnitude sum without overflow)"
+            ));
+        }
+        if bits > 128 {
+            return Err(format!(
+                "the exact accumulator of {} x {} products needs {bits} bits; fp8gen supports up to 128 (element formats with up to 6 exponent bits, e.g. e4m3, e5m2)",
+                fx.name(),
+                fy.name()
+            ));
+        }
+        let mut a = ExactAcc {
+            fx,
+            fy,
+            guard,
+            lsb: lsb_exp(&fx) + lsb_exp(&fy),
+            bits,
+            acc: [0; 4],
+            nan: false,
+            invalid: false,
+            pinf: false,
+            ninf: false,
+            ovf: false,
+            all_zero: true,
+            zpos: false,
+            zneg: false,
+        };
+        a.clear();
+        Ok(a)
+    }
+
+    /// Width of the two's-complement register (sign included).
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Exponent of the register's least significant bit.
+    pub fn lsb(&self) -> i32 {
+        self.lsb
+    }
+
+    /// The reset state: an empty sum (+0).
+    pub fn clear(&mut self) {
+        self.acc = [0; 4];
+        self.nan = false;
+        self.invalid = false;
+        self.pinf = false;
+        self.ninf = false;
+        self.ovf = false;
+        self.all_zero = true;
+        self.zpos = false;
+        self.zneg = false;
+    }
+
+    /// `acc ← (clear ? 0 : acc) + x·y`, exactly.
+    pub fn step(&mut self, clear: bool, x: u32, y: u32) {
+        if clear {
+            self.clear();
+        }
+        let xe = self.fx.decode(x & self.fx.code_mask()).exact();
+        let ye = self.fy.decode(y & self.fy.code_mask()).exact();
+        let (p, inv) = mul_exact(&xe, &ye);
+        self.invalid |= inv != 0;
+        if p.class != ExactClass::Zero {
+            self.all_zero = false;
+        }
+        match p.class {
+            ExactClass::Nan => self.nan = true,
+            ExactClass::Inf => {
+                if p.sign {
+                    self.ninf = true
+                } else {
+                    self.pinf = true
+                }
+            }
+            ExactClass::Zero => {
+                if p.sign {
+                    self.zneg = true
+                } else {
+                    self.zpos = true
+                }
+            }
+            ExactClass::Finite => {
+                let before = self.acc;
+                add_at(&mut self.acc, (p.exp - self.lsb) as u32, p.sig, p.sign);
+                // Signed overflow of the `bits`-bit register: operands of one sign, a
+                // result of the other (the limbs are wider, so compare the register's sign).
+                let sb =
+                    |a: &[u64; 4]| (a[(self.bits - 1) as usize / 64] >> ((self.bits - 1) % 64)) & 1;
+                let same_sign = p.sign == (sb(&before) == 1);
+                if same_sign && sb(&before) != sb(&self.acc) {
+                    self.ovf = true;
+                }
+                // Wrap to the register's width (sign-extend bit bits-1).
+                let neg = sb(&self.acc) == 1;
+                for (i, l) in self.acc.iter_mut().enumerate() {
+                    let lo = i as u32 * 64;
+                    if lo >= self.bits {
+                        *l = if neg { u64::MAX } else { 0 };
+                    } else if lo + 64 > self.bits {
+                        let k = self.bits - lo;
+                        let m = (1u64 << k) - 1;
+                        *l = if neg { *l | !m } else { *l & m };
+                    }
+                }
+            }
+        }
+    }
+
+    /// The sum projected once to `fr` with `spec`.
+    pub fn result(&self, fr: &Format, spec: &Spec) -> (u32, Flags) {
+        if self.ovf {
+            let (c, _) = nan(fr, spec, 0);
+            return (c, Flags(Flags::INVALID | Flags::OVERFLOW));
+        }
+        if self.nan || self.invalid {
+            return nan(fr, spec, if self.invalid { Flags::INVALID } else { 0 });
+        }
+        if self.pinf && self.ninf {
+            return nan(fr, spec, Flags::INVALID);
+        }
+        let sum = if self.pinf || self.ninf {
+            Exact::inf(self.ninf)
+        } else {
+            let mut a = self.acc;
+            match to_exact(&mut a, self.lsb) {
+                Some(e) => e,
+                None => Exact::zero(if self.all_zero && !(self.zpos && self.zneg) {
+                    self.zneg
+                } else {
+                    spec.rounding == crate::Rounding::Rtn
+                }),
+            }
+        };
+        let (mut c, fl) = project_to(&sum, &Target::new(*fr), spec, 0);
+        if !crate::fma_ieee_zero(&self.fx, &self.fy) && fr.has_neg_zero() && c == fr.sign_bit() {
+            c = 0;
+        }
+        (c, fl)
+    }
+}
+
 /// `acc += (−1)^neg · sig · 2^off` in two's complement (wrapping at the accumulator's width,
 /// which [`DotUnit::new`] sized so that no sum wraps).
 fn add_at(acc: &mut [u64], off: u32, sig: u64, neg: bool) {
@@ -450,5 +641,51 @@ mod tests {
         let (c, f) = u.eval(&[one, tiny], &[one, tiny], 0, 0, 0x5380_0000, &s);
         assert_eq!(c, 0x5380_0001);
         assert!(f.inexact());
+    }
+
+    #[test]
+    fn exact_accumulator_equals_the_dot_product_and_flags_guard_overflow() {
+        let mut h = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            h ^= h << 13;
+            h ^= h >> 7;
+            h ^= h << 17;
+            h
+        };
+        for name in ["e4m3", "e5m2", "e4m3fnuz", "binary8p3se", "e2m1"] {
+            let f = Format::parse(name).unwrap();
+            for r in [Rounding::Rne, Rounding::Rtn, Rounding::Rto] {
+                let s = spec(r);
+                for _ in 0..300 {
+                    let n = 1 + (next() % 64) as usize;
+                    let xs: Vec<u32> = (0..n).map(|_| next() as u32 & f.code_mask()).collect();
+                    let ys: Vec<u32> = (0..n).map(|_| next() as u32 & f.code_mask()).collect();
+                    let mut a = ExactAcc::new(f, f, 16).unwrap();
+                    for i in 0..n {
+                        a.step(i == 0, xs[i], ys[i]);
+                    }
+                    let d = DotUnit::new(f, f, n, None, false, Format::BINARY32).unwrap();
+                    assert_eq!(
+                        a.result(&Format::BINARY32, &s),
+                        d.eval(&xs, &ys, 0, 0, 0, &s),
+                        "{name} {r} {xs:x?} {ys:x?}"
+                    );
+                }
+            }
+        }
+        // 448^2 three times with one guard bit: 3 * 200704 >= 2^(18+1) overflows.
+        let e4 = Format::parse("e4m3").unwrap();
+        let mut a = ExactAcc::new(e4, e4, 1).unwrap();
+        let s = spec(Rounding::Rne);
+        a.step(true, 0x7e, 0x7e);
+        a.step(false, 0x7e, 0x7e);
+        assert_eq!(a.result(&Format::BINARY32, &s), (0x48c4_0000, Flags(0)));
+        a.step(false, 0x7e, 0x7e);
+        assert_eq!(
+            a.result(&Format::BINARY32, &s),
+            (0x7fc0_0000, Flags(Flags::INVALID | Flags::OVERFLOW))
+        );
+        a.step(true, 0x38, 0x38);
+        assert_eq!(a.result(&Format::BINARY32, &s), (0x3f80_0000, Flags(0)));
     }
 }

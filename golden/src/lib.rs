@@ -15,7 +15,7 @@ pub mod ops;
 pub mod round;
 pub mod value;
 
-pub use dot::{DotUnit, MAX_DOT_N};
+pub use dot::{DotUnit, ExactAcc, MAX_DOT_N};
 pub use format::{Format, FormatError, Specials, PRESETS};
 pub use ops::{
     add_exact, convert, flush_result, fma, fma_ieee_zero, fma_scaled, is_signaling_nan,

@@ -445,6 +445,11 @@ pub struct Modes {
     /// E5M2 and P3109 have no signaling NaNs.
     #[serde(default, skip_serializing_if = "is_false")]
     pub signaling_nan: bool,
+    /// `mac` only: 0 = the binary32 accumulator (one rounding per step); N > 0 = the exact
+    /// fixed-point accumulator with N guard bits (`--acc exact --guard-bits N`: 2^N products
+    /// of any magnitude sum exactly; one rounding on output).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub acc_guard_bits: u32,
 }
 
 fn is_false(b: &bool) -> bool {

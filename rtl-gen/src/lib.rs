@@ -61,6 +61,9 @@ pub struct GenOptions {
     pub signaling_nan: bool,
     /// Shape of a `dot` unit (elements, block scales, addend); `n` is 0 for other units.
     pub dot: iface::DotShape,
+    /// `mac` only: 0 = binary32 accumulator; N > 0 = exact accumulator with N guard bits
+    /// ([`golden::ExactAcc`]).
+    pub acc_guard: u32,
 }
 
 /// What to generate.
@@ -196,6 +199,12 @@ impl GenRequest {
             }
             if self.options.no_flags {
                 v.push("--no-flags".to_string());
+            }
+            if self.options.acc_guard > 0 {
+                v.push(format!(
+                    "--acc exact --guard-bits {}",
+                    self.options.acc_guard
+                ));
             }
         }
         v.push(format!("--stages {}", self.stages));
@@ -333,6 +342,25 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         Unit::Mul => units::mul::validate(req)?,
         Unit::Fma | Unit::Mac => units::fma::validate(req)?,
         Unit::Dot => units::dot::validate(req)?,
+    }
+    if req.options.acc_guard > 0 {
+        if req.unit != Unit::Mac {
+            return Err(GenError::BadRequest(format!(
+                "--acc exact applies to mac only, not to the {} unit",
+                req.unit.name()
+            )));
+        }
+        if req.options.ftz {
+            return Err(GenError::Unsupported(
+                "--ftz is not offered with --acc exact (subnormal products are exact in the fixed-point accumulator)".into(),
+            ));
+        }
+        golden::ExactAcc::new(
+            req.formats.x,
+            req.formats.y.unwrap_or(req.formats.x),
+            req.options.acc_guard,
+        )
+        .map_err(GenError::Unsupported)?;
     }
     if req.unit != Unit::Dot && req.options.dot != iface::DotShape::default() {
         return Err(GenError::BadRequest(format!(

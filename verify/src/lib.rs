@@ -323,6 +323,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             // A mul core without a flags port: the golden flags are not compared.
             no_flags: m.unit == Unit::Mul && !m.ports.iter().any(|p| p.role == Role::Flags),
             signaling_nan: m.modes.signaling_nan,
+            acc_guard: m.modes.acc_guard_bits,
             dot: match (m.unit, m.dot) {
                 (Unit::Dot, Some(d)) => d,
                 (Unit::Dot, None) => {
@@ -1201,7 +1202,7 @@ fn run_streams(
     meta.insert(
         "space".to_string(),
         format!(
-            "random streams: {streams} streams x {cycles} cycles from reset (valid every {ii} cycle(s) with random gaps, random clears, operands and modes), seed {}",
+            "random streams: {streams} streams x {cycles} cycles from reset (valid every {ii} cycle(s) with random gaps, random clears, operands and modes; one stream in four near the largest magnitude, one sign), seed {}",
             plan.seed
         ),
     );
@@ -1213,13 +1214,24 @@ fn run_streams(
     let rng = Rng::new(plan.seed, 1);
     let nci = canon_in.len();
     let canon_roles: Vec<Role> = canon_in.iter().map(|p| p.role).collect();
+    // One stream in four accumulates products near the largest magnitude, all of one sign:
+    // sums that overflow binary32 and (with few guard bits) an exact accumulator.
+    let (fx, fy) = (req.formats.x, req.formats.y.unwrap_or(req.formats.x));
+    let large = |f: &golden::Format, h: u64, neg: bool| -> u64 {
+        let sign = if neg && f.signed { f.sign_bit() } else { 0 };
+        (f.max_finite_mag().saturating_sub((h % 4) as u32) | sign) as u64
+    };
     let canon_row = |s: u64, c: usize, out: &mut [u64]| {
         let h = rng.at(s.wrapping_mul(1 << 20).wrapping_add(c as u64));
+        let hs = rng.at(s ^ 0x5DEE_CE66);
+        let big = hs % 4 == 0 && h % 4 != 0;
         let (rm, sat) = combos[((h >> 56) as usize) % combos.len()];
         for (k, role) in canon_roles.iter().enumerate() {
             out[k] = match role {
                 Role::ValidIn => (c as u64 % ii == 0 && h % 8 != 0) as u64,
                 Role::Clear => ((h >> 3) % 16 == 0) as u64,
+                Role::X if big => large(&fx, h >> 8, hs & 0x100 != 0),
+                Role::Y if big => large(&fy, h >> 24, false),
                 Role::X => (h >> 8) & iface::width_mask(kx),
                 Role::Y => (h >> 24) & iface::width_mask(ky),
                 Role::Rounding => rm,

@@ -299,6 +299,75 @@ fn class_of(u: &Unpacked) -> Class {
     }
 }
 
+/// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
+/// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
+pub(crate) struct LaneOut {
+    pub nan: Expr,
+    pub invalid: Expr,
+    pub inf: Expr,
+    pub zero: Expr,
+    pub sign: Expr,
+    pub term: Expr,
+}
+
+/// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product,
+/// placement in the window, sign. `t` is the width of the signed term (at least the window
+/// width, or narrower when the window's top bits only hold NaN/Inf codes, which are masked).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn product_lane(
+    b: &mut ModuleBuilder,
+    fx: &Format,
+    x: &Expr,
+    fy: &Format,
+    y: &Expr,
+    scales: Option<(&Unpacked, &Unpacked)>,
+    i: usize,
+    t: u32,
+) -> LaneOut {
+    let (w, _, _) = window(fx, fy);
+    let lx = lane(b, fx, x, &format!("x{i}"));
+    let ly = lane(b, fy, y, &format!("y{i}"));
+    let (mut ca, mut cb) = (class_of(&lx.u), class_of(&ly.u));
+    let mut sign = lx.u.sign.xor(&ly.u.sign);
+    if let Some((usx, usy)) = scales {
+        ca = class_mul(&ca, &class_of(usx));
+        cb = class_mul(&cb, &class_of(usy));
+        sign = sign.xor(&usx.sign).xor(&usy.sign);
+    }
+    let c = class_mul(&ca, &cb);
+    let nan = b.wire(&format!("l{i}_nan"), c.nan);
+    let inv = b.wire(&format!("l{i}_invalid"), c.invalid);
+    let inf = b.wire(&format!("l{i}_inf"), c.inf);
+    let zero = b.wire(&format!("l{i}_zero"), c.zero);
+    let sign = b.wire(&format!("l{i}_sign"), sign);
+    let live = b.wire_note(
+        &format!("l{i}_live"),
+        any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
+        "finite nonzero product",
+    );
+    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
+    let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
+    let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
+    let amt = b.wire(&format!("l{i}_amt"), amt);
+    let placed = prod.zext(w).shl(&amt).and(&Expr::repl(w, &live));
+    let placed = b.wire(&format!("l{i}_placed"), placed);
+    let ext = if w < t {
+        placed.zext(t)
+    } else {
+        placed.slice(t - 1, 0)
+    };
+    let signed = ext.xor(&Expr::repl(t, &sign)).add(&sign.zext(t));
+    let term = b.wire_note(&format!("l{i}_term"), signed, "+-product, two's complement");
+    LaneOut {
+        nan,
+        invalid: inv,
+        inf,
+        zero,
+        sign,
+        term,
+    }
+}
+
 /// The exact sum `Σ (x_i·Sx)·(y_i·Sy)` as a normalized product-like operand (the form of
 /// [`Product`]: MSB of `sig` set for finite nonzero values, no sticky). `other_nan` is a NaN
 /// among the other operands (the addend): a NaN operand anywhere makes `+∞ + −∞` quiet
@@ -315,7 +384,7 @@ pub fn dot_sum(
     rtn: &Expr,
 ) -> Product {
     let n = xs.len() as u32;
-    let (w, _, _) = window(fx, fy);
+    let w = window(fx, fy).0;
     let t = sum_width(fx, fy, n);
     let sc = scales.map(|(f, sx, sy)| {
         b.comment_owned(vec![format!("Block scales: {}", describe(f))]);
@@ -338,41 +407,15 @@ pub fn dot_sum(
     let (mut nans, mut invs, mut pinf, mut ninf, mut zeros, mut signs) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     for i in 0..n as usize {
-        let lx = lane(b, fx, &xs[i], &format!("x{i}"));
-        let ly = lane(b, fy, &ys[i], &format!("y{i}"));
-        let (mut ca, mut cb) = (class_of(&lx.u), class_of(&ly.u));
-        let mut sign = lx.u.sign.xor(&ly.u.sign);
-        if let Some((usx, usy)) = &sc {
-            ca = class_mul(&ca, &class_of(usx));
-            cb = class_mul(&cb, &class_of(usy));
-            sign = sign.xor(&usx.sign).xor(&usy.sign);
-        }
-        let c = class_mul(&ca, &cb);
-        let nan = b.wire(&format!("l{i}_nan"), c.nan);
-        let inv = b.wire(&format!("l{i}_invalid"), c.invalid);
-        let inf = b.wire(&format!("l{i}_inf"), c.inf);
-        let zero = b.wire(&format!("l{i}_zero"), c.zero);
-        let sign = b.wire(&format!("l{i}_sign"), sign);
-        let live = b.wire_note(
-            &format!("l{i}_live"),
-            any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
-            "finite nonzero product",
-        );
-        let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
-        let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
-        let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
-        let amt = b.wire(&format!("l{i}_amt"), amt);
-        let placed = prod.zext(w).shl(&amt).and(&Expr::repl(w, &live));
-        let placed = b.wire(&format!("l{i}_placed"), placed);
-        let ext = placed.zext(t);
-        let signed = ext.xor(&Expr::repl(t, &sign)).add(&sign.zext(t));
-        terms.push(b.wire_note(&format!("l{i}_term"), signed, "+-product, two's complement"));
-        nans.push(nan);
-        invs.push(inv);
-        pinf.push(inf.and(&sign.not()));
-        ninf.push(inf.and(&sign));
-        zeros.push(zero);
-        signs.push(sign);
+        let scl = sc.as_ref().map(|(a, c)| (a, c));
+        let l = product_lane(b, fx, &xs[i], fy, &ys[i], scl, i, t);
+        terms.push(l.term);
+        nans.push(l.nan);
+        invs.push(l.invalid);
+        pinf.push(l.inf.and(&l.sign.not()));
+        ninf.push(l.inf.and(&l.sign));
+        zeros.push(l.zero);
+        signs.push(l.sign);
     }
     b.comment_owned(vec![format!("Adder tree: {n} terms, {t} bits, exact")]);
     let mut level = 0;

@@ -234,6 +234,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         tininess_before: req.options.tininess == golden::Tininess::BeforeRounding,
         nonan_code: req.options.nonan_code,
         signaling_nan: req.options.signaling_nan,
+        acc_guard_bits: req.options.acc_guard,
     }
 }
 
