@@ -55,6 +55,10 @@ enum Cmd {
         /// Input format: binary32, binary16 or bfloat16.
         #[arg(long, default_value = "binary32")]
         in_format: String,
+        /// Divide by a power-of-two block scale first (P3109 §5.1.2, the MX quantizer):
+        /// lines are "a s" with the scale code s.
+        #[command(flatten)]
+        scale: ScaleArgs,
         #[command(flatten)]
         out: OutArgs,
     },
@@ -320,6 +324,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             format,
             modes,
             in_format,
+            scale,
             out,
         } => {
             let f = format.resolve()?;
@@ -330,17 +335,23 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     "--in-format: '{in_format}' is not an input format of project; use binary32, binary16 or bfloat16"
                 )));
             }
+            let sf = scale_format(&scale)?;
             let mut cols = vec![Column::of("a", &inf)];
+            if let Some(sf) = &sf {
+                cols.push(Column::of("s", sf));
+            }
             add_random_column(&mut cols, &spec);
             let stdin = std::io::stdin().lock();
-            batch::run(
-                stdin,
-                std::io::stdout().lock(),
-                &cols,
-                &f,
-                out.opts(),
-                |v| golden::convert(&inf, v[0], &f, &spec, rnd(v, 1)),
-            )?;
+            let w = std::io::stdout().lock();
+            match sf {
+                None => batch::run(stdin, w, &cols, &f, out.opts(), |v| {
+                    golden::convert(&inf, v[0], &f, &spec, rnd(v, 1))
+                })?,
+                Some(format) => batch::run(stdin, w, &cols, &f, out.opts(), |v| {
+                    let s = Scale { format, code: v[1] };
+                    golden::convert_scaled(&inf, v[0], s, &f, &spec, rnd(v, 2))
+                })?,
+            };
             Ok(())
         }
         Cmd::Mul {

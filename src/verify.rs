@@ -45,10 +45,14 @@ pub struct GenRest {
     /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …).
     #[arg(long = "n", value_name = "N")]
     pub dot_n: Option<u32>,
-    /// dot: block scales sx_i, sy_i of this format (e8m0 for OCP MX, binary8p1uf for P3109);
-    /// the sum is multiplied by 2^(sx + sy).
+    /// Power-of-two block scales of this format (e8m0 for OCP MX, binary8p1uf for P3109):
+    /// mul, fma, dot get ports sx_i, sy_i ((x·Sx)·(y·Sy)); project gets s_i and divides by
+    /// it (P3109 §5.1.2, the MX quantizer).
     #[arg(long)]
     pub scale_format: Option<String>,
+    /// Block scales in E8M0 (the same as --scale-format e8m0).
+    #[arg(long)]
+    pub scaled: bool,
     /// dot: add a binary32 addend z_i to the sum (one rounding).
     #[arg(long)]
     pub addend: bool,
@@ -130,10 +134,17 @@ impl GenRest {
                 "--out-format applies to --unit mul and dot only (decode and fma/mac produce binary32, project produces --format)",
             ));
         }
-        if unit != Unit::Dot && (self.dot_n.is_some() || self.scale_format.is_some() || self.addend)
-        {
+        if unit != Unit::Dot && (self.dot_n.is_some() || self.addend) {
+            return Err(CliError::usage("--n and --addend apply to --unit dot only"));
+        }
+        let scale = match (&self.scale_format, self.scaled) {
+            (Some(n), _) => Some(parse_named("--scale-format", n)?),
+            (None, true) => Some(Format::E8M0),
+            (None, false) => None,
+        };
+        if scale.is_some() && !matches!(unit, Unit::Project | Unit::Mul | Unit::Fma | Unit::Dot) {
             return Err(CliError::usage(
-                "--n, --scale-format and --addend apply to --unit dot only",
+                "--scaled / --scale-format apply to --unit project, mul, fma and dot",
             ));
         }
         let acc_guard = match self.acc.as_deref().map(|a| a.to_ascii_lowercase()) {
@@ -164,10 +175,6 @@ impl GenRest {
                 n: self.dot_n.ok_or_else(|| {
                     CliError::usage("--unit dot needs --n N, the number of elements (1..=64)")
                 })?,
-                scale: match &self.scale_format {
-                    Some(n) => Some(parse_named("--scale-format", n)?),
-                    None => None,
-                },
                 addend: self.addend,
             }
         } else {
@@ -183,6 +190,7 @@ impl GenRest {
                 x: f,
                 y: None,
                 r: Format::BINARY32,
+                scale: None,
             },
             Unit::Project => {
                 let inf = parse_named(
@@ -193,22 +201,26 @@ impl GenRest {
                     x: inf,
                     y: None,
                     r: f,
+                    scale,
                 }
             }
             Unit::Mul => iface::Formats {
                 x: f,
                 y: Some(fy.unwrap_or(f)),
                 r: fr.unwrap_or(f),
+                scale,
             },
             Unit::Fma | Unit::Mac => iface::Formats {
                 x: f,
                 y: Some(fy.unwrap_or(f)),
                 r: Format::BINARY32,
+                scale,
             },
             Unit::Dot => iface::Formats {
                 x: f,
                 y: Some(fy.unwrap_or(f)),
                 r: fr.unwrap_or(Format::BINARY32),
+                scale,
             },
         };
         let r = self.rounding.as_deref().unwrap_or("rne");
@@ -264,9 +276,9 @@ impl GenRest {
 
     /// The options given next to `--from DIR` (each must agree with the manifest).
     fn overrides(&self, signaling_nan: bool) -> Result<Overrides, CliError> {
-        if self.dot_n.is_some() || self.scale_format.is_some() || self.addend {
+        if self.dot_n.is_some() || self.scale_format.is_some() || self.scaled || self.addend {
             return Err(CliError::usage(
-                "--n, --scale-format and --addend describe a core to generate; with --from DIR the manifest's \"dot\" field gives the shape",
+                "--n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)",
             ));
         }
         if self.acc.is_some() || self.guard_bits.is_some() {

@@ -412,3 +412,63 @@ fn exact_mac_streams_one_product_per_cycle_at_every_depth() {
         "error: unsupported request: --guard-bits 40 is out of range; use 1..=32 (2^N products of any magnitude sum without overflow)"
     );
 }
+
+#[test]
+fn block_scaled_mul_fma_and_project_cores_match_the_golden_model() {
+    for args in [
+        // The MX quantizer: binary32 divided by an E8M0 block scale, rounded to E4M3.
+        "-u project -f e4m3 --scaled -r dyn -s dyn --random 20000",
+        "-u mul -f e5m2 --out-format binary32 --scale-format binary8p1uf -r dyn --random 20000",
+        "-u fma -f e4m3 --scaled -r dyn --stages 2 --random 20000",
+    ] {
+        let mut a = vec!["verify", "--json"];
+        a.extend(args.split_whitespace());
+        let (ok, out, err) = fp8gen(&a);
+        assert!(ok, "{args}: {err}\n{out}");
+        let j = json(&out);
+        assert_eq!(j["mismatches"], 0, "{args}");
+        let inputs = j["meta"]["inputs"].as_str().unwrap_or_default().to_string();
+        assert!(
+            inputs.contains("sx_i[8] sy_i[8]") || inputs.contains(" s_i[8]"),
+            "{args}: {inputs}"
+        );
+    }
+    // The batch quantizer: 3.0 / 2^1 = 1.5, 3.0 / 2^0 = 3, a NaN scale gives NaN.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .args(["project", "-f", "e4m3", "--scaled", "--flags"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin
+        .take()
+        .unwrap()
+        .write_all(b"40400000 80\n40400000 7f\nc0400000 ff\n")
+        .unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "3c 0\n44 0\n7f 0\n");
+    let (ok, _, err) = fp8gen(&[
+        "gen", "-u", "decode", "-f", "e4m3", "--scaled", "-o", "/tmp/x",
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: --scaled / --scale-format apply to --unit project, mul, fma and dot"
+    );
+    let (ok, _, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "mul",
+        "-f",
+        "e4m3",
+        "--scale-format",
+        "e4m3",
+        "-o",
+        "/tmp/x",
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: unsupported request: scale format e4m3 is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)"
+    );
+}

@@ -325,6 +325,7 @@ fn stages_0_and_3_give_identical_results() {
                 } else {
                     Format::E4M3
                 },
+                scale: None,
             };
             req.stages = stages;
             let core = rtl::generate(&req).unwrap();

@@ -64,6 +64,7 @@ fn main() {
                         } else {
                             f
                         },
+                        scale: None,
                     },
                     rounding: RoundingSel::Fixed(r),
                     saturation: SaturationSel::Fixed(sat),

@@ -36,6 +36,7 @@ fn req(unit: Unit, f: Format, r: Rounding, s: Saturation, stages: u32) -> GenReq
             } else {
                 f
             },
+            scale: None,
         },
         rounding: RoundingSel::Fixed(r),
         saturation: SaturationSel::Fixed(s),

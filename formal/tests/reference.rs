@@ -26,6 +26,7 @@ fn req(unit: Unit, fx: Format, fy: Format, fr: Format, dynamic: bool) -> GenRequ
             x: fx,
             y: (unit != Unit::Project).then_some(fy),
             r: fr,
+            scale: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

@@ -506,6 +506,7 @@ fn generated_e4m3_mul(dynamic_modes: bool, stages: u32) -> Core {
         x: Format::E4M3,
         y: Some(Format::E4M3),
         r: Format::E4M3,
+        scale: None,
     };
     let gen = rtl::generate(&req).expect("generate mul");
     let core = Core::from_manifest(gen.verilog, &gen.manifest);

@@ -18,9 +18,9 @@ pub mod value;
 pub use dot::{DotUnit, ExactAcc, MAX_DOT_N};
 pub use format::{Format, FormatError, Specials, PRESETS};
 pub use ops::{
-    add_exact, convert, flush_result, fma, fma_ieee_zero, fma_scaled, is_signaling_nan,
-    is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled, project_f32, FmaOptions, FmaUnit,
-    Projector, Scale,
+    add_exact, convert, convert_scaled, flush_result, fma, fma_ieee_zero, fma_scaled,
+    is_signaling_nan, is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled, project_f32,
+    FmaOptions, FmaUnit, Projector, Scale,
 };
 pub use round::{project, project_to, Flags, Rounding, Saturation, Spec, Target, Tininess};
 pub use value::{pow2, Class, Decoded, Exact, ExactClass};

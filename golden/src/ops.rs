@@ -42,6 +42,48 @@ pub fn convert(from: &Format, code: u32, to: &Format, spec: &Spec, rnd: u32) -> 
     }
 }
 
+/// P3109 §5.1.2 ωBlockProject for one element: `code` of `from` divided by the power-of-two
+/// scale `s`, projected once to `to` (the MX quantizer: binary32 → element with a given block
+/// scale). NaN element or scale → NaN; `s = 0` → +0; `s = ±∞` → ±1 for a nonzero element
+/// (sign of the element times the scale's), +0 for a zero one; otherwise the exact quotient.
+/// A signaling NaN element raises `invalid`.
+pub fn convert_scaled(
+    from: &Format,
+    code: u32,
+    s: Scale,
+    to: &Format,
+    spec: &Spec,
+    rnd: u32,
+) -> (u32, Flags) {
+    let d = from.decode(code);
+    let inv = if d.class == Class::Nan && is_signaling_nan(from, code) {
+        Flags::INVALID
+    } else {
+        0
+    };
+    let x = d.exact();
+    let se = s.exact();
+    use ExactClass::*;
+    let z = match (x.class, se.class) {
+        (Nan, _) | (_, Nan) => return nan(to, spec, inv),
+        (_, Zero) => Exact::zero(false),
+        (Zero, Inf) => Exact::zero(false),
+        (_, Inf) => Exact::finite(x.sign ^ se.sign, 0, 1),
+        (Inf, _) => Exact::inf(x.sign ^ se.sign),
+        (Zero, _) => Exact::zero(x.sign ^ se.sign),
+        (Finite, Finite) => {
+            debug_assert!(se.sig.is_power_of_two(), "scales are powers of two");
+            Exact {
+                sign: x.sign ^ se.sign,
+                exp: x.exp - se.exp - se.sig.trailing_zeros() as i32,
+                ..x
+            }
+        }
+    };
+    let (c, fl) = project(&z, to, spec, rnd);
+    (c, Flags(fl.0 | inv))
+}
+
 /// Projects a binary32 value (given as its bits) to `to`.
 #[inline]
 pub fn project_f32(to: &Format, bits: u32, spec: &Spec, rnd: u32) -> (u32, Flags) {

@@ -416,6 +416,15 @@ pub struct Formats {
     /// Result format.
     #[serde(deserialize_with = "de_format")]
     pub r: Format,
+    /// Format of the power-of-two block scales (roles `scale_x`, `scale_y` on `mul`, `fma`,
+    /// `dot`; `scale_x` = the divisor of a scaled `project`, P3109 §5.1.2), if the core
+    /// has them.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "de_opt_format"
+    )]
+    pub scale: Option<Format>,
 }
 
 /// Rounding/saturation/option settings; a `None` mode means a run-time port.
@@ -573,20 +582,13 @@ pub struct Manifest {
 }
 
 /// Shape of a dot product: `n` elements per operand (ports `x0_i … x{n-1}_i`, role `x` with
-/// indices 0..n), optional block scales of one format (roles `scale_x`, `scale_y`) and an
-/// optional binary32 addend (role `z`).
+/// indices 0..n) and an optional binary32 addend (role `z`); block scales are
+/// `formats.scale`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DotShape {
     /// Elements per operand.
     pub n: u32,
-    /// Format of both block scales, if the unit has them.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "de_opt_format"
-    )]
-    pub scale: Option<Format>,
     /// Whether a binary32 addend is added.
     #[serde(default)]
     pub addend: bool,

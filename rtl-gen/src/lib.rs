@@ -96,6 +96,7 @@ impl GenRequest {
                 x: format,
                 y: None,
                 r: Format::BINARY32,
+                scale: None,
             },
             rounding: RoundingSel::Fixed(Rounding::Rne),
             saturation: SaturationSel::Fixed(Saturation::SatNone),
@@ -113,6 +114,7 @@ impl GenRequest {
                 x: Format::BINARY32,
                 y: None,
                 r: format,
+                scale: None,
             },
             rounding,
             saturation,
@@ -168,13 +170,13 @@ impl GenRequest {
                 v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
                 v.push(format!("--out-format {}", f.r.name()));
                 v.push(format!("--n {}", d.n));
-                if let Some(s) = d.scale {
-                    v.push(format!("--scale-format {}", s.name()));
-                }
                 if d.addend {
                     v.push("--addend".to_string());
                 }
             }
+        }
+        if let Some(s) = f.scale {
+            v.push(format!("--scale-format {}", s.name()));
         }
         if self.unit != Unit::Decode {
             v.push(match self.rounding {
@@ -361,6 +363,26 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             req.options.acc_guard,
         )
         .map_err(GenError::Unsupported)?;
+    }
+    if let Some(sf) = req.formats.scale {
+        if !matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma | Unit::Dot) {
+            return Err(GenError::Unsupported(format!(
+                "block scales (--scale-format) apply to project, mul, fma and dot, not to the {} unit",
+                req.unit.name()
+            )));
+        }
+        check_format(&sf, "scale")?;
+        if sf.p != 1 || sf.k > 8 {
+            return Err(GenError::Unsupported(format!(
+                "scale format {} is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)",
+                sf.name()
+            )));
+        }
+        if req.options.ftz {
+            return Err(GenError::Unsupported(
+                "--ftz and block scales exclude each other (a scaled operand's subnormal range is not defined)".into(),
+            ));
+        }
     }
     if req.unit != Unit::Dot && req.options.dot != iface::DotShape::default() {
         return Err(GenError::BadRequest(format!(

@@ -18,6 +18,7 @@ fn req(fx: Format, fy: Format, dynamic: bool, stages: u32, ftz: bool) -> GenRequ
             x: fx,
             y: Some(fy),
             r: Format::BINARY32,
+            scale: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

@@ -16,6 +16,7 @@ fn req(fx: Format, fy: Format, fr: Format, dynamic: bool, stages: u32) -> GenReq
             x: fx,
             y: Some(fy),
             r: fr,
+            scale: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

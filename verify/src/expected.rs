@@ -96,7 +96,11 @@ impl Golden {
     /// The golden function of the core `req` describes, for the mode port values in `modes`.
     pub fn new(req: &GenRequest, modes: &[(u64, u64)]) -> Result<Golden, String> {
         let g = GoldenModel::new(req).map_err(|e| e.to_string())?;
-        if req.unit == Unit::Project && req.random_bits() == 0 && !req.options.signaling_nan {
+        if req.unit == Unit::Project
+            && req.random_bits() == 0
+            && !req.options.signaling_nan
+            && req.formats.scale.is_none()
+        {
             let dyn_rm = req.rounding == RoundingSel::Dynamic;
             let dyn_sat = req.saturation == SaturationSel::Dynamic;
             let mut table: Vec<Option<Projector>> = (0..16 * 4).map(|_| None).collect();

@@ -232,7 +232,7 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         (_, Role::Z) => "binary32".into(),
         (_, Role::ScaleX | Role::ScaleY) => format!(
             "the scale format {}",
-            req.options.dot.scale.map(|f| f.name()).unwrap_or_default()
+            req.formats.scale.map(|f| f.name()).unwrap_or_default()
         ),
         (_, Role::Result) => format!("the result format {}", f.r.name()),
         (_, Role::Flags) => "{invalid, overflow, underflow, inexact}".into(),
@@ -253,17 +253,14 @@ pub fn describe_request(req: &GenRequest) -> String {
 pub fn format_desc(req: &GenRequest) -> String {
     let f = &req.formats;
     let d = &req.options.dot;
+    let scales = f
+        .scale
+        .map(|s| format!("{} scales ", s.name()))
+        .unwrap_or_default();
     let shape = if req.unit == Unit::Dot {
-        format!(
-            "N={}{}{} ",
-            d.n,
-            d.scale
-                .map(|s| format!(", {} scales", s.name()))
-                .unwrap_or_default(),
-            if d.addend { ", + z" } else { "" }
-        )
+        format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
     } else {
-        String::new()
+        scales
     };
     match f.y {
         Some(y) if y != f.x => format!("{shape}{} x {} -> {}", f.x.name(), y.name(), f.r.name()),
@@ -328,7 +325,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
                 (Unit::Dot, Some(d)) => d,
                 (Unit::Dot, None) => {
                     return Err(usage(format!(
-                        "manifest of `{}`: a dot core needs \"dot\": {{\"n\": <elements>, \"scale\": \"e8m0\" (omit without block scales), \"addend\": true|false}}",
+                        "manifest of `{}`: a dot core needs \"dot\": {{\"n\": <elements>, \"addend\": true|false}} (block scales: formats.scale)",
                         m.top
                     )))
                 }
@@ -751,6 +748,19 @@ fn make_space(
             req.options.dot,
             fx,
             fy,
+            req.formats.scale,
+            combos,
+            plan.choice,
+            plan.seed,
+        );
+    }
+    if let Some(sf) = req.formats.scale {
+        return Space::new_scaled(
+            roles,
+            req.unit == Unit::Fma,
+            fx,
+            fy,
+            sf,
             combos,
             plan.choice,
             plan.seed,

@@ -64,6 +64,9 @@ pub enum Kind {
     Dot(u64),
 }
 
+/// Random vectors per mode combination of a block-scaled unit without a structured set.
+pub const SCALED_DEFAULT_VECTORS: u64 = 1 << 22;
+
 /// Dot-product vectors per mode combination by default.
 pub const DOT_DEFAULT_VECTORS: u64 = 1 << 20;
 
@@ -92,6 +95,25 @@ pub struct Space {
     products: Vec<(u32, u8)>,
     structured: Vec<u32>,
     dot: Option<Box<DotGen>>,
+    /// Scale codes of value 2^-8 … 2^8 (block-scaled mul, fma, project): three scale
+    /// values in four are drawn from them, so that scaled results land in the formats'
+    /// ranges and not only beyond them.
+    scale_mid: Vec<u32>,
+}
+
+/// Codes of the scale format `sf` whose value lies in 2^-8 … 2^8.
+fn mid_scale_codes(sf: &Format) -> Vec<u32> {
+    let v: Vec<u32> = (0..sf.num_codes() as u32)
+        .filter(|&c| {
+            let e = sf.decode(c).exact();
+            e.class == golden::ExactClass::Finite && (-8..=8).contains(&e.log2_floor())
+        })
+        .collect();
+    if v.is_empty() {
+        vec![0]
+    } else {
+        v
+    }
 }
 
 /// The binary32 product (rounded toward zero) and its flags for every (x, y) code pair,
@@ -350,7 +372,43 @@ impl Space {
             products,
             structured,
             dot: None,
+            scale_mid: Vec::new(),
         })
+    }
+
+    /// The space of a unit with block scales of format `sf` (roles scale_x / scale_y):
+    /// scale values are drawn mostly from around 2^0 ([`mid_scale_codes`]). Without a
+    /// structured set for the scaled operands, the default is `2^22` random vectors.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_scaled(
+        roles: Vec<(Role, u32)>,
+        fma_like: bool,
+        fx: Format,
+        fy: Format,
+        sf: Format,
+        modes: Vec<(u64, u64)>,
+        choice: Choice,
+        seed: u64,
+    ) -> Result<Space, String> {
+        let mut sp = match Space::new(roles.clone(), fma_like, fx, fy, modes.clone(), choice, seed)
+        {
+            Ok(sp) => sp,
+            Err(_) if choice == Choice::Default => Space::new(
+                roles,
+                fma_like,
+                fx,
+                fy,
+                modes,
+                Choice::Random(SCALED_DEFAULT_VECTORS),
+                seed,
+            )?,
+            Err(e) => return Err(e),
+        };
+        if !matches!(sp.kind, Kind::Exhaustive | Kind::Structured) {
+            sp.scale_mid = mid_scale_codes(&sf);
+            sp.needs_rng = true;
+        }
+        Ok(sp)
     }
 
     /// The space of a dot-product core of shape `shape` (elements `fx` × `fy`):
@@ -362,6 +420,7 @@ impl Space {
         shape: iface::DotShape,
         fx: Format,
         fy: Format,
+        scale: Option<Format>,
         modes: Vec<(u64, u64)>,
         choice: Choice,
         seed: u64,
@@ -386,7 +445,7 @@ impl Space {
         };
         let mut sp = Space::new(roles, false, fx, fy, modes, Choice::Random(per_mode), seed)?;
         sp.kind = Kind::Dot(per_mode);
-        sp.dot = Some(Box::new(DotGen::new(shape, fx, fy)?));
+        sp.dot = Some(Box::new(DotGen::new(shape, fx, fy, scale)?));
         Ok(sp)
     }
 
@@ -415,7 +474,12 @@ impl Space {
                 "structured dot: {n} vectors per mode (random lanes, exact and near cancellation, ties and sticky at the rounding position, specials in every lane, overflow, subnormal products, extreme scales, addends around the sum), seed {seed}"
             ),
         };
-        format!("{base}{rnd_note}")
+        let scale_note = if self.scale_mid.is_empty() {
+            ""
+        } else {
+            "; block scales: 3 in 4 between 2^-8 and 2^8, else uniform"
+        };
+        format!("{base}{rnd_note}{scale_note}")
     }
 
     /// Vector `i` in canonical input order.
@@ -442,6 +506,17 @@ impl Space {
             }
             self.vector(first + k as u64, &mut row[l.offset..l.offset + ni]);
         }
+    }
+
+    /// A scale code for `role` from the hash `h`: three in four from around 2^0, else
+    /// `None` (a uniform code).
+    #[inline]
+    fn scale_code(&self, role: Role, h: u64) -> Option<u64> {
+        if self.scale_mid.is_empty() || !matches!(role, Role::ScaleX | Role::ScaleY) || h >> 62 == 0
+        {
+            return None;
+        }
+        Some(self.scale_mid[((h >> 8) % self.scale_mid.len() as u64) as usize] as u64)
     }
 
     /// Vector `i` (canonical inputs) into `out`.
@@ -483,7 +558,8 @@ impl Space {
                         Role::Saturation => sat,
                         _ => {
                             rs = mix(rs ^ GAMMA);
-                            rs & iface::width_mask(*w)
+                            self.scale_code(*role, rs)
+                                .unwrap_or(rs & iface::width_mask(*w))
                         }
                     };
                 }
@@ -506,7 +582,7 @@ impl Space {
                         _ => match self.kind {
                             Kind::Random(_) => {
                                 h = mix(h ^ GAMMA);
-                                h & mask
+                                self.scale_code(*role, h).unwrap_or(h & mask)
                             }
                             Kind::Structured if *role == Role::Z && *w == 32 => {
                                 let n = self.structured.len() as u64;
@@ -669,9 +745,14 @@ fn specials(f: &Format) -> Vec<u32> {
 }
 
 impl DotGen {
-    fn new(shape: iface::DotShape, fx: Format, fy: Format) -> Result<DotGen, String> {
+    fn new(
+        shape: iface::DotShape,
+        fx: Format,
+        fy: Format,
+        scale: Option<Format>,
+    ) -> Result<DotGen, String> {
         let (mut scale_mid, mut scale_ext) = (Vec::new(), Vec::new());
-        if let Some(sf) = shape.scale {
+        if let Some(sf) = scale {
             for c in 0..sf.num_codes() as u32 {
                 let d = sf.decode(c);
                 let e = d.exact();
@@ -695,19 +776,12 @@ impl DotGen {
                 scale_ext.push(0);
             }
         }
-        let sum = golden::DotUnit::new(
-            fx,
-            fy,
-            shape.n as usize,
-            shape.scale,
-            false,
-            Format::BINARY32,
-        )?;
+        let sum = golden::DotUnit::new(fx, fy, shape.n as usize, scale, false, Format::BINARY32)?;
         Ok(DotGen {
             n: shape.n as usize,
             fx,
             fy,
-            scale: shape.scale,
+            scale,
             scale_mid,
             scale_ext,
             spec_x: specials(&fx),

@@ -78,7 +78,7 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             )));
         }
     }
-    if let Some(sf) = s.scale {
+    if let Some(sf) = req.formats.scale {
         if sf.p != 1 {
             return Err(GenError::Unsupported(format!(
                 "block scale format {} has precision {}; the dot unit's scales are powers of two (precision 1: e8m0, binary8p1uf, …)",
@@ -88,7 +88,7 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         }
     }
     let fr = req.formats.r;
-    DotUnit::new(fx, fy, s.n as usize, s.scale, s.addend, fr)
+    DotUnit::new(fx, fy, s.n as usize, req.formats.scale, s.addend, fr)
         .map_err(|e| GenError::Unsupported(format!("dot: {e}")))?;
     if fr != Format::BINARY32 {
         Format::new(fr.k, fr.p, fr.bias, fr.signed, fr.specials)
@@ -149,7 +149,7 @@ impl DotModel {
             fx,
             req.formats.y.unwrap_or(fx),
             s.n as usize,
-            s.scale,
+            req.formats.scale,
             s.addend,
             req.formats.r,
         )
@@ -218,7 +218,7 @@ pub fn top_name(req: &GenRequest) -> String {
     if fy != fx {
         name.push_str(&format!("_x_{}", fy.ident()));
     }
-    if let Some(sf) = s.scale {
+    if let Some(sf) = req.formats.scale {
         name.push_str(&format!("_sc_{}", sf.ident()));
     }
     if s.addend {
@@ -267,14 +267,14 @@ fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
 
 /// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
 /// invalid (0·∞ with no NaN factor), ∞, 0.
-struct Class {
-    nan: Expr,
-    invalid: Expr,
-    inf: Expr,
-    zero: Expr,
+pub(crate) struct Class {
+    pub nan: Expr,
+    pub invalid: Expr,
+    pub inf: Expr,
+    pub zero: Expr,
 }
 
-fn class_mul(a: &Class, c: &Class) -> Class {
+pub(crate) fn class_mul(a: &Class, c: &Class) -> Class {
     let in_nan = a.nan.or(&c.nan);
     let inv = in_nan
         .not()
@@ -290,7 +290,7 @@ fn class_mul(a: &Class, c: &Class) -> Class {
     }
 }
 
-fn class_of(u: &Unpacked) -> Class {
+pub(crate) fn class_of(u: &Unpacked) -> Class {
     Class {
         nan: u.nan.clone(),
         invalid: Expr::bit_c(false),
@@ -506,7 +506,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let ys: Vec<Expr> = (0..s.n)
         .map(|i| b.input(&format!("y{i}_i"), fy.k))
         .collect();
-    let scales = s
+    let scales = req
+        .formats
         .scale
         .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
     let z = s.addend.then(|| b.input("z_i", 32));
@@ -562,7 +563,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         format!(
             "Unit:        dot  r = sum_{{i<{}}} x_i * y_i{}{} , exact, one rounding",
             s.n,
-            if s.scale.is_some() {
+            if req.formats.scale.is_some() {
                 " * 2^(sx + sy)"
             } else {
                 ""
@@ -572,7 +573,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         format!("x:           {}", describe(&fx)),
         format!("y:           {}", describe(&fy)),
     ];
-    if let Some(f) = s.scale {
+    if let Some(f) = req.formats.scale {
         header.push(format!("scales:      {}", describe(&f)));
     }
     if s.addend {

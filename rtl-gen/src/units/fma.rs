@@ -24,7 +24,9 @@
 //! cancels, so at least F + G − 1 ≥ 26 = P + 2 significand bits lie above the sticky bit —
 //! the rounder's contract for a single correct rounding in every deterministic mode.
 
-use super::mul::{mode_lines, mode_ports, mode_tag, product, spec_from_ports, y_format, Product};
+use super::mul::{
+    mode_lines, mode_ports, mode_tag, product_scaled, spec_from_ports, y_format, Product,
+};
 use super::{describe, finish_core};
 use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
 use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
@@ -55,8 +57,9 @@ pub fn fma_datapath(
     z: &Expr,
     modes: &Modes,
     ftz: bool,
+    scales: Option<(&Format, &Expr, &Expr)>,
 ) -> FmaOut {
-    let p = product(b, fx, x, fy, y, false);
+    let p = product_scaled(b, fx, x, fy, y, false, scales);
     add_round(
         b,
         &p,
@@ -376,6 +379,7 @@ pub struct FmaModel {
     signaling_nan: bool,
     /// Exact products of every code pair, prepared once (golden::FmaUnit).
     unit: golden::FmaUnit,
+    scale: Option<Format>,
 }
 
 impl FmaModel {
@@ -397,6 +401,7 @@ impl FmaModel {
                     ftz: req.options.ftz,
                 },
             ),
+            scale: req.formats.scale,
         })
     }
 
@@ -410,12 +415,30 @@ impl FmaModel {
         self.fy.code_mask()
     }
 
-    /// `[r_o, flags_o]` for the data inputs `x, y, z, [rm], [sat]`.
+    /// `[r_o, flags_o]` for the data inputs `x, y, [sx, sy], z, [rm], [sat]`.
     #[inline]
     pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
         let mut it = inputs.iter().copied();
         let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
+        if let Some((sx, sy)) = super::mul::read_scales(&mut it, self.scale) {
+            let z = it.next().unwrap_or(0) as u32;
+            let (spec, _) =
+                spec_from_ports(&mut it, self.rounding, self.saturation, 0, self.tininess, 0);
+            // block scales exclude ftz (crate::validate)
+            let (c, fl) = golden::fma_scaled(
+                &self.fx,
+                x,
+                sx,
+                &self.fy,
+                y,
+                sy,
+                z,
+                &spec,
+                FmaOptions::default(),
+            );
+            return [c as u64, fl.0 as u64];
+        }
         let z = it.next().unwrap_or(0) as u32;
         self.eval_xyz(x, y, z, &mut it)
     }
@@ -458,6 +481,7 @@ pub fn top_name(req: &GenRequest, unit: &str) -> String {
     if req.options.ftz {
         name.push_str("_ftz");
     }
+    name.push_str(&super::mul::scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
 }
@@ -505,9 +529,23 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let mut b = ModuleBuilder::new();
     let x = b.input("x_i", fx.k);
     let y = b.input("y_i", fy.k);
+    let scales = req
+        .formats
+        .scale
+        .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
     let z = b.input("z_i", 32);
     let modes = mode_ports(&mut b, req);
-    let out = fma_datapath(&mut b, &fx, &x, &fy, &y, &z, &modes, req.options.ftz);
+    let out = fma_datapath(
+        &mut b,
+        &fx,
+        &x,
+        &fy,
+        &y,
+        &z,
+        &modes,
+        req.options.ftz,
+        scales.as_ref().map(|(f, a, c)| (f, a, c)),
+    );
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
     let mut header = vec!["Unit:        fma  r = x * y + z, one rounding".to_string()];

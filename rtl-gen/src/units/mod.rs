@@ -50,6 +50,12 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
         }
     };
     let f = &req.formats;
+    let scales = |v: &mut Vec<Port>| {
+        if let Some(sf) = f.scale {
+            v.push(inp("sx_i", sf.k, Role::ScaleX));
+            v.push(inp("sy_i", sf.k, Role::ScaleY));
+        }
+    };
     match req.unit {
         Unit::Decode => {
             v.push(inp("x_i", f.x.k, Role::X));
@@ -63,6 +69,9 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
         }
         Unit::Project => {
             v.push(inp("z_i", f.x.k, Role::Z));
+            if let Some(sf) = f.scale {
+                v.push(inp("s_i", sf.k, Role::ScaleX));
+            }
             modes(&mut v, true);
             v.push(out("r_o", f.r.k, Role::Result));
             v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
@@ -70,6 +79,7 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
         Unit::Mul => {
             v.push(inp("x_i", f.x.k, Role::X));
             v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            scales(&mut v);
             modes(&mut v, true);
             v.push(out("r_o", f.r.k, Role::Result));
             if !req.options.no_flags {
@@ -79,6 +89,7 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
         Unit::Fma => {
             v.push(inp("x_i", f.x.k, Role::X));
             v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            scales(&mut v);
             v.push(inp("z_i", 32, Role::Z));
             modes(&mut v, false);
             v.push(out("r_o", 32, Role::Result));
@@ -106,10 +117,7 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
                     ));
                 }
             }
-            if let Some(sf) = s.scale {
-                v.push(inp("sx_i", sf.k, Role::ScaleX));
-                v.push(inp("sy_i", sf.k, Role::ScaleY));
-            }
+            scales(&mut v);
             if s.addend {
                 v.push(inp("z_i", 32, Role::Z));
             }

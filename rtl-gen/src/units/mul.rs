@@ -100,6 +100,21 @@ pub fn product(
     y: &Expr,
     ftz: bool,
 ) -> Product {
+    product_scaled(b, fx, x, fy, y, ftz, None)
+}
+
+/// [`product`] of scaled operands `(x·Sx)·(y·Sy)` (golden::mul_scaled) when `scales` gives
+/// the power-of-two scale format and the `sx`, `sy` codes: the classes follow each factor's
+/// product (`0·∞` anywhere is invalid), the scale exponents add to the product's.
+pub fn product_scaled(
+    b: &mut ModuleBuilder,
+    fx: &Format,
+    x: &Expr,
+    fy: &Format,
+    y: &Expr,
+    ftz: bool,
+    scales: Option<(&Format, &Expr, &Expr)>,
+) -> Product {
     b.comment_owned(vec![format!("Unpack x: {}", describe(fx)), layout(fx)]);
     let mut ux = unpack(b, fx, x, !ftz, "x");
     b.comment_owned(vec![format!("Unpack y: {}", describe(fy)), layout(fy)]);
@@ -109,20 +124,47 @@ pub fn product(
         ux.zero = b.wire("x_zero_ftz", ux.zero.or(&ux.sub));
         uy.zero = b.wire("y_zero_ftz", uy.zero.or(&uy.sub));
     }
+    let sc = scales.map(|(f, sx, sy)| {
+        b.comment_owned(vec![format!("Unpack the scales: {}", describe(f))]);
+        (unpack(b, f, sx, true, "sx"), unpack(b, f, sy, true, "sy"))
+    });
     b.comment(&[
         "Exact product: significand multiply, one-bit normalize, exponent add",
         "NaN operand -> NaN; 0 * Inf -> NaN + invalid; sign = sx ^ sy",
     ]);
-    let any_nan = b.wire("p_any_nan", ux.nan.or(&uy.nan));
-    let inv = any(&[ux.inf.and(&uy.zero), ux.zero.and(&uy.inf)]).and(&any_nan.not());
-    let inv = b.wire("p_invalid", inv);
-    let nan = b.wire("p_is_nan", any_nan.or(&inv));
-    let inf = b.wire("p_is_inf", ux.inf.or(&uy.inf).and(&nan.not()));
-    let zero = b.wire(
-        "p_is_zero",
-        ux.zero.or(&uy.zero).and(&nan.not()).and(&inf.not()),
-    );
-    let sign = b.wire("p_sign", ux.sign.xor(&uy.sign));
+    let (nan, inv, inf, zero, sign) = match &sc {
+        None => {
+            let any_nan = b.wire("p_any_nan", ux.nan.or(&uy.nan));
+            let inv = any(&[ux.inf.and(&uy.zero), ux.zero.and(&uy.inf)]).and(&any_nan.not());
+            let inv = b.wire("p_invalid", inv);
+            let nan = b.wire("p_is_nan", any_nan.or(&inv));
+            let inf = b.wire("p_is_inf", ux.inf.or(&uy.inf).and(&nan.not()));
+            let zero = b.wire(
+                "p_is_zero",
+                ux.zero.or(&uy.zero).and(&nan.not()).and(&inf.not()),
+            );
+            let sign = b.wire("p_sign", ux.sign.xor(&uy.sign));
+            (nan, inv, inf, zero, sign)
+        }
+        Some((usx, usy)) => {
+            use super::dot::{class_mul, class_of};
+            b.comment(&[
+                "Scaled: (x * Sx) * (y * Sy), each product's specials as golden::mul_exact",
+            ]);
+            let a = class_mul(&class_of(&ux), &class_of(usx));
+            let c = class_mul(&class_of(&uy), &class_of(usy));
+            let p = class_mul(&a, &c);
+            let inv = b.wire("p_invalid", p.invalid);
+            let nan = b.wire("p_is_nan", p.nan);
+            let inf = b.wire("p_is_inf", p.inf);
+            let zero = b.wire("p_is_zero", p.zero);
+            let sign = b.wire(
+                "p_sign",
+                ux.sign.xor(&uy.sign).xor(&usx.sign).xor(&usy.sign),
+            );
+            (nan, inv, inf, zero, sign)
+        }
+    };
     let raw = umul(b, &ux.sig, &uy.sig, "p_raw");
     let w = raw.width;
     let top = raw.msb();
@@ -136,6 +178,26 @@ pub fn product(
     let esum = b.wire("p_esum", ux.exp.sext(ew).add(&uy.exp.sext(ew)));
     let exp = Expr::mux(&top, &esum.add(&Expr::c(1, ew)), &esum);
     let exp = b.wire_note("p_exp", exp, "exponent of the product MSB");
+    let (exp, lo, hi) = match &sc {
+        None => (exp, lo, hi),
+        Some((usx, usy)) => {
+            let (slo, shi) = (
+                lo + usx.exp_range.0 + usy.exp_range.0,
+                hi + usx.exp_range.1 + usy.exp_range.1,
+            );
+            let w = sbits(slo, shi)
+                .max(ew + 1)
+                .max(usx.exp.width + 1)
+                .max(usy.exp.width + 1)
+                + 1;
+            let e = exp.sext(w).add(&usx.exp.sext(w)).add(&usy.exp.sext(w));
+            (
+                b.wire_note("p_exp_scaled", e, "plus the scale exponents"),
+                slo,
+                shi,
+            )
+        }
+    };
     Product {
         nan,
         invalid: inv,
@@ -234,6 +296,7 @@ pub struct MulModel {
     nonan_code: u32,
     signaling_nan: bool,
     ftz: bool,
+    scale: Option<Format>,
 }
 
 impl MulModel {
@@ -251,12 +314,14 @@ impl MulModel {
             nonan_code: req.options.nonan_code,
             signaling_nan: req.options.signaling_nan,
             ftz: req.options.ftz,
+            scale: req.formats.scale,
         })
     }
 
-    /// Number of data inputs (x, y, [rm], [sat], [rnd]).
+    /// Number of data inputs (x, y, [sx, sy], [rm], [sat], [rnd]).
     pub fn n_inputs(&self) -> usize {
-        2 + (self.rounding == RoundingSel::Dynamic) as usize
+        2 + 2 * self.scale.is_some() as usize
+            + (self.rounding == RoundingSel::Dynamic) as usize
             + (self.saturation == SaturationSel::Dynamic) as usize
             + (self.sr_bits > 0) as usize
     }
@@ -267,6 +332,7 @@ impl MulModel {
         let mut it = inputs.iter().copied();
         let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
+        let scales = read_scales(&mut it, self.scale);
         let (spec, rnd) = spec_from_ports(
             &mut it,
             self.rounding,
@@ -275,7 +341,9 @@ impl MulModel {
             self.tininess,
             self.nonan_code,
         );
-        let (c, mut fl) = if self.ftz {
+        let (c, mut fl) = if let Some((sx, sy)) = scales {
+            golden::mul_scaled(&self.fx, x, sx, &self.fy, y, sy, &self.fr, &spec, rnd)
+        } else if self.ftz {
             mul_ftz(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd)
         } else {
             mul(&self.fx, x, &self.fy, y, &self.fr, &spec, rnd)
@@ -288,6 +356,21 @@ impl MulModel {
         }
         [c as u64, fl.0 as u64]
     }
+}
+
+/// The scale codes `sx`, `sy` read from `it` when the core has block scales of format `f`.
+pub(crate) fn read_scales(
+    it: &mut impl Iterator<Item = u64>,
+    f: Option<Format>,
+) -> Option<(golden::Scale, golden::Scale)> {
+    f.map(|format| {
+        let mut one = || golden::Scale {
+            format,
+            code: it.next().unwrap_or(0) as u32 & format.code_mask(),
+        };
+        let sx = one();
+        (sx, one())
+    })
 }
 
 /// The spec (and random bits) selected by fixed modes or by the mode ports read from `it`.
@@ -370,8 +453,17 @@ pub fn top_name(req: &GenRequest) -> String {
     if req.options.no_flags {
         name.push_str("_nf");
     }
+    name.push_str(&scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
+}
+
+/// `_sc_<scale format>` in the top name of a core with block scales, else empty.
+pub(crate) fn scale_tag(req: &GenRequest) -> String {
+    req.formats
+        .scale
+        .map(|f| format!("_sc_{}", f.ident()))
+        .unwrap_or_default()
 }
 
 /// Header lines describing the rounding and saturation selection.
@@ -437,9 +529,21 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let mut b = ModuleBuilder::new();
     let x = b.input("x_i", fx.k);
     let y = b.input("y_i", fy.k);
+    let scales = req
+        .formats
+        .scale
+        .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
     let modes = mode_ports(&mut b, req);
     let ftz = req.options.ftz;
-    let p = product(&mut b, &fx, &x, &fy, &y, ftz);
+    let p = product_scaled(
+        &mut b,
+        &fx,
+        &x,
+        &fy,
+        &y,
+        ftz,
+        scales.as_ref().map(|(f, a, c)| (f, a, c)),
+    );
     let rin = RoundIn {
         nan: p.nan.clone(),
         inf: p.inf.clone(),

@@ -8,8 +8,8 @@
 //! saturation), `rnd_i` (when a stochastic mode is possible).
 
 use super::{describe, finish_core, layout};
-use crate::ast::ModuleBuilder;
-use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn};
+use crate::ast::{Expr, ModuleBuilder};
+use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{convert, Format, Rounding, Saturation, Tininess};
 
@@ -23,6 +23,7 @@ pub struct ProjectModel {
     sr_bits: u32,
     tininess: Tininess,
     nonan_code: u32,
+    scale: Option<Format>,
 }
 
 impl ProjectModel {
@@ -37,12 +38,14 @@ impl ProjectModel {
             sr_bits: req.random_bits(),
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
+            scale: req.formats.scale,
         })
     }
 
-    /// Number of data inputs (z, [rm], [sat], [rnd]).
+    /// Number of data inputs (z, [s], [rm], [sat], [rnd]).
     pub fn n_inputs(&self) -> usize {
-        1 + (self.rounding == RoundingSel::Dynamic) as usize
+        1 + self.scale.is_some() as usize
+            + (self.rounding == RoundingSel::Dynamic) as usize
             + (self.saturation == SaturationSel::Dynamic) as usize
             + (self.sr_bits > 0) as usize
     }
@@ -52,6 +55,10 @@ impl ProjectModel {
     pub fn eval(&self, inputs: &[u64]) -> [u64; 2] {
         let mut it = inputs.iter().copied();
         let z = it.next().unwrap_or(0) as u32;
+        let sc = self.scale.map(|format| golden::Scale {
+            format,
+            code: it.next().unwrap_or(0) as u32 & format.code_mask(),
+        });
         let (spec, rnd) = super::mul::spec_from_ports(
             &mut it,
             self.rounding,
@@ -61,7 +68,10 @@ impl ProjectModel {
             self.nonan_code,
         );
         let z = z & self.input.code_mask();
-        let (c, fl) = convert(&self.input, z, &self.format, &spec, rnd);
+        let (c, fl) = match sc {
+            Some(s) => golden::convert_scaled(&self.input, z, s, &self.format, &spec, rnd),
+            None => convert(&self.input, z, &self.format, &spec, rnd),
+        };
         [c as u64, fl.0 as u64]
     }
 }
@@ -69,6 +79,66 @@ impl ProjectModel {
 /// Expected `[r_o, flags_o]` of the core `req` generates for one input vector.
 pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
     Ok(ProjectModel::new(req)?.eval(inputs).to_vec())
+}
+
+/// P3109 §5.1.2 ωBlockProject of one element (golden::convert_scaled): the input divided by
+/// the power-of-two scale `s` before the rounder.
+///
+/// ```text
+///   NaN input or NaN scale -> NaN     S = 0 -> +0     S = +-Inf -> +-1 (+0 for a zero input)
+///   otherwise: exponent e(X) - e(S), sign s(X) ^ s(S), significand unchanged (exact)
+/// ```
+fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> RoundIn {
+    use crate::ast::{concat, sbits};
+    b.comment_owned(vec![format!(
+        "Block scale (divisor): {}",
+        super::describe(sf)
+    )]);
+    let us = unpack(b, sf, s, true, "sc");
+    let nan = b.wire("q_is_nan", u.nan.or(&us.nan));
+    let zero = b.wire("q_is_zero", nan.not().and(&us.zero.or(&u.zero)));
+    let one = b.wire("q_is_one", nan.not().and(&zero.not()).and(&us.inf));
+    let inf = b.wire(
+        "q_is_inf",
+        nan.not().and(&zero.not()).and(&one.not()).and(&u.inf),
+    );
+    let plus_zero = us.zero.or(&us.inf);
+    let sign = b.wire(
+        "q_sign",
+        Expr::mux(
+            &zero.and(&plus_zero),
+            &Expr::bit_c(false),
+            &u.sign.xor(&us.sign),
+        ),
+    );
+    let (lo, hi) = (
+        u.exp_range.0 - us.exp_range.1,
+        u.exp_range.1 - us.exp_range.0,
+    );
+    let w = sbits(lo.min(0), hi.max(0))
+        .max(u.exp.width + 1)
+        .max(us.exp.width + 1)
+        + 1;
+    let q = u.exp.sext(w).sub(&us.exp.sext(w));
+    let exp = b.wire_note(
+        "q_exp",
+        Expr::mux(&one, &Expr::c(0, w), &q),
+        "exponent of the quotient's MSB (0 for +-1)",
+    );
+    let sw = u.sig.width;
+    let sig = Expr::mux(&one, &concat(&[Expr::c(1, 1), Expr::c(0, sw - 1)]), &u.sig);
+    let sig = b.wire("q_sig", sig);
+    RoundIn {
+        nan,
+        inf,
+        zero,
+        sign,
+        exp,
+        exp_range: (lo.min(0), hi.max(0)),
+        sig,
+        sticky: Expr::bit_c(false),
+        invalid: u.snan.clone(),
+    }
 }
 
 /// Top module name: `fp8_project_<format>_<rounding>_<saturation>[_from_<in>][_tb][_nc<code>]_s<N>`.
@@ -93,6 +163,7 @@ pub fn top_name(req: &GenRequest) -> String {
     if !f.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
     }
+    name.push_str(&super::mul::scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
 }
@@ -105,6 +176,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let n = req.random_bits();
     let mut b = ModuleBuilder::new();
     let z = b.input("z_i", fin.k);
+    let scale = req.formats.scale.map(|f| (f, b.input("s_i", f.k)));
     let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
     let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
     let rnd = (n > 0).then(|| b.input("rnd_i", n));
@@ -122,7 +194,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     // Subnormal inputs need exact normalization unless all of them lie so far below the
     // result's smallest quantum that only "nonzero and tiny" matters (see docs/rtl.md).
     let l = (f.p + guard_bits(&modes)) as i64;
-    let far = f.has_subnormals() && (f.emin() as i64) - (fin.emin() as i64 - 1) >= l;
+    let far =
+        scale.is_none() && f.has_subnormals() && (f.emin() as i64) - (fin.emin() as i64 - 1) >= l;
     b.comment_owned(vec![
         format!("Unpack the {} input: {}", fin.name(), layout(&fin)),
         if far {
@@ -136,16 +209,19 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         },
     ]);
     let u = unpack(&mut b, &fin, &z, !far, "in");
-    let x = RoundIn {
-        nan: u.nan.clone(),
-        inf: u.inf.clone(),
-        zero: u.zero.clone(),
-        sign: u.sign.clone(),
-        exp: u.exp.clone(),
-        exp_range: u.exp_range,
-        sig: u.sig.clone(),
-        sticky: crate::ast::Expr::bit_c(false),
-        invalid: u.snan.clone(),
+    let x = match &scale {
+        None => RoundIn {
+            nan: u.nan.clone(),
+            inf: u.inf.clone(),
+            zero: u.zero.clone(),
+            sign: u.sign.clone(),
+            exp: u.exp.clone(),
+            exp_range: u.exp_range,
+            sig: u.sig.clone(),
+            sticky: crate::ast::Expr::bit_c(false),
+            invalid: u.snan.clone(),
+        },
+        Some((sf, s)) => scaled_input(&mut b, &u, sf, s),
     };
     let out = round(&mut b, &f, &modes, &x);
     b.output("r_o", out.code);
