@@ -564,6 +564,11 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             "the reference does not implement --ftz or --no-flags; verify such cores by simulation (exhaustive for mul)".into(),
         ));
     }
+    if req.formats.scale.is_some() || req.options.acc_guard > 0 {
+        return Err(FormalError::Unsupported(
+            "the reference does not implement block scales or the exact accumulator; verify such cores by simulation (fp8gen verify)".into(),
+        ));
+    }
     let top = format!("ref_{}", opt.top);
     let mut t = Text::new();
     let fr = req.formats.r;
