@@ -778,6 +778,90 @@ fn _fma<'py>(
     }))
 }
 
+/// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
+/// scale code per row (or empty), `z` one binary32 per row (or empty); one rounding to `fr`.
+#[pyfunction]
+#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _dot<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, u32>,
+    y: PyReadonlyArray1<'py, u32>,
+    n: usize,
+    sx: PyReadonlyArray1<'py, u32>,
+    sy: PyReadonlyArray1<'py, u32>,
+    z: PyReadonlyArray1<'py, u32>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    fs: Option<&PyFormat>,
+    fr: &PyFormat,
+    rounding: &str,
+    saturation: &str,
+    tininess: &str,
+    flags: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let spec = make_spec(rounding, 8, saturation, tininess, 0)?;
+    if spec.rounding.random_bits() > 0 {
+        return Err(PyValueError::new_err(
+            "rounding: dot rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
+        ));
+    }
+    let (xv, yv, sxv, syv, zv) = (
+        x.as_slice()?,
+        y.as_slice()?,
+        sx.as_slice()?,
+        sy.as_slice()?,
+        z.as_slice()?,
+    );
+    if n == 0 || xv.len() % n != 0 || xv.len() != yv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x and y must hold rows of n = {n} codes each; got {} and {} codes",
+            xv.len(),
+            yv.len()
+        )));
+    }
+    let m = xv.len() / n;
+    let fsf = fs.map(|f| f.f);
+    if fsf.is_some() && (sxv.len() != m || syv.len() != m) {
+        return Err(PyValueError::new_err(format!(
+            "scale_x and scale_y need one code per row ({m}); got {} and {}",
+            sxv.len(),
+            syv.len()
+        )));
+    }
+    if !zv.is_empty() && zv.len() != m {
+        return Err(PyValueError::new_err(format!(
+            "z needs one value per row ({m}); got {}",
+            zv.len()
+        )));
+    }
+    check_codes(&fx.f, xv, "x")?;
+    check_codes(&fy.f, yv, "y")?;
+    if let Some(f) = &fsf {
+        check_codes(f, sxv, "scale_x")?;
+        check_codes(f, syv, "scale_y")?;
+    }
+    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f)
+        .map_err(|e| PyValueError::new_err(format!("dot: {e}")))?;
+    let to = fr.f;
+    Ok(collect_for(py, &to, m, flags, |i| {
+        let (a, c) = if fsf.is_some() {
+            (sxv[i], syv[i])
+        } else {
+            (0, 0)
+        };
+        let zz = zv.get(i).copied().unwrap_or(0);
+        unit.eval(
+            &xv[i * n..(i + 1) * n],
+            &yv[i * n..(i + 1) * n],
+            a,
+            c,
+            zz,
+            &spec,
+        )
+    }))
+}
+
 /// Presets: (name, description) in the order `fp8gen formats` lists them.
 #[pyfunction]
 fn presets() -> Vec<(&'static str, &'static str)> {
@@ -791,6 +875,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_decode, m)?)?;
     m.add_function(wrap_pyfunction!(_mul, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
+    m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add("VERSION", golden::VERSION)?;
     Ok(())

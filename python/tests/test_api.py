@@ -257,3 +257,24 @@ def test_gil_released_threads_agree():
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         outs = list(pool.map(lambda _: fp8gen.project(x, "e4m3"), range(8)))
     assert all(np.array_equal(o, want) for o in outs)
+
+
+def test_dot_is_exact_with_scales_and_addend():
+    import fp8gen
+    # E4M3: 1.0 = 0x38, 2.0 = 0x40, 448 = 0x7e, 2^-9 = 0x01
+    x = np.array([[0x38, 0x38, 0x38, 0x38], [0x7E, 0xFE, 0x01, 0x00]], dtype=np.uint8)
+    y = np.array([[0x40, 0x40, 0x40, 0x40], [0x7E, 0x7E, 0x01, 0x00]], dtype=np.uint8)
+    r = fp8gen.dot(x, y, "e4m3")
+    assert r.dtype == np.float32
+    assert r.tolist() == [8.0, 2.0**-18]
+    # E8M0 scales 2^1 * 2^2 and an addend: (1*1 + 1*1) * 8 + 1 = 17 (MX FP4: 1.0 = 0x2)
+    r = fp8gen.dot(np.array([[2, 2]], dtype=np.uint8), np.array([[2, 2]], dtype=np.uint8),
+                   "e2m1", scale_x=[0x80], scale_y=[0x81], z=np.float32([1.0]))
+    assert r.tolist() == [17.0]
+    # one rounding to a small format, with flags
+    r, f = fp8gen.dot(np.array([[0x7E, 0x7E]], dtype=np.uint8),
+                      np.array([[0x7E, 0x7E]], dtype=np.uint8), "e4m3",
+                      out_fmt="e4m3", saturation="satfinite", flags=True)
+    assert r.tolist() == [0x7E] and f.tolist() == [fp8gen.OVERFLOW | fp8gen.INEXACT]
+    with pytest.raises(ValueError, match="give both scale_x and scale_y"):
+        fp8gen.dot(x, y, "e4m3", scale_x=[127, 127])

@@ -18,7 +18,7 @@ Formats without NaN (the ``nonan`` family: OCP MX E2M1/E2M3/E3M2) write ``nan_co
 import numpy as np
 
 from ._native import VERSION, Format, presets
-from ._native import _decode, _fma, _mul, _project
+from ._native import _decode, _dot, _fma, _mul, _project
 
 __all__ = [
     "Format",
@@ -27,6 +27,7 @@ __all__ = [
     "decode",
     "mul",
     "fma",
+    "dot",
     "INVALID",
     "OVERFLOW",
     "UNDERFLOW",
@@ -266,4 +267,73 @@ def fma(
         bool(flags),
     )
     r = r.view(np.float32)
+    return _result(r, fl, shape, flags)
+
+
+def dot(
+    x,
+    y,
+    fmt,
+    fmt_y=None,
+    scale_x=None,
+    scale_y=None,
+    scale_fmt="e8m0",
+    z=None,
+    out_fmt="binary32",
+    rounding="rne",
+    saturation="satnone",
+    flags=False,
+    tininess="after",
+):
+    """Dot products along the last axis: ``sum(x[..., i] * y[..., i]) * 2^(sx + sy) + z``,
+    every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
+    OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` with the same shape
+    ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: one code of ``scale_fmt`` per dot
+    product (shape ``(...)``), or None; ``z``: float32 addends of shape ``(...)``, or None.
+    A binary32 result is returned as float32, a small format as codes."""
+    fx = _format(fmt)
+    fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
+    fr = _format(out_fmt, "out_fmt")
+    xa, ya = _array(x, "x"), _array(y, "y")
+    if xa.shape != ya.shape or xa.ndim == 0:
+        raise ValueError(f"x and y must have one shape (..., N); got {xa.shape} and {ya.shape}")
+    n = xa.shape[-1]
+    shape = xa.shape[:-1]
+    empty = np.zeros(0, dtype=np.uint32)
+    if (scale_x is None) != (scale_y is None):
+        raise ValueError("give both scale_x and scale_y, or neither")
+    if scale_x is not None:
+        fs = _format(scale_fmt, "scale_fmt")
+        sxa, sya = _broadcast(_array(scale_x, "scale_x"), _array(scale_y, "scale_y"),
+                              names=("scale_x", "scale_y"))
+        sxa, sya = np.broadcast_to(sxa, shape), np.broadcast_to(sya, shape)
+        sx, sy = _codes(sxa, fs, "scale_x"), _codes(sya, fs, "scale_y")
+    else:
+        fs, sx, sy = None, empty, empty
+    if z is not None:
+        za = _native_order(_array(z, "z"))
+        if za.dtype != np.float32:
+            raise TypeError(f"z: expected a float32 array, got {za.dtype}")
+        za = np.broadcast_to(za, shape)
+        zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
+    else:
+        zb = empty
+    r, fl = _dot(
+        _codes(xa, fx, "x"),
+        _codes(ya, fy, "y"),
+        int(n),
+        sx,
+        sy,
+        zb,
+        fx,
+        fy,
+        fs,
+        fr,
+        rounding,
+        saturation,
+        tininess,
+        bool(flags),
+    )
+    if fr.name == "binary32":
+        r = r.view(np.float32)
     return _result(r, fl, shape, flags)
