@@ -34,6 +34,18 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
         };
         r.with_stages(stages)
     };
+    // The OCP MX dot product (4 lanes, E8M0 scales, an addend), the exact-accumulator mac,
+    // the MX quantizer and a block-scaled multiplier.
+    let mut dot = arith(Unit::Fma, 0);
+    dot.unit = Unit::Dot;
+    dot.formats.scale = Some(Format::E8M0);
+    dot.options.dot = iface::DotShape { n: 4, addend: true };
+    let mut mac_exact = arith(Unit::Mac, 2);
+    mac_exact.options.acc_guard = 16;
+    let mut quantizer = p.clone();
+    quantizer.formats.scale = Some(Format::E8M0);
+    let mut mul_scaled = arith(Unit::Mul, 0);
+    mul_scaled.formats.scale = Some(Format::E8M0);
     vec![
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
         ("fp8_decode_binary8p3se_s0.v", d),
@@ -44,6 +56,16 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
         ),
         ("fp8_fma_e4m3_rne_satfinite_s1.v", arith(Unit::Fma, 1)),
         ("fp8_mac_e4m3_rne_satfinite_s0.v", arith(Unit::Mac, 0)),
+        (
+            "fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0.v",
+            dot,
+        ),
+        ("fp8_mac_e4m3_rne_satfinite_accx16_s2.v", mac_exact),
+        (
+            "fp8_project_e4m3_rne_satfinite_sc_e8m0_s0.v",
+            quantizer,
+        ),
+        ("fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v", mul_scaled),
     ]
 }
 
