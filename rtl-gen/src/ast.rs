@@ -68,8 +68,9 @@ pub enum ShiftDir {
 /// Expression tree node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
-    /// A constant.
-    Const(u128),
+    /// A constant; with a name, printed as that name and declared once as a `localparam`
+    /// (named special codes: `E4M3_NAN`, `BINARY32_POS_INF`, …).
+    Const(u128, Option<std::sync::Arc<str>>),
     /// A whole signal.
     Sig(SigId),
     /// Part select `sig[hi:lo]`.
@@ -151,9 +152,19 @@ impl Expr {
             return err(format!("constant {value} does not fit in {width} bits"));
         }
         Expr {
-            node: Node::Const(value),
+            node: Node::Const(value, None),
             width,
         }
+    }
+
+    /// The constant `value` on `width` bits, printed as `name` (a `localparam` of the module,
+    /// in hex). It folds like any constant (a fold gives an unnamed constant).
+    pub fn named(name: &str, value: u128, width: u32) -> Expr {
+        let mut e = Expr::c(value, width);
+        if let Node::Const(_, n) = &mut e.node {
+            *n = Some(std::sync::Arc::from(name));
+        }
+        e
     }
 
     /// The two's complement constant `value` on `width` bits.
@@ -187,7 +198,7 @@ impl Expr {
     /// The constant value, if this is a constant.
     pub fn const_val(&self) -> Option<u128> {
         match self.node {
-            Node::Const(v) => Some(v),
+            Node::Const(v, _) => Some(v),
             _ => None,
         }
     }
@@ -214,7 +225,7 @@ impl Expr {
     pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match &self.node {
-            Node::Const(_) | Node::Sig(_) | Node::Slice(..) | Node::Error(_) => {}
+            Node::Const(..) | Node::Sig(_) | Node::Slice(..) | Node::Error(_) => {}
             Node::Concat(v) => v.iter().for_each(|e| e.visit(f)),
             Node::Repl(_, a) | Node::Not(a) | Node::Red(_, a) => a.visit(f),
             Node::Bin(_, a, b) | Node::Cmp(_, a, b) | Node::Shift(_, a, b) => {
@@ -239,7 +250,7 @@ impl Expr {
         let node = match &self.node {
             Node::Sig(s) => Node::Sig(f(*s)),
             Node::Slice(s, h, l) => Node::Slice(f(*s), *h, *l),
-            Node::Const(_) | Node::Error(_) => self.node.clone(),
+            Node::Const(..) | Node::Error(_) => self.node.clone(),
             Node::Concat(v) => Node::Concat(v.iter().map(|e| e.map_sigs(f)).collect()),
             Node::Repl(n, a) => Node::Repl(*n, Box::new(a.map_sigs(f))),
             Node::Not(a) => Node::Not(Box::new(a.map_sigs(f))),
@@ -287,7 +298,7 @@ impl Expr {
             return self.clone();
         }
         match &self.node {
-            Node::Const(v) => Expr::c((v >> lo) & mask(w), w),
+            Node::Const(v, _) => Expr::c((v >> lo) & mask(w), w),
             Node::Sig(s) => Expr {
                 node: Node::Slice(*s, hi, lo),
                 width: w,
@@ -384,7 +395,7 @@ impl Expr {
             return self.clone();
         }
         match &self.node {
-            Node::Const(v) => Expr::c(!v & mask(self.width), self.width),
+            Node::Const(v, _) => Expr::c(!v & mask(self.width), self.width),
             Node::Not(a) => (**a).clone(),
             _ => Expr {
                 node: Node::Not(Box::new(self.clone())),
@@ -722,7 +733,7 @@ impl Expr {
     pub fn cost(&self) -> u32 {
         let lg = |w: u32| 32 - w.max(1).leading_zeros();
         match &self.node {
-            Node::Const(_)
+            Node::Const(..)
             | Node::Sig(_)
             | Node::Slice(..)
             | Node::Concat(_)
@@ -924,7 +935,7 @@ impl ModuleBuilder {
     /// Names `e` as a wire (constants and whole-signal references are returned unchanged).
     pub fn wire(&mut self, name: &str, e: Expr) -> Expr {
         self.note_error(&e, name);
-        if e.error().is_some() || matches!(e.node, Node::Const(_) | Node::Sig(_)) {
+        if e.error().is_some() || matches!(e.node, Node::Const(..) | Node::Sig(_)) {
             return e;
         }
         let id = self.push(name, e.width, SigKind::Wire(e));

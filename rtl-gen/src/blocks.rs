@@ -230,6 +230,12 @@ pub fn shift_right_sticky(
     (y.slice(2 * w - 1, w), y.slice(w - 1, 0).red_or())
 }
 
+/// Name of a special code of `f` as a `localparam`: `E4M3_NAN`, `BINARY32_POS_INF`, … (the
+/// value follows from the format alone, so one name has one value in any module).
+pub fn const_name(f: &Format, what: &str) -> String {
+    format!("{}_{what}", f.ident().to_ascii_uppercase())
+}
+
 /// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the README's family table).
 /// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
 /// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
@@ -261,6 +267,7 @@ pub fn unpack(
     let t_zero = tf.as_ref().map(|t| t.eq_c(0)).unwrap_or(Expr::bit_c(true));
     let e_zero = ef.eq_c(0);
     let nan_code = f.nan_code().unwrap_or(0) as u128;
+    let nan_c = Expr::named(&const_name(f, "NAN"), nan_code, k);
     let (nan, inf) = match f.specials {
         Specials::Ieee => {
             let ones = b.wire(&format!("{prefix}_exp_ones"), ef.red_and());
@@ -268,15 +275,15 @@ pub fn unpack(
         }
         Specials::Fn => (mag.red_and(), Expr::bit_c(false)),
         Specials::Fnuz | Specials::P3109Finite | Specials::E8m0 => {
-            (code.eq_c(nan_code), Expr::bit_c(false))
+            (code.eq(&nan_c), Expr::bit_c(false))
         }
         Specials::P3109Extended => {
             let inf = if f.signed {
                 mag.red_and()
             } else {
-                code.eq_c(mask(k) - 1)
+                code.eq(&Expr::named(&const_name(f, "POS_INF"), mask(k) - 1, k))
             };
-            (code.eq_c(nan_code), inf)
+            (code.eq(&nan_c), inf)
         }
         Specials::NoNan => (Expr::bit_c(false), Expr::bit_c(false)),
     };
@@ -683,26 +690,32 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     let kmask = mask(k);
     let with_sign = |mag_code: u128, s: &Expr| -> Expr {
         if f.signed {
-            concat(&[s.clone(), Expr::c(mag_code, k - 1)])
+            concat(&[
+                s.clone(),
+                Expr::named(&const_name(f, "MAX_MAG"), mag_code, k - 1),
+            ])
         } else {
-            Expr::c(mag_code, k)
+            Expr::named(&const_name(f, "MAX"), mag_code, k)
         }
     };
-    let nan_c = Expr::c(
-        f.nan_code()
-            .map(|c| c as u128)
-            .unwrap_or((m.nonan_code as u128) & kmask),
-        k,
-    );
+    let nan_c = match f.nan_code() {
+        Some(c) => Expr::named(&const_name(f, "NAN"), c as u128, k),
+        None => Expr::named(&const_name(f, "NAN_OUT"), (m.nonan_code as u128) & kmask, k),
+    };
     let has_nan = f.has_nan();
     let has_inf = f.has_inf();
     let sign = x.sign.clone();
     let maxf = with_sign(maxm, &sign);
     let inf_c = if has_inf {
         let pos = f.pos_inf_code().unwrap_or(0) as u128;
+        let pos = Expr::named(&const_name(f, "POS_INF"), pos, k);
         match f.neg_inf_code() {
-            Some(n) => Expr::mux(&sign, &Expr::c(n as u128, k), &Expr::c(pos, k)),
-            None => Expr::c(pos, k),
+            Some(n) => Expr::mux(
+                &sign,
+                &Expr::named(&const_name(f, "NEG_INF"), n as u128, k),
+                &pos,
+            ),
+            None => pos,
         }
     } else {
         nan_c.clone()

@@ -53,7 +53,7 @@ fn expr_depth(e: &Expr, end: &[u32]) -> u32 {
     let mut d = 0;
     match &e.node {
         Node::Sig(s) | Node::Slice(s, _, _) => return end[*s],
-        Node::Const(_) | Node::Error(_) => return 0,
+        Node::Const(..) | Node::Error(_) => return 0,
         Node::Concat(v) => v.iter().for_each(|x| d = d.max(expr_depth(x, end))),
         Node::Repl(_, a) | Node::Not(a) | Node::Red(_, a) => d = expr_depth(a, end),
         Node::Bin(_, a, b) | Node::Cmp(_, a, b) | Node::Shift(_, a, b) => {
@@ -100,7 +100,7 @@ fn remap(e: &Expr, map: &BTreeMap<RegKey, SigId>, sigs: &[Signal]) -> Expr {
             }
             None => e.node.clone(),
         },
-        Node::Const(_) | Node::Error(_) => e.node.clone(),
+        Node::Const(..) | Node::Error(_) => e.node.clone(),
         Node::Concat(v) => Node::Concat(v.iter().map(|x| remap(x, map, sigs)).collect()),
         Node::Repl(k, a) => Node::Repl(*k, Box::new(remap(a, map, sigs))),
         Node::Not(a) => Node::Not(Box::new(remap(a, map, sigs))),
@@ -439,7 +439,9 @@ impl Netlist {
     fn atom(&self, e: &Expr) -> String {
         let s = self.expr(e);
         match &e.node {
-            Node::Const(_) | Node::Sig(_) | Node::Slice(..) | Node::Concat(_) | Node::Repl(..) => s,
+            Node::Const(..) | Node::Sig(_) | Node::Slice(..) | Node::Concat(_) | Node::Repl(..) => {
+                s
+            }
             Node::Not(a) | Node::Red(_, a)
                 if matches!(a.node, Node::Sig(_) | Node::Slice(..) | Node::Concat(_)) =>
             {
@@ -452,7 +454,8 @@ impl Netlist {
     /// Prints an expression.
     pub fn expr(&self, e: &Expr) -> String {
         match &e.node {
-            Node::Const(v) => lit(*v, e.width),
+            Node::Const(_, Some(n)) => n.to_string(),
+            Node::Const(v, None) => lit(*v, e.width),
             Node::Sig(s) => self.name_of(*s).to_string(),
             Node::Slice(s, h, l) => {
                 let sw = self.sigs[*s].width;
@@ -590,6 +593,25 @@ impl Netlist {
         }
     }
 
+    /// The named constants of the module's logic (`Expr::named`): name → (value, width).
+    fn named_constants(&self) -> std::collections::BTreeMap<String, (u128, u32)> {
+        let mut m = std::collections::BTreeMap::new();
+        for s in &self.sigs {
+            if let SigKind::Wire(e) | SigKind::Output(e) = &s.kind {
+                e.visit(&mut |x| {
+                    if let Node::Const(v, Some(n)) = &x.node {
+                        let prev = m.insert(n.to_string(), (*v, x.width));
+                        debug_assert!(
+                            prev.is_none() || prev == Some((*v, x.width)),
+                            "localparam {n} defined twice with different values"
+                        );
+                    }
+                });
+            }
+        }
+        m
+    }
+
     /// The module text (without the file header).
     pub fn emit(&self) -> String {
         let mut out = String::new();
@@ -615,6 +637,13 @@ impl Netlist {
             let _ = writeln!(out, "    {dir} wire {r:<wmax$}{}{comma}", p.name);
         }
         out.push_str(");\n");
+        let params = self.named_constants();
+        if !params.is_empty() {
+            out.push_str("\n  // Special codes\n");
+            for (n, (v, w)) in &params {
+                let _ = writeln!(out, "  localparam {}{n} = {w}'h{v:x};", range(*w));
+            }
+        }
         for st in 0..=self.stages {
             if self.stages > 0 {
                 let _ = writeln!(out, "\n  // ======== stage {st} ========");

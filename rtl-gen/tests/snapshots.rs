@@ -61,11 +61,11 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
             dot,
         ),
         ("fp8_mac_e4m3_rne_satfinite_accx16_s2.v", mac_exact),
+        ("fp8_project_e4m3_rne_satfinite_sc_e8m0_s0.v", quantizer),
         (
-            "fp8_project_e4m3_rne_satfinite_sc_e8m0_s0.v",
-            quantizer,
+            "fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v",
+            mul_scaled,
         ),
-        ("fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v", mul_scaled),
     ]
 }
 

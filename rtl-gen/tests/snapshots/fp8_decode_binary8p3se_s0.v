@@ -19,12 +19,15 @@ module fp8_decode_binary8p3se_s0 (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [7:0] BINARY8P3SE_NAN = 8'h80;
+
   // Unpack binary8p3se: K=8 P=3 bias=16 signed, family p3109 extended (NaN = 0x80, +Inf = 0x7f, no -0), emin=-15 emax=15
   // code layout: sign [7] | exponent [6:2] | trailing significand [1:0]
   wire x_sign = x_i[7];
   wire [4:0] x_exp_field = x_i[6:2];
   wire [1:0] x_man_field = x_i[1:0];
-  wire x_is_nan = x_i == 8'd128;
+  wire x_is_nan = x_i == BINARY8P3SE_NAN;
   wire x_is_inf = &x_i[6:0];
   wire x_exp_zero = ~|x_exp_field;
   wire x_is_zero = x_exp_zero & (~|x_man_field) & ~x_is_nan;

@@ -33,6 +33,10 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
+  localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+
   // Block scales: e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sx_is_nan = &sx_i;
   wire [8:0] sx_exp = {1'b0, sx_i} - 9'd127;  // exponent of the MSB (two's complement)
@@ -275,7 +279,7 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((nrm_exp != 11'd1921) | (~(&rnd_win[24:1] & rnd_u_away)));
   wire rnd_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]}) | ((nrm_exp == 11'd127) & &rnd_win[23:1] & rnd_away);
-  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, 31'h7f7fffff} : {f_sign, rnd_mag[30:0]};
+  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -287,8 +291,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire rnd_special = f_any_nan | f_is_inf | f_is_zero;
-  wire [31:0] rnd_code = f_any_nan ? 32'h7fc00000 :
-                         f_is_inf ? {f_sign, 31'h7f7fffff} :
+  wire [31:0] rnd_code = f_any_nan ? BINARY32_NAN :
+                         f_is_inf ? {f_sign, BINARY32_MAX_MAG} :
                          f_is_zero ? {f_sign, 31'h0} :
                          rnd_fin_code;
   assign r_o = rnd_code;

@@ -26,6 +26,10 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
+  localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+
   // ======== stage 0 ========
 
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
@@ -182,7 +186,7 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
   wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (nrm_exp + 10'd128) : (nrm_exp + 10'd127), rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
   wire rnd_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]}) | ((nrm_exp == 10'd127) & &rnd_win[23:1] & rnd_away);
-  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, 31'h7f7fffff} : {f_sign, rnd_mag[30:0]};
+  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -195,8 +199,8 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   //   otherwise          -> {sign, mag}
   wire rnd_special = f_any_nan_q1 | f_is_inf_q1 | f_is_zero;
   wire [31:0] rnd_code = f_z_pass_q1 ? {f_sign, 8'd0, add_mag[25:3]} :
-                         f_any_nan_q1 ? 32'h7fc00000 :
-                         f_is_inf_q1 ? {f_sign, 31'h7f7fffff} :
+                         f_any_nan_q1 ? BINARY32_NAN :
+                         f_is_inf_q1 ? {f_sign, BINARY32_MAX_MAG} :
                          f_is_zero ? {f_sign, 31'h0} :
                          rnd_fin_code;
   assign r_o = rnd_code;

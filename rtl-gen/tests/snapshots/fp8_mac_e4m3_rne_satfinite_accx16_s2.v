@@ -119,6 +119,10 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
+  localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+
   // ======== stage 0 ========
 
   // State -> specials: a NaN product (or 0*Inf) -> NaN; +Inf and -Inf -> NaN + invalid
@@ -201,8 +205,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
   wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (rnd_e + 10'd128) : (rnd_e + 10'd127), rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
-  wire [31:0] rnd_code = o_is_nan_q1 ? 32'h7fc00000 :
-                         o_is_inf_q1 ? {o_sign_q1, 31'h7f7fffff} :
+  wire [31:0] rnd_code = o_is_nan_q1 ? BINARY32_NAN :
+                         o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :
                          o_is_zero_q1 ? {o_sign_q1, 31'h0} :
                          {o_sign_q1, rnd_mag[30:0]};
   assign r_o = ovf_q1 ? 32'h7fc00000 : rnd_code;

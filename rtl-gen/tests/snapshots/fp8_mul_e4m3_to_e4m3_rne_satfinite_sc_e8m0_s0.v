@@ -25,6 +25,10 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
     output wire       valid_o
 );
 
+  // Special codes
+  localparam [6:0] E4M3_MAX_MAG = 7'h7e;
+  localparam [7:0] E4M3_NAN = 8'h7f;
+
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
   // code layout: sign [7] | exponent [6:3] | trailing significand [2:0]
   wire x_sign = x_i[7];
@@ -109,7 +113,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((p_exp_scaled != 11'd2041) | (~(&rnd_win[4:1] & rnd_u_away)));
   wire rnd_ovf = (11'd1032 < {~p_exp_scaled[10], p_exp_scaled[9:0]}) | ((p_exp_scaled == 11'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
-  wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, 7'd126} : {p_sign, rnd_mag[6:0]};
+  wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -121,7 +125,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire rnd_special = p_is_nan | p_is_zero;
-  assign r_o = p_is_nan ? 8'd127 :
+  assign r_o = p_is_nan ? E4M3_NAN :
                p_is_zero ? {p_sign, 7'd0} :
                rnd_fin_code;
   assign flags_o = {1'b0, ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};

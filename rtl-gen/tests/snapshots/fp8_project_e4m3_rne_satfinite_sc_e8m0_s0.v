@@ -19,6 +19,10 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [6:0] E4M3_MAX_MAG = 7'h7e;
+  localparam [7:0] E4M3_NAN = 8'h7f;
+
   // Unpack the binary32 input: code layout: sign [31] | exponent [30:23] | trailing significand [22:0]
   // binary32 subnormals are normalized exactly
   wire in_sign = z_i[31];
@@ -79,7 +83,7 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((q_exp != 11'd2041) | (~(&rnd_win[4:1] & rnd_u_away)));
   wire rnd_ovf = (11'd1032 < {~q_exp[10], q_exp[9:0]}) | ((q_exp == 11'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
-  wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, 7'd126} : {in_sign, rnd_mag[6:0]};
+  wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, E4M3_MAX_MAG} : {in_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -91,8 +95,8 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire rnd_special = q_is_nan | q_is_inf | q_is_zero;
-  assign r_o = q_is_nan ? 8'd127 :
-               q_is_inf ? {in_sign, 7'd126} :
+  assign r_o = q_is_nan ? E4M3_NAN :
+               q_is_inf ? {in_sign, E4M3_MAX_MAG} :
                q_is_zero ? {in_sign, 7'd0} :
                rnd_fin_code;
   assign flags_o = {in_is_nan & ~in_man_field[22], ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};

@@ -25,6 +25,12 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     output wire        valid_o
 );
 
+  // Special codes
+  localparam [6:0] E5M2_MAX_MAG = 7'h7b;
+  localparam [7:0] E5M2_NAN = 8'h7e;
+  localparam [7:0] E5M2_NEG_INF = 8'hfc;
+  localparam [7:0] E5M2_POS_INF = 8'h7c;
+
   // ======== stage 0 ========
   wire rm_is_rna = rm_i == 4'd1;
   wire rm_is_rtp = rm_i == 4'd2;
@@ -224,9 +230,9 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire [10:0] rnd_mag = rnd_mag_t_q2 + {10'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
   wire rnd_uf = rnd_inexact_q2 & rnd_tiny_q2 & ((in_exp_q2 != 9'd497) | (~(&rnd_win_b6_4_q2 & rnd_u_away_q2)));
   wire rnd_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]}) | ((in_exp_q2 == 9'd15) & &rnd_win_b6_4_q2[1:0] & rnd_away);
-  wire [7:0] rnd_fin_code = rnd_ovf ? (rnd_ovf_to_max_q2 ? {in_sign_q2, 7'd123} : (in_sign_q2 ? 8'd252 : 8'd124)) : {in_sign_q2, rnd_mag[6:0]};
-  assign r_o = in_is_nan_q2 ? 8'd126 :
-               in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, 7'd123} : (in_sign_q2 ? 8'd252 : 8'd124)) :
+  wire [7:0] rnd_fin_code = rnd_ovf ? (rnd_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} : (in_sign_q2 ? E5M2_NEG_INF : E5M2_POS_INF)) : {in_sign_q2, rnd_mag[6:0]};
+  assign r_o = in_is_nan_q2 ? E5M2_NAN :
+               in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, E5M2_MAX_MAG} : (in_sign_q2 ? E5M2_NEG_INF : E5M2_POS_INF)) :
                in_is_zero_q2 ? {in_sign_q2, 7'd0} :
                rnd_fin_code;
   assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2, ~rnd_special_q2 & rnd_ovf, ~rnd_special_q2 & rnd_uf, ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
