@@ -153,3 +153,154 @@ pub fn board_test(port: &Path, dir: &Path) -> Result<(), CliError> {
     );
     Ok(())
 }
+
+/// The delay model's choice for `--fmax`: `gen` with `--stages` set, after checking the
+/// options; prints the choice on stderr.
+pub fn stages_for_fmax(
+    gen: &GenArgs,
+    fmax: f64,
+    target: Option<&str>,
+) -> Result<GenArgs, CliError> {
+    let target = target.ok_or_else(|| {
+        CliError::usage("--fmax needs --target T: the delay model is per device (ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9)")
+    })?;
+    let target =
+        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
+    let (s, pred, depth) = fmax_choice(gen, fmax, target)?;
+    eprintln!(
+        "--fmax {fmax}: {s} stage(s) on {} (logic depth {depth} levels, predicted {pred:.0} MHz by the delay model; confirm with synth --fmax)",
+        target.name()
+    );
+    let mut g = gen.clone();
+    g.rest.stages = Some(s);
+    Ok(g)
+}
+
+fn fmax_choice(
+    gen: &GenArgs,
+    fmax: f64,
+    target: fpga::Target,
+) -> Result<(u32, f64, u32), CliError> {
+    if !(fmax > 0.0 && fmax < 2000.0) {
+        return Err(CliError::usage(format!(
+            "--fmax: {fmax} MHz is not a clock frequency; give e.g. --fmax 150"
+        )));
+    }
+    if gen.rest.stages.is_some() {
+        return Err(CliError::usage(
+            "--fmax chooses the number of stages; do not give --stages too",
+        ));
+    }
+    let req = gen.request()?;
+    let core = rtl::generate(&req).map_err(|e| CliError::usage(e.to_string()))?;
+    let m = fpga::delay::DelayModel::of(target);
+    let max = rtl::MAX_STAGES;
+    match m.stages_for(core.depth, fmax, max) {
+        Some((s, pred)) => Ok((s, pred, core.depth)),
+        None => Err(CliError::usage(format!(
+            "--fmax {fmax}: the delay model predicts at most {:.0} MHz for this core on {} (logic depth {} levels, {max} stages); ask for a lower clock",
+            m.predict_mhz(core.depth, max),
+            target.name(),
+            core.depth
+        ))),
+    }
+}
+
+/// `fp8gen synth --fmax F`: the fewest stages that meet `F` on `target`, found from the
+/// delay model's choice by place and route (up while missed, down while met).
+pub fn synth_fmax(
+    gen: &GenArgs,
+    target: &str,
+    fmax: f64,
+    no_dsp: bool,
+    (seed, seeds): (u32, u32),
+    json: bool,
+) -> Result<(), CliError> {
+    let target =
+        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
+    let (s0, pred, depth) = fmax_choice(gen, fmax, target)?;
+    let run = |s: u32| -> Result<fpga::SynthReport, CliError> {
+        let mut g = gen.clone();
+        g.rest.stages = Some(s);
+        let core = core_of(&g)?;
+        let mut req = fpga::SynthRequest::new(core, target);
+        req.freq_mhz = fmax;
+        req.use_dsp = !no_dsp;
+        req.seed = seed;
+        req.seeds = seeds;
+        if !json {
+            eprintln!("  {s} stage(s): synthesizing {} …", req.core.top);
+        }
+        fpga::synth(&req).map_err(fpga_err)
+    };
+    if !json {
+        eprintln!(
+            "--fmax {fmax} on {}: delay model says {s0} stage(s) (depth {depth} levels, predicted {pred:.0} MHz)",
+            target.name()
+        );
+    }
+    let mut tried: Vec<(u32, f64)> = Vec::new();
+    let mut s = s0;
+    let mut rep = run(s)?;
+    tried.push((s, rep.fmax_mhz));
+    let mut best = if rep.fmax_mhz >= fmax {
+        Some((s, rep.clone()))
+    } else {
+        None
+    };
+    if best.is_none() {
+        // more stages while missed (at most 4 more runs)
+        while best.is_none() && s < s0 + 4 && s < rtl::MAX_STAGES {
+            s += 1;
+            rep = run(s)?;
+            tried.push((s, rep.fmax_mhz));
+            if rep.fmax_mhz >= fmax {
+                best = Some((s, rep.clone()));
+            }
+        }
+    } else {
+        // fewer stages while still met
+        while s > 0 {
+            let r = run(s - 1)?;
+            tried.push((s - 1, r.fmax_mhz));
+            if r.fmax_mhz >= fmax {
+                s -= 1;
+                best = Some((s, r));
+            } else {
+                break;
+            }
+        }
+    }
+    let summary = tried
+        .iter()
+        .map(|(s, f)| format!("{s} stage(s): {f:.1} MHz"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match best {
+        Some((s, rep)) => {
+            if json {
+                let mut v = serde_json::to_value(&rep).unwrap_or_default();
+                v["fmax_request_mhz"] = serde_json::json!(fmax);
+                v["stages"] = serde_json::json!(s);
+                v["model_stages"] = serde_json::json!(s0);
+                v["tried"] = serde_json::json!(tried);
+                outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                outln!(
+                    "{:<40} {:<13} {s} stage(s) meet {fmax} MHz: Fmax {:.1} MHz, LUTs {}, FFs {}, cells {} (model: {s0}; tried {summary})",
+                    rep.core,
+                    target.name(),
+                    rep.fmax_mhz,
+                    rep.luts,
+                    rep.ffs,
+                    rep.cells
+                );
+            }
+            Ok(())
+        }
+        None => Err(CliError::failed(format!(
+            "--fmax {fmax} on {}: not met ({summary}); ask for a lower clock or more stages with --stages",
+            target.name()
+        ))),
+    }
+}

@@ -138,6 +138,13 @@ enum Cmd {
         /// Print the manifest as JSON.
         #[arg(long)]
         json: bool,
+        /// Choose the number of pipeline stages for this clock (MHz) on --target from the
+        /// per-target delay model (instead of --stages).
+        #[arg(long)]
+        fmax: Option<f64>,
+        /// Target of --fmax: ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9.
+        #[arg(long, short = 't')]
+        target: Option<String>,
     },
     /// Prove a core bit-exact against the golden model in Verilator.
     Verify {
@@ -172,6 +179,10 @@ enum Cmd {
         /// JSON output.
         #[arg(long)]
         json: bool,
+        /// Reach this clock (MHz) with the fewest stages: start from the delay model's
+        /// choice, add stages while place and route misses it, remove them while it is met.
+        #[arg(long)]
+        fmax: Option<f64>,
     },
     /// Build a bitstream: the core behind a UART test shell on a board.
     Board {
@@ -479,7 +490,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
             out,
             force,
             json,
-        } => verify::gen(&gen, &out, force, json),
+            fmax,
+            target,
+        } => {
+            let gen =
+                match fmax {
+                    Some(f) => fpga_cmd::stages_for_fmax(&gen, f, target.as_deref())?,
+                    None if target.is_some() => return Err(CliError::usage(
+                        "--target applies to gen with --fmax only (synth and board take their own)",
+                    )),
+                    None => gen,
+                };
+            verify::gen(&gen, &out, force, json)
+        }
         Cmd::Verify { gen, verify: v } => verify::verify(gen.unit.as_deref(), &gen.rest, &v),
         Cmd::Cache { action } => cache(&action),
         Cmd::Sweep { cmd } => sweep_cmd::sweep(&cmd),
@@ -497,7 +520,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             seeds,
             keep,
             json,
-        } => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
+            fmax,
+        } => match fmax {
+            Some(f) => fpga_cmd::synth_fmax(&gen, &target, f, no_dsp, (seed, seeds), json),
+            None => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
+        },
         Cmd::Board {
             gen,
             board,

@@ -334,3 +334,50 @@ fn mul_ftz_no_flags_core_and_batch() {
         "{e}"
     );
 }
+
+#[test]
+fn fmax_chooses_stages_from_the_delay_model_and_synth_confirms_them() {
+    // gen: the delay model's choice (ECP5: 1.92 ns + 0.643 ns per level; E4M3 mul: 29 levels).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("m");
+    let o = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .args([
+            "gen", "-u", "mul", "-f", "e4m3", "--fmax", "150", "-t", "ecp5-25k", "--json", "-o",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(m["stages"], 4);
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--fmax 150: 4 stage(s) on ecp5-25k (logic depth 29 levels, predicted 173 MHz"));
+    let e = fp8gen(
+        &[
+            "gen", "-u", "mul", "-f", "e4m3", "--fmax", "150", "-o", "/tmp/x",
+        ],
+        "",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&e.stderr).trim(),
+        "error: --fmax needs --target T: the delay model is per device (ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9)"
+    );
+    // synth: place and route decides; the result meets the clock and one stage fewer does not.
+    let out = ok(
+        &[
+            "synth", "-u", "mul", "-f", "e4m3", "-t", "ecp5-25k", "--fmax", "120", "--json",
+        ],
+        "",
+    );
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = r["stages"].as_u64().unwrap();
+    assert!(r["fmax_mhz"].as_f64().unwrap() >= 120.0, "{out}");
+    let tried = r["tried"].as_array().unwrap();
+    if s > 0 {
+        let fewer = tried
+            .iter()
+            .find(|t| t[0].as_u64() == Some(s - 1))
+            .expect("one stage fewer was tried");
+        assert!(fewer[1].as_f64().unwrap() < 120.0, "{out}");
+    }
+}

@@ -176,7 +176,7 @@ fn verify_from_reads_the_dot_shape_from_the_manifest() {
     let m = std::fs::read_to_string(&mpath).unwrap();
     let j = json(&m);
     assert_eq!(j["dot"]["n"], 2);
-    assert_eq!(j["dot"]["scale"]["k"], 8);
+    assert_eq!(j["formats"]["scale"]["k"], 8);
     assert_eq!(j["ports"][2]["name"], "x1_i");
     assert_eq!(j["ports"][2]["index"], 1);
     let (ok, out, err) = fp8gen(&["verify", "--from", d, "--random", "2000"]);
@@ -187,7 +187,7 @@ fn verify_from_reads_the_dot_shape_from_the_manifest() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n, --scale-format and --addend describe a core to generate; with --from DIR the manifest's \"dot\" field gives the shape"
+        "error: --n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)"
     );
     // A manifest without the shape is refused with the fix.
     let mut v = j.clone();
@@ -308,7 +308,7 @@ fn batch_dot_known_answers_and_errors() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n, --scale-format and --addend apply to --unit dot only"
+        "error: --n and --addend apply to --unit dot only"
     );
 }
 

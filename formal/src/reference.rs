@@ -777,5 +777,6 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
         verilog: v,
         manifest,
         top,
+        depth: 0,
     })
 }

@@ -23,6 +23,7 @@
 
 pub mod board;
 pub mod build_dir;
+pub mod delay;
 pub mod flow;
 pub mod host;
 pub mod refcores;

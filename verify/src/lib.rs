@@ -1160,6 +1160,7 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
         verilog: text,
         manifest: m.clone(),
         top: m.top.clone(),
+        depth: 0,
     };
     formal::prove::prove_core_against_reference(&dut.request, &core, opts).map_err(|e| match e {
         formal::FormalError::Unsupported(_) => VerifyError::Usage(e.to_string()),

@@ -290,6 +290,7 @@ endmodule
         verilog,
         manifest,
         top,
+        depth: core.depth,
     })
 }
 
@@ -366,6 +367,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ),
     ];
     let front = b.finish(&front_top, fh, sf).map_err(GenError::Internal)?;
+    let front_depth = front.depth;
 
     // ---- back: one projection of the exact sum ----
     let mut b = ModuleBuilder::new();
@@ -439,6 +441,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         format!("Output half of the exact mac {top}: the {bits}-bit sum (LSB 2^{lsb}) projected once to binary32"),
     ];
     let back = b.finish(&back_top, bh, sb).map_err(GenError::Internal)?;
+    let back_depth = back.depth;
 
     // ---- wrapper ----
     let ports = super::interface(req);
@@ -641,5 +644,6 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         verilog,
         manifest,
         top,
+        depth: front_depth.max(back_depth),
     })
 }

@@ -289,6 +289,7 @@ pub(crate) fn finish_core(
             req.unit.name()
         )));
     }
+    let depth = net.depth;
     let verilog = net.emit();
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA,
@@ -312,5 +313,6 @@ pub(crate) fn finish_core(
         verilog,
         manifest,
         top: top.to_string(),
+        depth,
     })
 }
