@@ -257,8 +257,12 @@ fn a_deliberately_broken_core_fails_with_a_counterexample_and_a_vcd() {
             .unwrap_or(false),
         "VCD of the first counterexample"
     );
-    // Also a flipped constant: the largest finite code (saturated overflow).
-    let flipped = text.replace("7'd126", "7'd125");
+    // Also a flipped constant: the largest finite code (saturated overflow), a named
+    // localparam of the core.
+    let flipped = text.replace(
+        "localparam [6:0] E4M3_MAX_MAG = 7'h7e;",
+        "localparam [6:0] E4M3_MAX_MAG = 7'h7d;",
+    );
     assert_ne!(flipped, text, "the alteration must change the core");
     std::fs::write(&vfile, flipped).unwrap();
     let (ok, _, _) = verify_cli(&["--from", dir.to_str().unwrap()]);
