@@ -60,8 +60,11 @@ sweep-fma: build
 	  $(FP8GEN) verify -u fma -f $$f -r $$r --random 1000000000 --json > $(OUT)/fma_$${f}_$$r.json || exit 1; \
 	  $(FP8GEN) verify -u fma -f $$f -r $$r --json > $(OUT)/fma_$${f}_$${r}_structured.json || exit 1; done; done
 
+# QoR table (docs/qor/): `dot` = dot4 dot8 dot32 dot4-e8m0 dot8-e8m0 dot32-e8m0 (N-element dot
+# products, block scales E8M0 or none, result binary32); dot32 points take minutes each and do
+# not fit the iCE40 UP5K (error rows). Narrower runs: scripts/fpga/qor_sweep.py --merge.
 qor: build setup-fpga
-	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project mul fma mac \
+	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project mul fma mac dot \
 	  --formats e4m3 e5m2 --stages 0 1 2 3 --targets ecp5-25k ice40-up5k --dsp on --out docs/qor
 
 clean-out:

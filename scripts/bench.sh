@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Throughput benchmarks, side by side with references measured in the same run:
 #   golden model (1 thread) vs Python ml_dtypes (1 thread), and verification throughput of
-#   the Verilator equivalence engine (all cores) for decode, project, mul and fma.
+#   the Verilator equivalence engine (all cores) for decode, project, mul, fma and dot.
 # Usage: scripts/bench.sh            (make bench)
+#   FP8GEN=path/to/fp8gen scripts/bench.sh    another binary (default target/release/fp8gen)
+#   BENCH_ONLY=dot scripts/bench.sh           only the verification rows whose label contains
+#                                             this (grep -E pattern); skips the other sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/fp8gen
-[ -x "$bin" ] || cargo build --release
+bin=${FP8GEN:-target/release/fp8gen}
+[ -x "$bin" ] || [ -n "${FP8GEN:-}" ] || cargo build --release
 py=.venv/bin/python
+only=${BENCH_ONLY:-}
 
+if [ -z "$only" ]; then
 echo "== golden model, single thread (fp8gen bench)"
 $bin bench --n 100000000
 
@@ -18,17 +23,20 @@ if [ -x "$py" ] && $py -c "import ml_dtypes" 2>/dev/null; then
 else
     echo "(ml_dtypes not installed: run make setup-fpga for the reference numbers)"
 fi
+fi
 
 echo "== verification throughput ($(nproc) cores; vectors/s of the whole engine: stimulus + Verilator + golden + compare)"
-echo "   targets per node (README \"Measured here\"): project >= 1e8/s, mul and fma >= 5e7/s"
+echo "   targets per node (README \"Measured here\"): project >= 1e8/s, mul and fma >= 5e7/s; dot: no target set"
+# run LABEL TARGET ARGS...: TARGET 0 prints no verdict, "-" prints "no target set".
 run() {
     local label=$1 target=$2; shift 2
     local j
+    if [ -n "$only" ] && ! grep -qE -- "$only" <<<"$label"; then return 0; fi
     j=$($bin verify "$@" --json 2>/dev/null)
     python3 -c "
 import json, sys
-j = json.loads(sys.argv[1]); t = float(sys.argv[3]); r = j['vectors_per_second']
-verdict = '' if t == 0 else ('  target %.0e: met' % t if r >= t else '  target %.0e: missed, x%.2f short' % (t, t / r))
+j = json.loads(sys.argv[1]); tgt = sys.argv[3]; t = 0.0 if tgt == '-' else float(tgt); r = j['vectors_per_second']
+verdict = '  no target set' if tgt == '-' else '' if t == 0 else ('  target %.0e: met' % t if r >= t else '  target %.0e: missed, x%.2f short' % (t, t / r))
 print(f\"{sys.argv[2]:<44} {j['vectors']:>12} vectors {j['mismatches']:>3} mismatches {r:>10.3e}/s{verdict}\")" "$j" "$label" "$target"
 }
 run "decode e4m3 (exhaustive)"                  0    -u decode -f e4m3 --exhaustive
@@ -38,7 +46,10 @@ run "project e4m3 dyn modes (structured)"       1e8  -u project -f e4m3 -r dyn -
 run "mul e4m3 dyn modes (exhaustive)"           5e7  -u mul -f e4m3 -r dyn -s dyn --exhaustive
 run "fma e4m3 rne (structured, 8.4M)"           5e7  -u fma -f e4m3 -r rne
 run "fma e4m3 rne (random 5e7)"                 5e7  -u fma -f e4m3 -r rne --random 50000000
+run "dot e4m3 N=8 -> binary32 (random 2e6)"     -    -u dot -f e4m3 --n 8 --random 2000000
+run "dot e4m3 N=8 e8m0 scales + addend (2e6)"   -    -u dot -f e4m3 --n 8 --scale-format e8m0 --addend --random 2000000
 
+[ -z "$only" ] || exit 0
 echo "== Python: fp8gen.project vs ml_dtypes astype, binary32 -> E4M3, 1 thread (python/bench.py)"
 if [ -x "$py" ] && $py -c "import fp8gen, ml_dtypes" 2>/dev/null; then
     $py python/bench.py

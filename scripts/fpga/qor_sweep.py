@@ -11,19 +11,38 @@ Each point calls
     FP8GEN synth --unit UNIT [--format FMT] --stages N --target T --freq MHZ [--no-dsp] --json
 where FP8GEN is --fp8gen (default: target/release/fp8gen, else `fp8gen` on PATH). The
 reference unit `int-mul8` (an unsigned 8x8 integer multiplier) takes no format. A failing
-point is recorded with its error and the sweep goes on; the exit status is 1 if any failed.
+point (an error, a core that does not fit the device, a run past --timeout) is recorded with
+its error and the sweep goes on; the exit status is 1 if any failed.
+
+Dot-product cores are units `dotN` (N elements per operand, no block scales) and `dotN-S`
+(block scales sx_i, sy_i of format S, e.g. `dot8-e8m0` for OCP MX), result binary32; a point
+runs `synth --unit dot --n N [--scale-format S] --out-format binary32`, and the unit column
+of qor.csv holds the name as given (`dot8-e8m0`). `--units dot` stands for dot4 dot8 dot32
+and dot4-e8m0 dot8-e8m0 dot32-e8m0. No unit has an Fmax or cell target in this script (the
+targets are in the README's "Measured here" table); dot has none anywhere.
+
+--merge merges the points into OUT/qor.csv (a point replaces the row of the same unit,
+format, stages, target and DSP; other rows are kept) instead of overwriting it, and
+`--replot CSV --add MORE.csv ...` merges other sweeps' CSVs into CSV before the tables.
 """
 import argparse
 import csv
 import json
 import os
+import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
 
 FORMATLESS_UNITS = {"int-mul8"}
+# dotN or dotN-SCALEFORMAT: fp8gen's `dot` unit with N elements, result binary32.
+DOT_UNIT = re.compile(r"^dot([0-9]+)(?:-([A-Za-z0-9_.]+))?$")
+# What `--units dot` stands for.
+DOT_UNITS = ["dot4", "dot8", "dot32", "dot4-e8m0", "dot8-e8m0", "dot32-e8m0"]
+KEY = ("unit", "format", "stages", "target", "dsp")
 COLUMNS = ["unit", "format", "stages", "target", "dsp", "luts", "ffs", "carry", "dsp_blocks",
            "cells", "fmax_mhz", "target_mhz", "timing_met", "seconds", "error"]
 
@@ -38,8 +57,51 @@ def default_fp8gen():
     return shutil.which("fp8gen") or "fp8gen"
 
 
+def unit_args(unit):
+    """fp8gen synth arguments that select `unit` (a dot name expands to its options)."""
+    m = DOT_UNIT.match(unit)
+    if not m:
+        return ["--unit", unit]
+    args = ["--unit", "dot", "--n", m.group(1), "--out-format", "binary32"]
+    if m.group(2):
+        args += ["--scale-format", m.group(2)]
+    return args
+
+
+def expand_units(units):
+    out = []
+    for u in units:
+        for v in (DOT_UNITS if u == "dot" else [u]):
+            if v not in out:
+                out.append(v)
+    return out
+
+
+def run_limited(cmd, timeout):
+    """Runs cmd in its own process group; past `timeout` seconds kills the whole group
+    (fp8gen and the yosys / nextpnr it started), so a timed-out point leaves nothing behind."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        raise
+    except BaseException:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout):
-    cmd = shlex.split(fp8gen) + ["synth", "--unit", unit]
+    cmd = shlex.split(fp8gen) + ["synth"] + unit_args(unit)
     if fmt != "-":
         cmd += ["--format", fmt]
     cmd += ["--stages", str(stages), "--target", target, "--freq", str(freq), "--json"]
@@ -49,8 +111,12 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout):
            "dsp": "on" if dsp else "off", "error": ""}
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
+        p = run_limited(cmd, timeout)
+    except subprocess.TimeoutExpired:
+        row["seconds"] = round(time.monotonic() - t0, 1)
+        row["error"] = f"timeout: no result after {timeout:g} s (yosys + nextpnr stopped)"
+        return row
+    except OSError as e:
         row["error"] = f"{type(e).__name__}: {e}"
         return row
     row["seconds"] = round(time.monotonic() - t0, 1)
@@ -117,6 +183,9 @@ def write_png(rows, path):
             label += f' s{r["stages"]}' + ("" if r["dsp"] == "on" else " nodsp")
             ax.annotate(label, (r["cells"], r["fmax_mhz"]), fontsize=6,
                         xytext=(3, 3), textcoords="offset points")
+    cells = [int(r["cells"]) for r in ok]
+    if cells and min(cells) > 0 and max(cells) > 100 * min(cells):
+        ax.set_xscale("log")  # 1-cell int-mul8 to ~10^4-cell dot32 in one plot
     ax.set_xlabel("core cells (yosys)")
     ax.set_ylabel("Fmax (MHz, nextpnr)")
     ax.set_title("fp8gen QoR sweep")
@@ -140,9 +209,22 @@ def write_stages_png(rows, path):
     targets = sorted({r["target"] for r in ok})
     if not targets:
         return False
-    fig, axes = plt.subplots(2, len(targets), figsize=(5 * len(targets), 7), dpi=110,
-                             squeeze=False, sharex=True)
-    series = sorted({(r["unit"], r["format"], r["dsp"]) for r in ok})
+    fig, axes = plt.subplots(2, len(targets), figsize=(5 * len(targets) + 2.5, 7), dpi=110,
+                             squeeze=False, sharex=True, layout="constrained")
+    def order(k):
+        m = DOT_UNIT.match(k[0])
+        return (1, int(m.group(1)), m.group(2) or "", k[1], k[2]) if m else (0, 0) + k
+    series = sorted({(r["unit"], r["format"], r["dsp"]) for r in ok}, key=order)
+    # One style per series in every panel: dot units dashed with square markers and colours
+    # of their own palette, so up to 20 + 20 series stay distinct.
+    style, count = {}, {False: 0, True: 0}
+    for (u, f, d) in series:
+        dot = bool(DOT_UNIT.match(u))
+        cmap = plt.get_cmap("tab20b" if dot else "tab20")
+        style[(u, f, d)] = dict(color=cmap(count[dot] % 20), linestyle="--" if dot else "-",
+                                marker="s" if dot else "o", markersize=4)
+        count[dot] += 1
+    handles = {}
     for j, t in enumerate(targets):
         for (u, f, d) in series:
             pts = sorted((int(r["stages"]), r) for r in ok
@@ -151,8 +233,10 @@ def write_stages_png(rows, path):
                 continue
             label = u if f == "-" else f"{u} {f}"
             xs = [p[0] for p in pts]
-            axes[0][j].plot(xs, [float(p[1]["fmax_mhz"]) for p in pts], marker="o", label=label)
-            axes[1][j].plot(xs, [int(p[1]["cells"]) for p in pts], marker="o", label=label)
+            st = style[(u, f, d)]
+            h, = axes[0][j].plot(xs, [float(p[1]["fmax_mhz"]) for p in pts], label=label, **st)
+            axes[1][j].plot(xs, [int(p[1]["cells"]) for p in pts], label=label, **st)
+            handles.setdefault(label, h)
         axes[0][j].set_title(t)
         axes[0][j].set_ylabel("Fmax (MHz)")
         axes[1][j].set_ylabel("core cells")
@@ -160,9 +244,9 @@ def write_stages_png(rows, path):
         axes[1][j].set_yscale("log")
         for ax in (axes[0][j], axes[1][j]):
             ax.grid(True, alpha=0.3)
-    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="outside right upper",
+               fontsize=7)
     fig.suptitle("fp8gen: Fmax and area against pipeline depth")
-    fig.tight_layout()
     fig.savefig(path)
     return True
 
@@ -172,12 +256,43 @@ def read_csv(path):
         return [dict(r) for r in csv.DictReader(f)]
 
 
+def merge_rows(old, new):
+    """Rows of `old` with each row of `new` replacing the one of the same key (unit, format,
+    stages, target, DSP) in place, or appended after them."""
+    key = lambda r: tuple(str(r.get(k, "")) for k in KEY)
+    rows = list(old)
+    at = {key(r): i for i, r in enumerate(rows)}
+    for r in new:
+        k = key(r)
+        if k in at:
+            rows[at[k]] = r
+        else:
+            at[k] = len(rows)
+            rows.append(r)
+    return rows
+
+
+def typed(rows):
+    for r in rows:
+        for k in ("cells", "stages"):
+            if r.get(k) not in (None, ""):
+                r[k] = int(r[k])
+        if r.get("fmax_mhz") not in (None, ""):
+            r["fmax_mhz"] = float(r["fmax_mhz"])
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replot", metavar="CSV",
                     help="only rewrite qor.md and the plots from a qor.csv (an earlier sweep's, "
                          "or the one `fp8gen merge` writes from a Slurm QoR sweep)")
-    ap.add_argument("--units", nargs="+", default=["int-mul8"])
+    ap.add_argument("--add", nargs="+", default=[], metavar="CSV",
+                    help="with --replot: merge these qor.csv files into the --replot CSV first "
+                         "(same key replaces, new rows are appended) and rewrite it")
+    ap.add_argument("--units", nargs="+", default=["int-mul8"],
+                    help="fp8gen units (decode project mul fma mac), int-mul8, dotN / dotN-S "
+                         "(e.g. dot8, dot8-e8m0) or dot (= " + " ".join(DOT_UNITS) + ")")
     ap.add_argument("--formats", nargs="+", default=["e4m3"],
                     help="formats for fp8gen units (ignored by int-mul8)")
     ap.add_argument("--stages", nargs="+", type=int, default=[0])
@@ -188,15 +303,19 @@ def main():
     ap.add_argument("--fp8gen", default=None, help="command that runs fp8gen")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per point")
     ap.add_argument("--out", default="build/qor")
+    ap.add_argument("--merge", action="store_true",
+                    help="merge the points into OUT/qor.csv (keeping its other rows) instead "
+                         "of overwriting it")
     a = ap.parse_args()
+    if a.add and not a.replot:
+        ap.error("--add goes with --replot CSV")
     if a.replot:
         rows = read_csv(a.replot)
-        for r in rows:
-            for k in ("cells", "stages"):
-                if r.get(k) not in (None, ""):
-                    r[k] = int(r[k])
-            if r.get("fmax_mhz") not in (None, ""):
-                r["fmax_mhz"] = float(r["fmax_mhz"])
+        if a.add:
+            for extra in a.add:
+                rows = merge_rows(rows, read_csv(extra))
+            write_csv(rows, a.replot)
+        rows = typed(rows)
         out = os.path.dirname(a.replot) or "."
         write_md(rows, os.path.join(out, "qor.md"))
         plotted = write_png(rows, os.path.join(out, "qor.png"))
@@ -207,7 +326,7 @@ def main():
     dsps = {"on": [True], "off": [False], "both": [True, False]}[a.dsp]
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for unit in a.units:
+    for unit in expand_units(a.units):
         fmts = ["-"] if unit in FORMATLESS_UNITS else a.formats
         for fmt in fmts:
             for st in a.stages:
@@ -218,13 +337,17 @@ def main():
                         status = r["error"] or (f'{r["cells"]} cells, {r["luts"]} LUT, '
                                                 f'{r["fmax_mhz"]} MHz')
                         print(f"{unit} {fmt} s{st} {tgt} dsp={'on' if dsp else 'off'}: "
-                              f"{status}", flush=True)
-    write_csv(rows, os.path.join(a.out, "qor.csv"))
+                              f"{status} ({r.get('seconds', '?')} s)", flush=True)
+    failed = any(r.get("error") for r in rows)
+    csv_path = os.path.join(a.out, "qor.csv")
+    if a.merge and os.path.exists(csv_path):
+        rows = typed(merge_rows(read_csv(csv_path), rows))
+    write_csv(rows, csv_path)
     write_md(rows, os.path.join(a.out, "qor.md"))
     plotted = write_png(rows, os.path.join(a.out, "qor.png"))
     write_stages_png(rows, os.path.join(a.out, "qor_stages.png"))
     print(f"wrote {a.out}/qor.csv, qor.md" + (", qor.png, qor_stages.png" if plotted else ""))
-    return 1 if any(r.get("error") for r in rows) else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
