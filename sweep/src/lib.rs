@@ -491,6 +491,35 @@ pub struct QorSweep {
     pub targets: Vec<String>,
 }
 
+/// The `synth` options that select a QoR unit name: a unit (`mul`), `int-mul8`, or a dot
+/// product `dot<N>` / `dot<N>-<scale format>` (N elements, binary32 result; the names of
+/// `docs/qor/qor.csv` and `scripts/fpga/qor_sweep.py`).
+pub fn qor_unit_args(u: &str) -> Result<Vec<String>, SweepError> {
+    let bad = || {
+        usage(format!(
+            "unit '{u}': a dot product is dot<N> or dot<N>-<scale format>, e.g. dot8 or dot8-e8m0"
+        ))
+    };
+    match u.strip_prefix("dot") {
+        Some(rest) if !rest.is_empty() => {
+            let (n, scale) = match rest.split_once('-') {
+                Some((n, s)) => (n, Some(s)),
+                None => (rest, None),
+            };
+            let n: u32 = n.parse().map_err(|_| bad())?;
+            let mut v: Vec<String> = ["--unit", "dot", "--n"].map(String::from).to_vec();
+            v.push(n.to_string());
+            if let Some(sf) = scale {
+                golden::Format::parse(sf).map_err(|_| bad())?;
+                v.extend(["--scale-format".to_string(), sf.to_string()]);
+            }
+            v.extend(["--out-format".to_string(), "binary32".to_string()]);
+            Ok(v)
+        }
+        _ => Ok(vec!["--unit".to_string(), u.to_string()]),
+    }
+}
+
 /// Plans a QoR matrix (estimates from the measured QoR table).
 pub fn plan_qor(q: &QorSweep) -> Result<SweepPlan, SweepError> {
     let mut jobs = Vec::new();
@@ -509,7 +538,8 @@ pub fn plan_qor(q: &QorSweep) -> Result<SweepPlan, SweepError> {
             for &s in &q.stages {
                 for t in &q.targets {
                     check_token("target", t)?;
-                    let mut args = vec!["synth".to_string(), "--unit".into(), u.clone()];
+                    let mut args = vec!["synth".to_string()];
+                    args.extend(qor_unit_args(u)?);
                     if f != "-" {
                         args.extend(["--format".into(), f.clone()]);
                     }
@@ -1240,5 +1270,19 @@ mod tests {
             ..p
         };
         assert!(plan_prove(&p).is_err());
+    }
+
+    #[test]
+    fn qor_dot_names_select_the_dot_unit() {
+        assert_eq!(
+            qor_unit_args("dot8-e8m0").unwrap().join(" "),
+            "--unit dot --n 8 --scale-format e8m0 --out-format binary32"
+        );
+        assert_eq!(
+            qor_unit_args("dot4").unwrap().join(" "),
+            "--unit dot --n 4 --out-format binary32"
+        );
+        assert_eq!(qor_unit_args("mul").unwrap().join(" "), "--unit mul");
+        assert!(qor_unit_args("dotx").is_err());
     }
 }
