@@ -64,6 +64,10 @@ pub struct GenRest {
     /// without overflow; default 16).
     #[arg(long)]
     pub guard_bits: Option<u32>,
+    /// mac: L interleaved binary32 accumulators (2..=16): a step every ⌈(stages+1)/L⌉
+    /// cycles; `lane_o` says which accumulator a result belongs to.
+    #[arg(long)]
+    pub interleave: Option<u32>,
     /// Input format of project: binary32 (default), binary16 or bfloat16.
     #[arg(long)]
     pub in_format: Option<String>,
@@ -268,6 +272,7 @@ impl GenRest {
                 signaling_nan: false,
                 dot,
                 acc_guard,
+                interleave: self.interleave.unwrap_or(0),
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -281,9 +286,9 @@ impl GenRest {
                 "--n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)",
             ));
         }
-        if self.acc.is_some() || self.guard_bits.is_some() {
+        if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {
             return Err(CliError::usage(
-                "--acc and --guard-bits describe a core to generate; with --from DIR the manifest's modes.acc_guard_bits gives the accumulator",
+                "--acc, --guard-bits and --interleave describe a core to generate; with --from DIR the manifest's modes give the accumulator",
             ));
         }
         let any_format = self.format.format.is_some()

@@ -472,3 +472,81 @@ fn block_scaled_mul_fma_and_project_cores_match_the_golden_model() {
         "error: unsupported request: scale format e4m3 is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)"
     );
 }
+
+#[test]
+fn interleaved_mac_accumulators_take_a_step_per_initiation_interval() {
+    // 3 stages: 4 accumulators give II = 1, 2 give II = 2; checked cycle by cycle with lane_o.
+    for (lanes, ii) in [("4", 1), ("2", 2)] {
+        let (ok, out, err) = fp8gen(&[
+            "verify",
+            "-u",
+            "mac",
+            "-f",
+            "e4m3",
+            "--interleave",
+            lanes,
+            "-r",
+            "dyn",
+            "--stages",
+            "3",
+            "--random",
+            "100000",
+            "--json",
+        ]);
+        assert!(ok, "{lanes}: {err}\n{out}");
+        let j = json(&out);
+        assert_eq!(j["mismatches"], 0);
+        assert!(j["compared"].to_string().contains("lane_o"), "{out}");
+        let space = j["meta"]["space"].as_str().unwrap().to_string();
+        assert!(
+            space.contains(&format!("valid every {ii} cycle(s)")),
+            "{space}"
+        );
+    }
+    // A mutant whose accumulators never leave the fresh state after a clear is rejected.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mac");
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "mac",
+        "-f",
+        "e4m3",
+        "--interleave",
+        "4",
+        "--stages",
+        "3",
+        "-o",
+        d,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let m = json(&out);
+    assert_eq!(m["modes"]["interleave"], 4);
+    let vfile = dir.join(format!("{}.v", m["top"].as_str().unwrap()));
+    let text = std::fs::read_to_string(&vfile).unwrap();
+    let broken = text.replace("        else fresh_q[lane_in] <= 1'b0;\n", "");
+    assert_ne!(broken, text);
+    std::fs::write(&vfile, broken).unwrap();
+    let (ok, _, err) = fp8gen(&["verify", "--from", d, "--random", "50000"]);
+    assert!(!ok && err.contains("differ from the golden model"), "{err}");
+    let (ok, _, err) = fp8gen(&[
+        "gen",
+        "-u",
+        "mac",
+        "-f",
+        "e4m3",
+        "--acc",
+        "exact",
+        "--interleave",
+        "2",
+        "-o",
+        d,
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: invalid request: --interleave applies to mac with the binary32 accumulator (the exact accumulator already takes a product every cycle)"
+    );
+}

@@ -107,11 +107,13 @@ pub enum Role {
     Exponent,
     /// Normalized significand, MSB = hidden bit (`decode`).
     Significand,
+    /// Which of the interleaved accumulators a result belongs to (`mac --interleave L`).
+    Lane,
 }
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 21] = [
+    pub const ALL: [Role; 22] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -133,6 +135,7 @@ impl Role {
         Role::Sign,
         Role::Exponent,
         Role::Significand,
+        Role::Lane,
     ];
 
     /// The name used in `manifest.json` (`valid_in`, `x`, `rounding`, …).
@@ -159,6 +162,7 @@ impl Role {
             Role::Sign => "sign",
             Role::Exponent => "exponent",
             Role::Significand => "significand",
+            Role::Lane => "lane",
         }
     }
 
@@ -186,7 +190,8 @@ impl Role {
             | Role::Class
             | Role::Sign
             | Role::Exponent
-            | Role::Significand => Some(Direction::Output),
+            | Role::Significand
+            | Role::Lane => Some(Direction::Output),
             _ => Some(Direction::Input),
         }
     }
@@ -459,6 +464,9 @@ pub struct Modes {
     /// of any magnitude sum exactly; one rounding on output).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub acc_guard_bits: u32,
+    /// `mac` only: L ≥ 2 interleaved binary32 accumulators (`--interleave L`; 0 = one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interleave: u32,
 }
 
 fn is_false(b: &bool) -> bool {

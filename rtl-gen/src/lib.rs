@@ -64,6 +64,9 @@ pub struct GenOptions {
     /// `mac` only: 0 = binary32 accumulator; N > 0 = exact accumulator with N guard bits
     /// ([`golden::ExactAcc`]).
     pub acc_guard: u32,
+    /// `mac` only: L ≥ 2 interleaved binary32 accumulators, step k to accumulator k mod L
+    /// (0 = one accumulator).
+    pub interleave: u32,
 }
 
 /// What to generate.
@@ -207,6 +210,9 @@ impl GenRequest {
                     "--acc exact --guard-bits {}",
                     self.options.acc_guard
                 ));
+            }
+            if self.options.interleave > 0 {
+                v.push(format!("--interleave {}", self.options.interleave));
             }
         }
         v.push(format!("--stages {}", self.stages));
@@ -385,6 +391,19 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             return Err(GenError::Unsupported(
                 "--ftz and block scales exclude each other (a scaled operand's subnormal range is not defined)".into(),
             ));
+        }
+    }
+    if req.options.interleave > 0 {
+        if req.unit != Unit::Mac || req.options.acc_guard > 0 {
+            return Err(GenError::BadRequest(
+                "--interleave applies to mac with the binary32 accumulator (the exact accumulator already takes a product every cycle)".into(),
+            ));
+        }
+        if !(2..=16).contains(&req.options.interleave) {
+            return Err(GenError::BadRequest(format!(
+                "--interleave {}: give 2..=16 accumulators",
+                req.options.interleave
+            )));
         }
     }
     if req.unit != Unit::Dot && req.options.dot != iface::DotShape::default() {

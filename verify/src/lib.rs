@@ -321,6 +321,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             no_flags: m.unit == Unit::Mul && !m.ports.iter().any(|p| p.role == Role::Flags),
             signaling_nan: m.modes.signaling_nan,
             acc_guard: m.modes.acc_guard_bits,
+            interleave: m.modes.interleave,
             dot: match (m.unit, m.dot) {
                 (Unit::Dot, Some(d)) => d,
                 (Unit::Dot, None) => {

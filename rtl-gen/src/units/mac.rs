@@ -34,6 +34,26 @@ pub fn latency(stages: u32) -> u32 {
     stages + 1
 }
 
+/// Initiation interval of a binary32-accumulator `mac` with `stages` stages and `lanes`
+/// interleaved accumulators: a step every `⌈(stages + 1) / lanes⌉` cycles.
+pub fn initiation_interval(stages: u32, lanes: u32) -> u32 {
+    latency(stages).div_ceil(lanes.max(1))
+}
+
+/// Width of `lane_o` for `lanes` interleaved accumulators.
+pub fn lane_width(lanes: u32) -> u32 {
+    crate::ast::ubits(lanes.saturating_sub(1) as u128)
+}
+
+/// The interleaved accumulators of the golden model (`--interleave L`).
+#[derive(Clone, Debug)]
+struct Lanes {
+    acc: Vec<u32>,
+    fresh: Vec<bool>,
+    next: usize,
+    last: usize,
+}
+
 /// The golden stream model of a `mac` core: one [`MacModel::step`] per cycle.
 #[derive(Clone, Debug)]
 pub struct MacModel {
@@ -42,6 +62,8 @@ pub struct MacModel {
     dyn_sat: bool,
     acc: u32,
     flags: u8,
+    /// `--interleave L`: the L accumulators, which start fresh, the next one to use.
+    lanes: Option<Lanes>,
     /// `--acc exact`: the exact accumulator and the mode port values of the last step (the
     /// output projection uses them).
     exact: Option<ExactState>,
@@ -65,6 +87,12 @@ impl MacModel {
             dyn_sat: req.saturation == SaturationSel::Dynamic,
             acc: 0,
             flags: 0,
+            lanes: (req.options.interleave > 1).then(|| Lanes {
+                acc: vec![0; req.options.interleave as usize],
+                fresh: vec![false; req.options.interleave as usize],
+                next: 0,
+                last: 0,
+            }),
             exact: if req.options.acc_guard > 0 {
                 Some(ExactState {
                     acc: golden::ExactAcc::new(
@@ -93,6 +121,12 @@ impl MacModel {
     pub fn reset(&mut self) {
         self.acc = 0;
         self.flags = 0;
+        if let Some(l) = &mut self.lanes {
+            l.acc.iter_mut().for_each(|a| *a = 0);
+            l.fresh.iter_mut().for_each(|f| *f = false);
+            l.next = 0;
+            l.last = 0;
+        }
         if let Some(e) = &mut self.exact {
             e.acc.clear();
             e.modes = [0, 0];
@@ -100,9 +134,10 @@ impl MacModel {
     }
 
     /// Processes one input cycle `[valid_i, clear_i, x_i, y_i, (rm_i), (sat_i)]` and returns
-    /// what the core shows `L` cycles later: `[acc_o, flags_o, valid_o]` (inputs must respect
-    /// the initiation interval).
-    pub fn step(&mut self, inputs: &[u64]) -> [u64; 3] {
+    /// what the core shows `L` cycles later in output port order: `[acc_o, flags_o, valid_o,
+    /// 0]`, or `[acc_o, flags_o, lane_o, valid_o]` with interleaved accumulators (inputs must
+    /// respect the initiation interval).
+    pub fn step(&mut self, inputs: &[u64]) -> [u64; 4] {
         let valid = inputs.first().copied().unwrap_or(0) & 1 == 1;
         if let Some(e) = &mut self.exact {
             if valid {
@@ -119,11 +154,21 @@ impl MacModel {
             let (spec, _) =
                 super::mul::spec_from_ports(&mut it, e.rounding, e.saturation, 0, e.tininess, 0);
             let (c, f) = e.acc.result(&golden::Format::BINARY32, &spec);
-            return [c as u64, f.0 as u64, valid as u64];
+            return [c as u64, f.0 as u64, valid as u64, 0];
         }
         if valid {
             let clear = inputs.get(1).copied().unwrap_or(0) & 1 == 1;
-            let z = if clear { 0 } else { self.acc };
+            // Interleaved: step k since the clear goes to accumulator k mod L; a clear starts
+            // every accumulator afresh (lane 0 with this product, the others at their next
+            // step).
+            let (lane, z) = match &self.lanes {
+                Some(l) => {
+                    let lane = if clear { 0 } else { l.next };
+                    let fresh = clear || l.fresh[lane];
+                    (lane, if fresh { 0 } else { l.acc[lane] })
+                }
+                None => (0, if clear { 0 } else { self.acc }),
+            };
             let mut modes = inputs.iter().skip(4).copied();
             let x = inputs.get(2).copied().unwrap_or(0);
             let y = inputs.get(3).copied().unwrap_or(0);
@@ -135,8 +180,30 @@ impl MacModel {
             );
             self.acc = r as u32;
             self.flags = f as u8;
+            if let Some(l) = &mut self.lanes {
+                let n = l.acc.len();
+                l.acc[lane] = r as u32;
+                if clear {
+                    l.fresh
+                        .iter_mut()
+                        .enumerate()
+                        .for_each(|(i, f)| *f = i != 0);
+                } else {
+                    l.fresh[lane] = false;
+                }
+                l.next = (lane + 1) % n;
+                l.last = lane;
+            }
         }
-        [self.acc as u64, self.flags as u64, valid as u64]
+        match &self.lanes {
+            Some(l) => [
+                self.acc as u64,
+                self.flags as u64,
+                l.last as u64,
+                valid as u64,
+            ],
+            None => [self.acc as u64, self.flags as u64, valid as u64, 0],
+        }
     }
 
     fn fma_x_mask(&self) -> u32 {
@@ -147,7 +214,7 @@ impl MacModel {
     }
 
     /// Runs a whole stream from the reset state; one output row per input row.
-    pub fn run(req: &GenRequest, cycles: &[Vec<u64>]) -> Result<Vec<[u64; 3]>, GenError> {
+    pub fn run(req: &GenRequest, cycles: &[Vec<u64>]) -> Result<Vec<[u64; 4]>, GenError> {
         let mut m = MacModel::new(req)?;
         Ok(cycles.iter().map(|c| m.step(c)).collect())
     }
@@ -162,9 +229,15 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let fx = req.formats.x;
     let fy = super::mul::y_format(req);
     let top = top_name(req, "mac");
+    let nl = req.options.interleave;
+    let top = match (nl > 1, top.rfind("_s")) {
+        (true, Some(i)) => format!("{}_il{nl}{}", &top[..i], &top[i..]),
+        _ => top,
+    };
     let fma_top = format!("{top}_fma");
     let mut freq = req.clone();
     freq.unit = Unit::Fma;
+    freq.options.interleave = 0;
     let mut b = ModuleBuilder::new();
     let x = b.input("x_i", fx.k);
     let y = b.input("y_i", fy.k);
@@ -229,7 +302,11 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     }
     v.push_str(");\n");
     v.push_str("  reg  [31:0] acc_q;\n  reg  [3:0] flags_q;\n  reg  done_q;\n");
-    v.push_str("  wire [31:0] fma_z = clear_i ? 32'h0 : acc_q;\n");
+    if nl > 1 {
+        interleave_decl(&mut v, nl, n);
+    } else {
+        v.push_str("  wire [31:0] fma_z = clear_i ? 32'h0 : acc_q;\n");
+    }
     v.push_str("  wire [31:0] fma_r;\n  wire [3:0] fma_flags;\n  wire fma_valid;\n");
     let _ = writeln!(v, "  {fma_top} u_fma (");
     let mut conns = Vec::new();
@@ -251,6 +328,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     conns.push(".flags_o(fma_flags)".to_string());
     conns.push(".valid_o(fma_valid)".to_string());
     let _ = writeln!(v, "    {}\n  );", conns.join(",\n    "));
+    if nl > 1 {
+        interleave_regs(&mut v, nl, n);
+    }
     v.push_str(
         "  always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -284,7 +364,8 @@ endmodule
     manifest.verilog = crate::manifest::FileList(vec![format!("{top}.v")]);
     manifest.command = req.canonical_command();
     manifest.latency = lat;
-    manifest.initiation_interval = lat;
+    manifest.initiation_interval = initiation_interval(n, nl.max(1));
+    manifest.modes = super::manifest_modes(req);
     manifest.ports = ports;
     Ok(GeneratedCore {
         verilog,
@@ -646,4 +727,87 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         top,
         depth: front_depth.max(back_depth),
     })
+}
+
+/// Declarations of the interleaved accumulators (`--interleave L`): the accumulator of the
+/// issuing step (`clear ? 0 : k_q`), its value (+0 when it starts fresh), the lane index
+/// delayed alongside the FMA pipeline.
+fn interleave_decl(v: &mut String, nl: u32, stages: u32) {
+    let lw = lane_width(nl);
+    let r = |w: u32| {
+        if w == 1 {
+            String::new()
+        } else {
+            format!("[{}:0] ", w - 1)
+        }
+    };
+    let _ = writeln!(
+        v,
+        "  // {nl} interleaved accumulators: step k after a clear goes to accumulator k mod {nl};"
+    );
+    let _ = writeln!(
+        v,
+        "  // a clear starts all of them afresh (lane 0 with its product, the others at their next step)"
+    );
+    for j in 0..nl {
+        let _ = writeln!(v, "  reg  [31:0] lacc{j}_q;");
+    }
+    let _ = writeln!(v, "  reg  {}fresh_q;", r(nl));
+    let _ = writeln!(v, "  reg  {}k_q;", r(lw));
+    let _ = writeln!(v, "  reg  {}lane_q;", r(lw));
+    let _ = writeln!(v, "  wire {}lane_in = clear_i ? {lw}'h0 : k_q;", r(lw));
+    let mut sel = String::from("32'h0");
+    for j in (0..nl).rev() {
+        sel = format!("(lane_in == {lw}'h{j:x}) ? lacc{j}_q :\n                          {sel}");
+    }
+    let _ = writeln!(v, "  wire [31:0] lane_acc = {sel};");
+    let _ = writeln!(
+        v,
+        "  wire [31:0] fma_z = (clear_i | fresh_q[lane_in]) ? 32'h0 : lane_acc;"
+    );
+    for d in 1..=stages {
+        let _ = writeln!(v, "  reg  {}lane_d{d}_q;", r(lw));
+    }
+    let done = if stages == 0 {
+        "lane_in".to_string()
+    } else {
+        format!("lane_d{stages}_q")
+    };
+    let _ = writeln!(v, "  wire {}lane_done = {done};", r(lw));
+}
+
+/// The always block of the interleaved accumulators.
+fn interleave_regs(v: &mut String, nl: u32, stages: u32) {
+    let lw = lane_width(nl);
+    v.push_str("  always @(posedge clk_i) begin\n");
+    if stages > 0 {
+        let _ = writeln!(v, "    lane_d1_q <= lane_in;");
+        for d in 2..=stages {
+            let _ = writeln!(v, "    lane_d{d}_q <= lane_d{}_q;", d - 1);
+        }
+    }
+    v.push_str("    if (!rst_ni) begin\n");
+    for j in 0..nl {
+        let _ = writeln!(v, "      lacc{j}_q <= 32'h0;");
+    }
+    let _ = writeln!(
+        v,
+        "      fresh_q <= {nl}'h0;\n      k_q <= {lw}'h0;\n      lane_q <= {lw}'h0;"
+    );
+    v.push_str("    end else begin\n      if (valid_i) begin\n");
+    let _ = writeln!(
+        v,
+        "        k_q <= (lane_in == {lw}'h{:x}) ? {lw}'h0 : lane_in + {lw}'h1;",
+        nl - 1
+    );
+    let _ = writeln!(
+        v,
+        "        if (clear_i) fresh_q <= {{{{{}{{1'b1}}}}, 1'b0}};\n        else fresh_q[lane_in] <= 1'b0;",
+        nl - 1
+    );
+    v.push_str("      end\n      if (fma_valid) begin\n        lane_q <= lane_done;\n        case (lane_done)\n");
+    for j in 0..nl {
+        let _ = writeln!(v, "          {lw}'h{j:x}: lacc{j}_q <= fma_r;");
+    }
+    v.push_str("          default: ;\n        endcase\n      end\n    end\n  end\n  assign lane_o = lane_q;\n");
 }

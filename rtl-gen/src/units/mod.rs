@@ -102,6 +102,13 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
             modes(&mut v, false);
             v.push(out("acc_o", 32, Role::Result));
             v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+            if req.options.interleave > 1 {
+                v.push(out(
+                    "lane_o",
+                    mac::lane_width(req.options.interleave),
+                    Role::Lane,
+                ));
+            }
         }
         Unit::Dot => {
             let s = req.options.dot;
@@ -243,6 +250,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         nonan_code: req.options.nonan_code,
         signaling_nan: req.options.signaling_nan,
         acc_guard_bits: req.options.acc_guard,
+        interleave: req.options.interleave,
     }
 }
 
