@@ -31,11 +31,20 @@ fn fp8gen(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Stops the cluster when the test ends, passed or not.
-struct Cluster;
+/// Stops the cluster when the test ends, passed or not — unless it was running before (a
+/// user's sweep on the same machine keeps its cluster).
+struct Cluster {
+    started_here: bool,
+}
 
 impl Cluster {
     fn start() -> Cluster {
+        let running = Command::new("bash")
+            .arg(root().join("scripts/slurm-local.sh"))
+            .arg("status")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
         let out = Command::new("bash")
             .arg(root().join("scripts/slurm-local.sh"))
             .arg("start")
@@ -51,12 +60,17 @@ impl Cluster {
             "a one-node Slurm cluster could not be started (the sweep tests need root and Debian's slurm-wlm + munge):\n{text}"
         );
         eprintln!("{}", text.trim());
-        Cluster
+        Cluster {
+            started_here: !running,
+        }
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        if !self.started_here {
+            return;
+        }
         let _ = Command::new("bash")
             .arg(root().join("scripts/slurm-local.sh"))
             .arg("stop")
