@@ -58,7 +58,12 @@ def default_fp8gen():
 
 
 def unit_args(unit):
-    """fp8gen synth arguments that select `unit` (a dot name expands to its options)."""
+    """fp8gen synth arguments that select `unit` (a dot name expands to its options;
+    `mac-exact` is `mac --acc exact`, `mac-il4` is `mac --interleave 4`)."""
+    if unit == "mac-exact":
+        return ["--unit", "mac", "--acc", "exact"]
+    if unit.startswith("mac-il") and unit[6:].isdigit():
+        return ["--unit", "mac", "--interleave", unit[6:]]
     m = DOT_UNIT.match(unit)
     if not m:
         return ["--unit", unit]
