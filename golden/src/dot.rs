@@ -58,7 +58,7 @@ pub fn lsb_exp(f: &Format) -> i32 {
 }
 
 /// `⌈log2 n⌉` (0 for n ≤ 1).
-fn clog2(n: u64) -> u32 {
+pub fn clog2(n: u64) -> u32 {
     64 - n.saturating_sub(1).leading_zeros()
 }
 

@@ -34,11 +34,6 @@ use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
 use iface::DotShape;
 
-/// `⌈log2 n⌉` (0 for n ≤ 1).
-fn clog2(n: u32) -> u32 {
-    32 - n.saturating_sub(1).leading_zeros()
-}
-
 /// The fixed-point window of one lane's product: `(W, min_e'_x, min_e'_y)`, W = bits of the
 /// largest shifted product.
 fn window(fx: &Format, fy: &Format) -> (u32, u32, u32) {
@@ -49,7 +44,7 @@ fn window(fx: &Format, fy: &Format) -> (u32, u32, u32) {
 
 /// Width of the signed sum: the window, the growth of N terms and a sign bit.
 pub fn sum_width(fx: &Format, fy: &Format, n: u32) -> u32 {
-    window(fx, fy).0 + clog2(n) + 1
+    window(fx, fy).0 + golden::dot::clog2(n as u64) + 1
 }
 
 /// The dot shape of a request (`n` 0 for every other unit).

@@ -253,6 +253,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let core = finish_core(&freq, b, &fma_top, fh)?;
     let n = req.stages;
     let lat = latency(n);
+    let ii = initiation_interval(n, nl.max(1));
     let dyn_rm = req.rounding == RoundingSel::Dynamic;
     let dyn_sat = req.saturation == SaturationSel::Dynamic;
     // Wrapper ports: the unit's interface.
@@ -281,26 +282,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     );
     let _ = writeln!(
         v,
-        "// Pipeline:    fma stages {n}; latency {lat} cycle(s); initiation interval {lat} (issue at most one step every {lat} cycle(s))"
+        "// Pipeline:    fma stages {n}; latency {lat} cycle(s); initiation interval {ii} (issue at most one step every {ii} cycle(s))"
     );
-    v.push_str("\n`default_nettype none\n\n");
-    let _ = writeln!(v, "module {top} (");
-    for (i, p) in ports.iter().enumerate() {
-        let (name, w) = (&p.name, p.width);
-        let d = if p.direction == Direction::Input {
-            "input "
-        } else {
-            "output"
-        };
-        let r = if w == 1 {
-            String::new()
-        } else {
-            format!("[{}:0] ", w - 1)
-        };
-        let comma = if i + 1 < ports.len() { "," } else { "" };
-        let _ = writeln!(v, "    {d} wire {r:<7}{name}{comma}");
-    }
-    v.push_str(");\n");
+    module_open(&mut v, &top, &ports);
     v.push_str("  reg  [31:0] acc_q;\n  reg  [3:0] flags_q;\n  reg  done_q;\n");
     if nl > 1 {
         interleave_decl(&mut v, nl, n);
@@ -364,7 +348,7 @@ endmodule
     manifest.verilog = crate::manifest::FileList(vec![format!("{top}.v")]);
     manifest.command = req.canonical_command();
     manifest.latency = lat;
-    manifest.initiation_interval = initiation_interval(n, nl.max(1));
+    manifest.initiation_interval = ii;
     manifest.modes = super::manifest_modes(req);
     manifest.ports = ports;
     Ok(GeneratedCore {
@@ -373,6 +357,27 @@ endmodule
         top,
         depth: core.depth,
     })
+}
+
+/// `` `default_nettype none`` and the wrapper's module header with its port list.
+fn module_open(v: &mut String, top: &str, ports: &[crate::manifest::Port]) {
+    v.push_str("\n`default_nettype none\n\n");
+    let _ = writeln!(v, "module {top} (");
+    for (i, p) in ports.iter().enumerate() {
+        let d = if p.direction == Direction::Input {
+            "input "
+        } else {
+            "output"
+        };
+        let r = if p.width == 1 {
+            String::new()
+        } else {
+            format!("[{}:0] ", p.width - 1)
+        };
+        let comma = if i + 1 < ports.len() { "," } else { "" };
+        let _ = writeln!(v, "    {d} wire {r:<7}{}{comma}", p.name);
+    }
+    v.push_str(");\n");
 }
 
 /// Pipeline stages of the exact MAC's product half (the rest go after the accumulator).
@@ -553,24 +558,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         v,
         "// Pipeline:    {sf} stage(s) before the accumulator, {sb} after; latency {lat} cycle(s); initiation interval 1"
     );
-    v.push_str("\n`default_nettype none\n\n");
-    let _ = writeln!(v, "module {top} (");
-    for (i, p) in ports.iter().enumerate() {
-        let (name, w) = (&p.name, p.width);
-        let d = if p.direction == Direction::Input {
-            "input "
-        } else {
-            "output"
-        };
-        let r = if w == 1 {
-            String::new()
-        } else {
-            format!("[{}:0] ", w - 1)
-        };
-        let comma = if i + 1 < ports.len() { "," } else { "" };
-        let _ = writeln!(v, "    {d} wire {r:<7}{name}{comma}");
-    }
-    v.push_str(");\n");
+    module_open(&mut v, &top, &ports);
     let bw = bits - 1;
     let _ = writeln!(v, "  wire [{bw}:0] t_term;");
     v.push_str("  wire t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear, t_valid;\n");
