@@ -37,13 +37,19 @@ run() {
 import json, sys
 j = json.loads(sys.argv[1]); tgt = sys.argv[3]; t = 0.0 if tgt == '-' else float(tgt); r = j['vectors_per_second']
 verdict = '  no target set' if tgt == '-' else '' if t == 0 else ('  target %.0e: met' % t if r >= t else '  target %.0e: missed, x%.2f short' % (t, t / r))
-print(f\"{sys.argv[2]:<44} {j['vectors']:>12} vectors {j['mismatches']:>3} mismatches {r:>10.3e}/s{verdict}\")" "$j" "$label" "$target"
+print(f\"{sys.argv[2]:<44} {j['vectors']:>12} vectors {j['mismatches']:>3} mismatches {r:>10.3e}/s{verdict}\")
+p = j.get('phases')
+if p and j['vectors']:
+    ns = lambda t: t * 1e9 / j['vectors']
+    bound = j['threads'] * j['vectors'] / p['model'] if p['model'] > 0 else 0
+    print(f\"{'':<6}thread time per vector: stimulus {ns(p['stimulus']):.1f} ns, Verilator model {ns(p['model']):.1f} ns, golden {ns(p['golden']):.1f} ns, compare {ns(p['compare']):.1f} ns; the model alone bounds this run at {bound:.2e}/s\")" "$j" "$label" "$target"
 }
 run "decode e4m3 (exhaustive)"                  0    -u decode -f e4m3 --exhaustive
 run "project binary32->e4m3 rne (2^28 inputs)"  1e8  -u project -f e4m3 -r rne -s satfinite --exhaustive --shard 0/16
 run "project binary32->e5m2 rne (2^28 inputs)"  1e8  -u project -f e5m2 -r rne -s satnone --exhaustive --shard 0/16
 run "project e4m3 dyn modes (structured)"       1e8  -u project -f e4m3 -r dyn -s dyn
-run "mul e4m3 dyn modes (exhaustive)"           5e7  -u mul -f e4m3 -r dyn -s dyn --exhaustive
+run "mul e4m3 dyn modes (exhaustive, 1.6M)"     5e7  -u mul -f e4m3 -r dyn -s dyn --exhaustive
+run "mul e4m3 dyn modes (random 4.8e7)"         5e7  -u mul -f e4m3 -r dyn -s dyn --random 2000000
 run "fma e4m3 rne (structured, 8.4M)"           5e7  -u fma -f e4m3 -r rne
 run "fma e4m3 rne (random 5e7)"                 5e7  -u fma -f e4m3 -r rne --random 50000000
 run "dot e4m3 N=8 -> binary32 (random 2e6)"     -    -u dot -f e4m3 --n 8 --random 2000000

@@ -658,6 +658,9 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
                 format!("built in {:.1} s", r.build_seconds)
             }
         );
+        if let Some(p) = &s.phases {
+            eprintln!("time:     {}", p.per_vector(s.vectors));
+        }
     }
     let mut j = serde_json::to_value(s).unwrap_or_default();
     if let (Some(p), Some(obj)) = (&r.vcd, j.as_object_mut()) {

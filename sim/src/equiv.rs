@@ -289,6 +289,55 @@ pub struct Summary {
     /// Mismatching vectors per output port.
     #[serde(default)]
     pub mismatches_per_port: BTreeMap<String, u64>,
+    /// Where the worker threads spent their time (thread-seconds summed over threads; absent
+    /// from runs that do not measure it, e.g. stream runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// Thread-seconds of an equivalence run by step of the engine's loop, summed over threads:
+/// what bounds the rate. `model / vectors` is the Verilator model's cost per vector, so
+/// `threads × vectors / model` is the rate the engine could reach if stimulus, golden model
+/// and compare were free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Phases {
+    /// Writing the input rows ([`VectorSpace::fill`]).
+    pub stimulus: f64,
+    /// Evaluating the Verilator model.
+    pub model: f64,
+    /// Computing the expected outputs.
+    pub golden: f64,
+    /// Comparing outputs.
+    pub compare: f64,
+}
+
+impl Phases {
+    fn add(self, o: Phases) -> Phases {
+        Phases {
+            stimulus: self.stimulus + o.stimulus,
+            model: self.model + o.model,
+            golden: self.golden + o.golden,
+            compare: self.compare + o.compare,
+        }
+    }
+
+    /// Thread-seconds of all four steps.
+    pub fn total(&self) -> f64 {
+        self.stimulus + self.model + self.golden + self.compare
+    }
+
+    /// `stimulus a ns, model b ns, golden c ns, compare d ns per vector (thread time)`.
+    pub fn per_vector(&self, vectors: u64) -> String {
+        let ns = |t: f64| t * 1e9 / vectors.max(1) as f64;
+        format!(
+            "stimulus {:.1} ns, model {:.1} ns, golden {:.1} ns, compare {:.1} ns per vector \
+             (thread time)",
+            ns(self.stimulus),
+            ns(self.model),
+            ns(self.golden),
+            ns(self.compare)
+        )
+    }
 }
 
 impl Summary {
@@ -367,6 +416,10 @@ impl Summary {
                     *m.entry(k.clone()).or_default() += v;
                 }
                 m
+            },
+            phases: match (self.phases, other.phases) {
+                (Some(a), Some(b)) => Some(a.add(b)),
+                _ => None,
             },
         })
     }
@@ -454,6 +507,7 @@ struct Local {
     mismatches: u64,
     cex: Vec<Counterexample>,
     per_port: Vec<u64>,
+    phases: Phases,
 }
 
 fn compared_list(out_ports: &[&Port], masks: &[u64]) -> Vec<String> {
@@ -707,6 +761,7 @@ impl<'a> Pool<'a> {
                         mismatches: 0,
                         cex: Vec::new(),
                         per_port: vec![0; no],
+                        phases: Phases::default(),
                     };
                     let result = (|| -> Result<()> {
                         let mut model = self.lib.instantiate()?;
@@ -747,7 +802,7 @@ impl<'a> Pool<'a> {
         Ok(locals.into_inner().unwrap_or_default())
     }
 
-    fn summary(&self, locals: Vec<Local>, space: u64) -> Summary {
+    fn summary(&self, locals: Vec<Local>, space: u64, timed: bool) -> Summary {
         let cfg = self.cfg;
         let seconds = self.start.elapsed().as_secs_f64();
         let mut cex: Vec<Counterexample> =
@@ -773,6 +828,11 @@ impl<'a> Pool<'a> {
             vectors_per_second: rate(vectors, seconds),
             threads: self.threads,
             lanes: self.lib.lanes(),
+            phases: timed.then(|| {
+                locals
+                    .iter()
+                    .fold(Phases::default(), |a, l| a.add(l.phases))
+            }),
         }
     }
 }
@@ -836,9 +896,14 @@ where
             &mut sc.got[..c.n * no],
             &mut sc.exp[..c.n * no],
         );
+        // One clock read per step and batch (16 Ki vectors): a few ns per batch.
+        let t0 = Instant::now();
         space.fill(c.first, ni, input);
+        let t1 = Instant::now();
         model.eval(input, got)?;
+        let t2 = Instant::now();
         golden(input, exp);
+        let t3 = Instant::now();
         let mut m = 0;
         for k in 0..c.n {
             if !pool.compare(
@@ -851,9 +916,16 @@ where
                 m += 1;
             }
         }
+        let t4 = Instant::now();
+        local.phases = local.phases.add(Phases {
+            stimulus: (t1 - t0).as_secs_f64(),
+            model: (t2 - t1).as_secs_f64(),
+            golden: (t3 - t2).as_secs_f64(),
+            compare: (t4 - t3).as_secs_f64(),
+        });
         Ok((c.n as u64, m))
     })?;
-    Ok(pool.summary(locals, space.len()))
+    Ok(pool.summary(locals, space.len(), true))
 }
 
 /// A set of input streams for a stateful core in stream mode (see [`CoreSpec::stream`]):
@@ -927,7 +999,7 @@ where
         }
         Ok(((c.n * cycles) as u64, m))
     })?;
-    Ok(pool.summary(locals, space.streams() * cycles as u64))
+    Ok(pool.summary(locals, space.streams() * cycles as u64, false))
 }
 
 #[cfg(test)]

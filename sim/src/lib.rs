@@ -28,7 +28,7 @@ pub use builder::{BuildOptions, SourceFile, Sources, HARNESS_VERSION, MAX_LANES,
 pub use cache::{clean as clean_cache, default_cache_dir, usage as cache_usage, CleanReport};
 pub use equiv::{
     check_equivalence, check_equivalence_batched, check_streams, Counterexample, EquivConfig,
-    Exhaustive, FnSpace, PortValues, Progress, ProgressFn, Shard, StreamSpace, Summary,
+    Exhaustive, FnSpace, Phases, PortValues, Progress, ProgressFn, Shard, StreamSpace, Summary,
     VectorSpace,
 };
 pub use error::{Result, SimError};

@@ -119,6 +119,10 @@ fn adder_is_equivalent_exhaustively_with_1_and_16_lanes() {
         assert!(s.passed() && s.complete);
         assert!(s.counterexamples.is_empty());
         assert!(s.vectors_per_second > 0.0);
+        // The engine says where its threads spent their time, and the model took some.
+        let p = s.phases.expect("a batched run measures its phases");
+        assert!(p.model > 0.0 && p.golden > 0.0 && p.total() <= s.seconds * 64.0);
+        assert!(p.per_vector(s.vectors).starts_with("stimulus "));
     }
 }
 
@@ -195,6 +199,9 @@ fn wrong_golden_yields_mismatches_with_counterexamples_and_shards_merge() {
     assert_eq!(merged.vectors, s.vectors);
     assert_eq!(merged.mismatches, s.mismatches);
     assert_eq!(merged.counterexamples, s.counterexamples);
+    // Thread time adds up over shards.
+    let (pm, ps) = (merged.phases.unwrap(), s.phases.unwrap());
+    assert!(pm.model > 0.0 && ps.model > 0.0);
     assert!(
         merged.merge(&merged).is_err(),
         "a shard cannot be merged twice"

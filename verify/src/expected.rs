@@ -34,12 +34,12 @@ pub enum Golden {
         /// See `dyn_rm`.
         dyn_sat: bool,
     },
-    /// A table of packed outputs (`result << 4 | flags`) indexed by the concatenated input
+    /// A table of packed outputs (`result << 4 | flags`, results of at most 12 bits) indexed by the concatenated input
     /// bits: for units with a result and flags whose inputs take few bits (mul of 8-bit
     /// formats with mode ports: 2^21 entries), built once from the golden model.
     Table {
         /// Packed outputs.
-        table: Vec<u64>,
+        table: Vec<u16>,
         /// Bit offset and mask of each canonical input in the index.
         fields: Vec<(u32, u64)>,
     },
@@ -53,20 +53,29 @@ pub const TABLE_BITS: u32 = 22;
 impl Golden {
     /// A table of the golden model's outputs over every input of a unit with a result and
     /// flags, when the inputs (`widths`, canonical order) take at most [`TABLE_BITS`] bits and
-    /// the run evaluates at least a quarter as many vectors as the table has entries. The
-    /// index puts the fields listed in `low_first` (the mode ports, which an exhaustive space
-    /// varies fastest) in its low bits, so an exhaustive run walks the table almost in order;
-    /// a random run would miss the cache on every lookup and is better off computing.
+    /// the run evaluates at least `min_use` times as many vectors as the table has entries
+    /// (building an entry costs one golden evaluation, on every core). The index puts the
+    /// fields listed in `low_first` (the mode ports, which every space varies fastest) in its
+    /// low bits, so an exhaustive run walks the table almost in order. A random run looks up
+    /// scattered entries, but a table of 2^21 fits the last-level cache and a lookup that
+    /// misses L2 is still several times cheaper than the rounder it replaces.
     pub fn tabulated(
         req: &GenRequest,
         widths: &[u32],
         low_first: &[usize],
         vectors: u64,
+        min_use: f64,
     ) -> Result<Option<Golden>, String> {
         let bits: u32 = widths.iter().sum();
         let two_outputs =
             matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma) && !req.options.no_flags;
-        if !two_outputs || bits > TABLE_BITS || vectors < (1u64 << bits) / 4 {
+        // Entries are `result << 4 | flags` in 16 bits: results of up to 12 bits.
+        let fits = req.formats.r.k <= 12;
+        if !two_outputs
+            || !fits
+            || bits > TABLE_BITS
+            || (vectors as f64) < (1u64 << bits) as f64 * min_use
+        {
             return Ok(None);
         }
         let g = GoldenModel::new(req).map_err(|e| e.to_string())?;
@@ -80,16 +89,26 @@ impl Golden {
             fields[k] = (at, iface::width_mask(widths[k]));
             at += widths[k];
         }
-        let mut inp = vec![0u64; widths.len()];
-        let table = (0..1u64 << bits)
-            .map(|idx| {
-                for (v, (sh, m)) in inp.iter_mut().zip(&fields) {
-                    *v = (idx >> sh) & m;
-                }
-                let o = g.eval(&inp);
-                (o[0] << 4) | (o[1] & 0xF)
-            })
-            .collect();
+        // Built on every core: chunks of the index space, each filled by one thread.
+        let mut table = vec![0u16; 1usize << bits];
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = table.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for (c, part) in table.chunks_mut(chunk).enumerate() {
+                let (g, fields) = (&g, &fields);
+                s.spawn(move || {
+                    let mut inp = vec![0u64; fields.len()];
+                    for (k, slot) in part.iter_mut().enumerate() {
+                        let idx = (c * chunk + k) as u64;
+                        for (v, (sh, m)) in inp.iter_mut().zip(fields) {
+                            *v = (idx >> sh) & m;
+                        }
+                        let o = g.eval(&inp);
+                        *slot = ((o[0] << 4) | (o[1] & 0xF)) as u16;
+                    }
+                });
+            }
+        });
         Ok(Some(Golden::Table { table, fields }))
     }
 
@@ -167,6 +186,27 @@ impl Golden {
                 return;
             }
         }
+        if let (Golden::Table { table, fields }, 2) = (self, no) {
+            // Lookups of a random space miss the caches: compute every index of the batch
+            // first, so that the loads of the second loop are independent and overlap.
+            let mut idx = Vec::with_capacity(inp.len() / il.stride.max(1));
+            for i in inp.chunks_exact(il.stride.max(1)) {
+                let mut k = 0u64;
+                for (v, (sh, m)) in i[il.offset..il.offset + ni].iter().zip(fields) {
+                    k |= (v & m) << sh;
+                }
+                idx.push(k as usize);
+            }
+            for (o, &k) in out.chunks_exact_mut(ol.stride.max(1)).zip(&idx) {
+                if pad {
+                    o.fill(1);
+                }
+                let t = table[k] as u64;
+                o[ol.offset] = t >> 4;
+                o[ol.offset + 1] = t & 0xF;
+            }
+            return;
+        }
         for (i, o) in rows {
             if pad {
                 o.fill(1);
@@ -212,7 +252,7 @@ impl Golden {
                 for (v, (sh, m)) in inp.iter().zip(fields) {
                     idx |= (v & m) << sh;
                 }
-                let t = table[idx as usize];
+                let t = table[idx as usize] as u64;
                 out[0] = t >> 4;
                 out[1] = t & 0xF;
             }
@@ -255,7 +295,7 @@ mod tests {
         req.formats.y = Some(Format::E4M3);
         req.formats.r = Format::E4M3;
         let widths = [8, 8, 3, 2];
-        let t = Golden::tabulated(&req, &widths, &[2, 3], 1 << 21)
+        let t = Golden::tabulated(&req, &widths, &[2, 3], 1 << 21, 0.25)
             .unwrap()
             .expect("tabulated");
         let g = GoldenModel::new(&req).unwrap();
@@ -270,7 +310,12 @@ mod tests {
             t.eval(&inp, &mut out);
             assert_eq!(out.to_vec(), g.eval(&inp), "{inp:?}");
         }
-        assert!(Golden::tabulated(&req, &widths, &[], 1000)
+        assert!(Golden::tabulated(&req, &widths, &[], 1000, 0.25)
+            .unwrap()
+            .is_none());
+        // A binary32 result does not fit an entry: computed, never truncated.
+        req.formats.r = Format::BINARY32;
+        assert!(Golden::tabulated(&req, &widths, &[2, 3], 1 << 22, 0.25)
             .unwrap()
             .is_none());
     }

@@ -837,11 +837,14 @@ pub fn run(
     let modes_first: Vec<usize> = (0..canon_in.len())
         .filter(|&k| matches!(canon_in[k].role, Role::Rounding | Role::Saturation))
         .collect();
-    let table = if space.kind == space::Kind::Exhaustive {
-        Golden::tabulated(req, &widths, &modes_first, hi - lo).map_err(usage)?
-    } else {
-        None
-    };
+    // Exhaustive runs walk the table in order (worth it from a quarter of its size on); other
+    // spaces look entries up at random (worth it once every entry is used about once).
+    let table = match space.kind {
+        space::Kind::Exhaustive => Golden::tabulated(req, &widths, &modes_first, hi - lo, 0.25),
+        space::Kind::Random(_) => Golden::tabulated(req, &widths, &modes_first, hi - lo, 1.0),
+        _ => Ok(None),
+    }
+    .map_err(usage)?;
     let golden = match table {
         Some(t) => t,
         None => Golden::new(req, &combos).map_err(usage)?,

@@ -500,11 +500,19 @@ impl Space {
             }
             return;
         }
+        // The mode combination varies fastest: step it instead of dividing per vector.
+        let combos = self.modes.len().max(1) as u64;
+        let (mut m, mut j) = (first % combos, first / combos);
         for (k, row) in rows {
             if pad {
                 row.fill(1);
             }
-            self.vector(first + k as u64, &mut row[l.offset..l.offset + ni]);
+            self.vector_at(first + k as u64, m, j, &mut row[l.offset..l.offset + ni]);
+            m += 1;
+            if m == combos {
+                m = 0;
+                j += 1;
+            }
         }
     }
 
@@ -527,12 +535,14 @@ impl Space {
             return;
         }
         let combos = self.modes.len().max(1) as u64;
-        let (rm, sat) = self
-            .modes
-            .get((i % combos) as usize)
-            .copied()
-            .unwrap_or((0, 0));
-        let mut j = i / combos;
+        self.vector_at(i, i % combos, i / combos, out);
+    }
+
+    /// Vector `i` whose mode combination `m = i % combos` and operand index `j = i / combos`
+    /// the caller has computed.
+    #[inline]
+    fn vector_at(&self, i: u64, m: u64, mut j: u64, out: &mut [u64]) {
+        let (rm, sat) = self.modes.get(m as usize).copied().unwrap_or((0, 0));
         if let (Kind::Dot(_), Some(d)) = (self.kind, &self.dot) {
             d.vector(self.rng.at(i), &self.roles, rm, sat, out);
             return;
