@@ -384,7 +384,18 @@ pub struct RoundIn {
     pub sticky: Expr,
     /// Extra invalid-operation flag.
     pub invalid: Expr,
+    /// When `Some(t)`: the exponent is `exp + t` (`t` one bit, e.g. a product's
+    /// normalization carry), left to the rounder so that a narrow exponent's decision tables
+    /// absorb the increment instead of waiting for an adder.
+    pub exp_inc: Option<Expr>,
 }
+
+/// Most selector bits (`exp`, plus the increment bit) for which the rounder decides tininess,
+/// the denormalization shift and overflow by decision tables over the exponent instead of
+/// comparators and a subtraction: up to 2^8 entries map to two or three levels of LUT4s, where the
+/// arithmetic form is a carry chain after the exponent's own adder. (Multi-bit results such
+/// as the biased exponent field stay adders: as tables they cost more LUTs than they save.)
+pub const EXP_TABLE_BITS: u32 = 8;
 
 /// Output of the one rounder.
 #[derive(Clone, Debug)]
@@ -482,6 +493,76 @@ pub fn guard_bits(m: &Modes) -> u32 {
     }
 }
 
+/// The exponent selector of a narrow exponent: `{exp_inc, exp}` (or `exp`), its exponent
+/// width, and whether the increment bit is present.
+struct ExpSel {
+    sel: Expr,
+    ew: u32,
+    inc: bool,
+    range: (i64, i64),
+}
+
+impl ExpSel {
+    /// The exponent value that selector value `v` stands for.
+    fn value(&self, v: u128) -> i64 {
+        let raw = (v & mask(self.ew)) as i64;
+        let e = if raw >> (self.ew - 1) & 1 == 1 {
+            raw - (1i64 << self.ew)
+        } else {
+            raw
+        };
+        let inc = if self.inc {
+            (v >> self.ew) as i64 & 1
+        } else {
+            0
+        };
+        e + inc
+    }
+
+    /// A decision table `name = f(e)` (`width` bits) over the exponent: one arm per selector
+    /// value whose result differs from the most common one, which is the default; selector
+    /// values outside the exponent's range take the default (they never occur).
+    fn table(
+        &self,
+        b: &mut ModuleBuilder,
+        name: &str,
+        width: u32,
+        note: &str,
+        f: impl Fn(i64) -> i64,
+    ) -> Expr {
+        let n = 1u128 << self.sel.width;
+        let vals: Vec<Option<u128>> = (0..n)
+            .map(|v| {
+                let e = self.value(v);
+                (self.range.0..=self.range.1)
+                    .contains(&e)
+                    .then(|| f(e) as u128 & mask(width))
+            })
+            .collect();
+        let mut counts = std::collections::BTreeMap::new();
+        for v in vals.iter().flatten() {
+            *counts.entry(*v).or_insert(0u32) += 1;
+        }
+        let default = counts
+            .iter()
+            .max_by_key(|(v, c)| (**c, std::cmp::Reverse(**v)))
+            .map_or(0, |(v, _)| *v);
+        let arms = vals
+            .iter()
+            .enumerate()
+            .filter_map(|(v, x)| match x {
+                Some(x) if *x != default => Some((v as u128, Expr::c(*x, width))),
+                _ => None,
+            })
+            .collect();
+        b.wire_note(
+            name,
+            Expr::case(&self.sel, arms, &Expr::c(default, width)),
+            note,
+        )
+    }
+}
+
 /// THE ONE rounder: projects `x` to `f` (RoundToPrecision → Saturate → Encode) with the
 /// exception flags of `golden::project`, bit for bit.
 ///
@@ -532,43 +613,74 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     )
     .max(f.exp_bits() + 2)
     .max(x.exp.width);
-    let e = b.wire("rnd_e", x.exp.sext(iw));
+    let e = b.wire(
+        "rnd_e",
+        match &x.exp_inc {
+            Some(t) => x.exp.sext(iw).add(&t.zext(iw)),
+            None => x.exp.sext(iw),
+        },
+    );
+    // A narrow exponent: the decisions below are tables over {exp_inc, exp}.
+    let inc_bits = x.exp_inc.is_some() as u32;
+    let narrow = (x.exp.width + inc_bits <= EXP_TABLE_BITS).then(|| ExpSel {
+        sel: match &x.exp_inc {
+            Some(t) => concat(&[t.clone(), x.exp.clone()]),
+            None => x.exp.clone(),
+        },
+        ew: x.exp.width,
+        inc: x.exp_inc.is_some(),
+        range: (elo, ehi),
+    });
+    if let Some(t) = &narrow {
+        b.comment_owned(vec![format!(
+            "Exponent decisions: tables over {{{}}} (e = {}), {} entries each",
+            if t.inc { "exp_inc, exp" } else { "exp" },
+            if t.inc { "exp + exp_inc" } else { "exp" },
+            1u32 << t.sel.width
+        )]);
+    }
     let may_tiny = elo < emin;
-    let tiny = if may_tiny {
-        b.wire_note("rnd_tiny", e.slt(&Expr::ci(emin, iw)), "e < emin")
-    } else {
-        Expr::bit_c(false)
+    let tiny = match (&narrow, may_tiny) {
+        (_, false) => Expr::bit_c(false),
+        (Some(t), true) => t.table(b, "rnd_tiny", 1, "e < emin", |v| (v < emin) as i64),
+        (None, true) => b.wire_note("rnd_tiny", e.slt(&Expr::ci(emin, iw)), "e < emin"),
     };
     let may_den = subn && may_tiny;
-    let (s_t, frac, st, dd) = if may_den {
-        let dd = b.wire_note("rnd_dd", Expr::ci(emin, iw).sub(&e), "emin - e");
+    let (s_t, frac, st) = if may_den {
         let sw = ubits(l as u128);
-        let amt = if emin - elo > l as i64 {
-            // dd > L  <=>  e < emin - L: decided from e, in parallel with the subtraction.
-            let big = e.slt(&Expr::ci(emin - l as i64, iw));
-            Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
+        let amt = if let Some(t) = &narrow {
+            t.table(
+                b,
+                "rnd_shamt",
+                sw,
+                "denormalization shift: min(emin - e, L) when tiny, else 0",
+                |v| {
+                    if v < emin {
+                        (emin - v).min(l as i64)
+                    } else {
+                        0
+                    }
+                },
+            )
         } else {
-            dd.slice(sw - 1, 0)
+            let dd = b.wire_note("rnd_dd", Expr::ci(emin, iw).sub(&e), "emin - e");
+            let amt = if emin - elo > l as i64 {
+                // dd > L  <=>  e < emin - L: decided from e, in parallel with the subtraction.
+                let big = e.slt(&Expr::ci(emin - l as i64, iw));
+                Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
+            } else {
+                dd.slice(sw - 1, 0)
+            };
+            b.wire_note(
+                "rnd_shamt",
+                Expr::mux(&tiny, &amt, &Expr::c(0, sw)),
+                "denormalization shift, clamped",
+            )
         };
-        let amt = b.wire_note(
-            "rnd_shamt",
-            Expr::mux(&tiny, &amt, &Expr::c(0, sw)),
-            "denormalization shift, clamped",
-        );
         let (y, out) = shift_right_sticky(b, &win, &amt, l as u128, "rnd_den");
-        (
-            y.slice(l - 1, l - p),
-            y.slice(g - 1, 0),
-            out.or(&st0),
-            Some(dd),
-        )
+        (y.slice(l - 1, l - p), y.slice(g - 1, 0), out.or(&st0))
     } else {
-        (
-            win.slice(l - 1, l - p),
-            win.slice(g - 1, 0),
-            st0.clone(),
-            None,
-        )
+        (win.slice(l - 1, l - p), win.slice(g - 1, 0), st0.clone())
     };
     let frac = b.wire("rnd_frac", frac);
     let st = b.wire("rnd_sticky", st);
@@ -604,17 +716,22 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     // mag_t + away without a carry chain through the exponent field: the trailing bits are
     // incremented on their own, and the exponent field picks ebf or ebf + 1 (formed in
     // parallel from e) by the carry out of the trailing bits (all ones and rounded away).
-    // Worth it for long trailing fields (binary32 results); short codes keep one adder.
-    let mag_v = if man >= 8 {
-        let tr = s_t.slice(man - 1, 0);
-        let cy = tr.red_and().and(&away);
+    // Worth it for long trailing fields (binary32 results) and for narrow exponents (the
+    // exponent adders then run beside the decision tables); other short codes keep one adder.
+    let mag_v = if man >= 8 || narrow.is_some() {
         let e1 = e.add(&Expr::ci(bias + 1, iw));
         let ebf1 = if may_den {
             Expr::mux(&tiny, &Expr::c(1, iw), &e1)
         } else {
             e1
         };
-        concat(&[Expr::mux(&cy, &ebf1, &ebf), tr.add(&away.zext(man))])
+        if man > 0 {
+            let tr = s_t.slice(man - 1, 0);
+            let cy = tr.red_and().and(&away);
+            concat(&[Expr::mux(&cy, &ebf1, &ebf), tr.add(&away.zext(man))])
+        } else {
+            Expr::mux(&away, &ebf1, &ebf)
+        }
     } else {
         mag_t.add(&away.zext(mw))
     };
@@ -625,8 +742,8 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     );
     // Tininess.
     let uf0 = if may_tiny {
-        let tiny_ok = match (m.tininess, subn, &dd) {
-            (Tininess::AfterRounding, true, Some(_)) => {
+        let tiny_ok = match (m.tininess, subn, may_den) {
+            (Tininess::AfterRounding, true, true) => {
                 // e = emin − 1: tiny unless rounding at precision P (unbounded exponent)
                 // carries up to 2^emin.
                 let odd_u = if p > 1 {
@@ -646,7 +763,13 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
                 );
                 let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
                 // dd != 1, decided from e in parallel with the subtraction.
-                e.ne(&Expr::ci(emin - 1, iw)).or(&carry.not())
+                let not_below = match &narrow {
+                    Some(t) => t.table(b, "rnd_e_ne_emin_m1", 1, "e != emin - 1", |v| {
+                        (v != emin - 1) as i64
+                    }),
+                    None => e.ne(&Expr::ci(emin - 1, iw)),
+                };
+                not_below.or(&carry.not())
             }
             _ => Expr::bit_c(true),
         };
@@ -679,7 +802,18 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
         } else {
             away.clone()
         };
-        b.wire("rnd_ovf", et.slt(&e).or(&e.eq(&et).and(&in_top)))
+        let (above, at) = match &narrow {
+            Some(t) => (
+                t.table(b, "rnd_e_above", 1, "above the largest binade", |v| {
+                    (v > eb - bias) as i64
+                }),
+                t.table(b, "rnd_e_top", 1, "in the largest binade", |v| {
+                    (v == eb - bias) as i64
+                }),
+            ),
+            None => (et.slt(&e), e.eq(&et)),
+        };
+        b.wire("rnd_ovf", above.or(&at.and(&in_top)))
     } else if ehi >= emax {
         b.wire("rnd_ovf", mag_neg.not().and(&mag.gt(&Expr::c(maxm, mw))))
     } else {
@@ -871,4 +1005,44 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     let keep = special.not();
     let flags = concat(&[inv, keep.and(&f_ov), keep.and(&f_uf), keep.and(&f_ix)]);
     RoundOut { code, flags }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{Node, SigKind};
+
+    /// Selector value → exponent, with and without the increment bit, and a table's arms:
+    /// the most common in-range result is the default, out-of-range values take it too.
+    #[test]
+    fn exponent_tables_decode_the_selector_and_pick_the_common_default() {
+        let mut b = ModuleBuilder::new();
+        let exp = b.input("e_i", 4);
+        let inc = b.input("c_i", 1);
+        let t = ExpSel {
+            sel: concat(&[inc, exp]),
+            ew: 4,
+            inc: true,
+            range: (-8, 5),
+        };
+        assert_eq!(t.value(0b0_0111), 7);
+        assert_eq!(t.value(0b0_1000), -8);
+        assert_eq!(t.value(0b1_1111), 0); // -1 + 1
+        assert_eq!(t.value(0b1_0111), 8); // out of range: never occurs
+        let tiny = t.table(&mut b, "tiny", 1, "e < -6", |v| (v < -6) as i64);
+        let Node::Sig(id) = tiny.node else {
+            panic!("a table is a named wire")
+        };
+        let SigKind::Wire(e) = &b.sigs[id].kind else {
+            panic!("a wire")
+        };
+        let Node::Case(_, arms, default) = &e.node else {
+            panic!("a case: {e:?}")
+        };
+        assert!(default.is_const(0));
+        // e < -6 for e = -8, -7: selector 0_1000, 0_1001 and (with the increment) 1_1000.
+        let ones: Vec<u128> = arms.iter().map(|(v, _)| *v).collect();
+        assert_eq!(ones, vec![0b0_1000, 0b0_1001, 0b1_1000]);
+        assert!(arms.iter().all(|(_, x)| x.is_const(1)));
+    }
 }

@@ -483,6 +483,7 @@ pub fn dot_sum(
         exp,
         exp_range: (lo, hi),
         sig: norm,
+        exp_parts: None,
     }
 }
 
@@ -546,6 +547,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 sig: p.sig.clone(),
                 sticky: Expr::bit_c(false),
                 invalid: p.invalid.clone(),
+                exp_inc: None,
             };
             let out = round(&mut b, &fr, &modes, &rin);
             let code = b.wire("rnd_code", out.code);

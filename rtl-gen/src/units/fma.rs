@@ -277,6 +277,7 @@ pub fn add_round(
         sig: norm,
         sticky,
         invalid,
+        exp_inc: None,
     };
     let out = round(b, fr, modes, &rin);
     let (mut code, mut flags) = match &z_pass {

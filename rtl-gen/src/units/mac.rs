@@ -510,6 +510,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sig: norm,
         sticky: Expr::bit_c(false),
         invalid,
+        exp_inc: None,
     };
     let b32 = golden::Format::BINARY32;
     let out = round(&mut b, &b32, &modes, &rin);

@@ -84,6 +84,10 @@ pub struct Product {
     pub exp_range: (i64, i64),
     /// Normalized product significand (`Px + Py` bits, MSB = 1 for finite nonzero).
     pub sig: Expr,
+    /// `exp` as `(sum, carry)`: the operand exponents' sum and the multiply's normalization
+    /// bit (`exp = sum + carry`), for the rounder's exponent tables
+    /// ([`crate::blocks::RoundIn::exp_inc`]); `None` for scaled products.
+    pub exp_parts: Option<(Expr, Expr)>,
 }
 
 /// Unpacks `x` (format `fx`) and `y` (format `fy`) and forms their exact product:
@@ -178,6 +182,7 @@ pub fn product_scaled(
     let esum = b.wire("p_esum", ux.exp.sext(ew).add(&uy.exp.sext(ew)));
     let exp = Expr::mux(&top, &esum.add(&Expr::c(1, ew)), &esum);
     let exp = b.wire_note("p_exp", exp, "exponent of the product MSB");
+    let exp_parts = sc.is_none().then(|| (esum.clone(), top.clone()));
     let (exp, lo, hi) = match &sc {
         None => (exp, lo, hi),
         Some((usx, usy)) => {
@@ -207,6 +212,7 @@ pub fn product_scaled(
         exp,
         exp_range: (lo, hi),
         sig,
+        exp_parts,
     }
 }
 
@@ -544,16 +550,22 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ftz,
         scales.as_ref().map(|(f, a, c)| (f, a, c)),
     );
+    // The exponent goes to the rounder as the operands' sum plus the normalization bit.
+    let (exp, exp_inc) = match &p.exp_parts {
+        Some((sum, top)) => (sum.clone(), Some(top.clone())),
+        None => (p.exp.clone(), None),
+    };
     let rin = RoundIn {
         nan: p.nan.clone(),
         inf: p.inf.clone(),
         zero: p.zero.clone(),
         sign: p.sign.clone(),
-        exp: p.exp.clone(),
+        exp,
         exp_range: p.exp_range,
         sig: p.sig.clone(),
         sticky: Expr::bit_c(false),
         invalid: p.invalid.clone(),
+        exp_inc,
     };
     let mut out = round(&mut b, &fr, &modes, &rin);
     if ftz && fr.man_bits() > 0 {

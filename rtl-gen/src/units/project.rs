@@ -138,6 +138,7 @@ fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> R
         sig,
         sticky: Expr::bit_c(false),
         invalid: u.snan.clone(),
+        exp_inc: None,
     }
 }
 
@@ -220,6 +221,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             sig: u.sig.clone(),
             sticky: crate::ast::Expr::bit_c(false),
             invalid: u.snan.clone(),
+            exp_inc: None,
         },
         Some((sf, s)) => scaled_input(&mut b, &u, sf, s),
     };

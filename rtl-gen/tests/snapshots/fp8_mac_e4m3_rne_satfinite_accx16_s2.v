@@ -196,6 +196,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   wire [24:0] rnd_win = onrm_n1[52:28];
   wire rnd_st0 = |onrm_n1[27:0];
   wire [9:0] rnd_e = {{3{onrm_exp[6]}}, onrm_exp};
+
+  // Exponent decisions: tables over {exp} (e = exp), 128 entries each
   wire rnd_frac = rnd_win[0];
   wire [32:0] rnd_mag_t = {rnd_e + 10'd127, rnd_win[23:1]};  // truncated magnitude code {biased exp, trailing}
   wire rnd_inexact = rnd_frac | rnd_st0;

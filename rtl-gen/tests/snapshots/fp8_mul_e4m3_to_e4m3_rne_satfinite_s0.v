@@ -75,33 +75,132 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire [7:0] p_raw_pp1_0 = p_raw_pp0_0 + p_raw_pp0_1;
   wire [7:0] p_sig = p_raw_pp1_0[7] ? p_raw_pp1_0 : {p_raw_pp1_0[6:0], 1'b0};  // normalized product significand
   wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
-  wire [5:0] p_exp = p_raw_pp1_0[7] ? (p_esum + 6'd1) : p_esum;  // exponent of the product MSB
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
   // window: 5 bits = 4 kept + 1 fraction; everything below is sticky
   wire [4:0] rnd_win = p_sig[7:3];
   wire rnd_st0 = |p_sig[2:0];
-  wire rnd_tiny = {~p_exp[5], p_exp[4:0]} < 6'd26;  // e < emin
-  wire [5:0] rnd_dd = 6'd58 - p_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? (({~p_exp[5], p_exp[4:0]} < 6'd21) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [5:0] rnd_e = p_esum + {5'd0, p_raw_pp1_0[7]};
+
+  // Exponent decisions: tables over {exp_inc, exp} (e = exp + exp_inc), 128 entries each
+  reg  rnd_tiny;  // e < emin
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd46: rnd_tiny = 1'b1;
+      7'd47: rnd_tiny = 1'b1;
+      7'd48: rnd_tiny = 1'b1;
+      7'd49: rnd_tiny = 1'b1;
+      7'd50: rnd_tiny = 1'b1;
+      7'd51: rnd_tiny = 1'b1;
+      7'd52: rnd_tiny = 1'b1;
+      7'd53: rnd_tiny = 1'b1;
+      7'd54: rnd_tiny = 1'b1;
+      7'd55: rnd_tiny = 1'b1;
+      7'd56: rnd_tiny = 1'b1;
+      7'd57: rnd_tiny = 1'b1;
+      7'd109: rnd_tiny = 1'b1;
+      7'd110: rnd_tiny = 1'b1;
+      7'd111: rnd_tiny = 1'b1;
+      7'd112: rnd_tiny = 1'b1;
+      7'd113: rnd_tiny = 1'b1;
+      7'd114: rnd_tiny = 1'b1;
+      7'd115: rnd_tiny = 1'b1;
+      7'd116: rnd_tiny = 1'b1;
+      7'd117: rnd_tiny = 1'b1;
+      7'd118: rnd_tiny = 1'b1;
+      7'd119: rnd_tiny = 1'b1;
+      7'd120: rnd_tiny = 1'b1;
+      default: rnd_tiny = 1'b0;
+    endcase
+  end
+  reg  [2:0] rnd_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd46: rnd_shamt = 3'd5;
+      7'd47: rnd_shamt = 3'd5;
+      7'd48: rnd_shamt = 3'd5;
+      7'd49: rnd_shamt = 3'd5;
+      7'd50: rnd_shamt = 3'd5;
+      7'd51: rnd_shamt = 3'd5;
+      7'd52: rnd_shamt = 3'd5;
+      7'd53: rnd_shamt = 3'd5;
+      7'd54: rnd_shamt = 3'd4;
+      7'd55: rnd_shamt = 3'd3;
+      7'd56: rnd_shamt = 3'd2;
+      7'd57: rnd_shamt = 3'd1;
+      7'd109: rnd_shamt = 3'd5;
+      7'd110: rnd_shamt = 3'd5;
+      7'd111: rnd_shamt = 3'd5;
+      7'd112: rnd_shamt = 3'd5;
+      7'd113: rnd_shamt = 3'd5;
+      7'd114: rnd_shamt = 3'd5;
+      7'd115: rnd_shamt = 3'd5;
+      7'd116: rnd_shamt = 3'd5;
+      7'd117: rnd_shamt = 3'd4;
+      7'd118: rnd_shamt = 3'd3;
+      7'd119: rnd_shamt = 3'd2;
+      7'd120: rnd_shamt = 3'd1;
+      default: rnd_shamt = 3'd0;
+    endcase
+  end
   wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
-  wire [8:0] rnd_mag_t = {rnd_tiny ? 6'd0 : (p_exp + 6'd7), rnd_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [8:0] rnd_mag_t = {rnd_tiny ? 6'd0 : (rnd_e + 6'd7), rnd_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire rnd_inexact = rnd_frac | rnd_sticky;
 
   // rnd: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [8:0] rnd_mag = rnd_mag_t + {8'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
+  wire [8:0] rnd_mag = {(&rnd_den[8:6] & rnd_away) ? (rnd_tiny ? 6'd1 : (rnd_e + 6'd8)) : (rnd_tiny ? 6'd0 : (rnd_e + 6'd7)), rnd_den[8:6] + {2'd0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  wire rnd_uf = rnd_inexact & rnd_tiny & ((p_exp != 6'd57) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = (6'd40 < {~p_exp[5], p_exp[4:0]}) | ((p_exp == 6'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
+  reg  rnd_e_ne_emin_m1;  // e != emin - 1
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd57: rnd_e_ne_emin_m1 = 1'b0;
+      7'd120: rnd_e_ne_emin_m1 = 1'b0;
+      default: rnd_e_ne_emin_m1 = 1'b1;
+    endcase
+  end
+  wire rnd_uf = rnd_inexact & rnd_tiny & (rnd_e_ne_emin_m1 | (~(&rnd_win[4:1] & rnd_u_away)));
+  reg  rnd_e_above;  // above the largest binade
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd9: rnd_e_above = 1'b1;
+      7'd10: rnd_e_above = 1'b1;
+      7'd11: rnd_e_above = 1'b1;
+      7'd12: rnd_e_above = 1'b1;
+      7'd13: rnd_e_above = 1'b1;
+      7'd14: rnd_e_above = 1'b1;
+      7'd15: rnd_e_above = 1'b1;
+      7'd16: rnd_e_above = 1'b1;
+      7'd17: rnd_e_above = 1'b1;
+      7'd72: rnd_e_above = 1'b1;
+      7'd73: rnd_e_above = 1'b1;
+      7'd74: rnd_e_above = 1'b1;
+      7'd75: rnd_e_above = 1'b1;
+      7'd76: rnd_e_above = 1'b1;
+      7'd77: rnd_e_above = 1'b1;
+      7'd78: rnd_e_above = 1'b1;
+      7'd79: rnd_e_above = 1'b1;
+      7'd80: rnd_e_above = 1'b1;
+      default: rnd_e_above = 1'b0;
+    endcase
+  end
+  reg  rnd_e_top;  // in the largest binade
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd8: rnd_e_top = 1'b1;
+      7'd71: rnd_e_top = 1'b1;
+      default: rnd_e_top = 1'b0;
+    endcase
+  end
+  wire rnd_ovf = rnd_e_above | (rnd_e_top & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -124,7 +223,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_dd[5:3], rnd_den[9], rnd_mag[8:7]};
+  wire unused_ok = &{1'b0, rnd_den[9], rnd_mag_t[8:1], rnd_mag[8:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
