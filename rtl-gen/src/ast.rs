@@ -750,7 +750,15 @@ impl Expr {
             Node::Red(_, a) => lg(a.width).div_ceil(2),
             Node::Mux(..) => 1,
             Node::Shift(_, _, n) => n.width,
-            Node::Case(_, arms, _) => lg(arms.len() as u32 + 1) + 1,
+            // A decision table: a function of the selector's bits, about one LUT4 level per
+            // three selector bits beyond the first (LUT4 trees; ECP5's PFUMX makes LUT5s),
+            // plus a mux level when an arm is not a constant.
+            Node::Case(s, arms, d) => {
+                let lut = s.width.saturating_sub(1).div_ceil(3).max(1);
+                let data = arms.iter().any(|(_, a)| a.const_val().is_none())
+                    || d.const_val().is_none();
+                lut + data as u32
+            }
         }
     }
 }
