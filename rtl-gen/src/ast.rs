@@ -755,8 +755,8 @@ impl Expr {
             // plus a mux level when an arm is not a constant.
             Node::Case(s, arms, d) => {
                 let lut = s.width.saturating_sub(1).div_ceil(3).max(1);
-                let data = arms.iter().any(|(_, a)| a.const_val().is_none())
-                    || d.const_val().is_none();
+                let data =
+                    arms.iter().any(|(_, a)| a.const_val().is_none()) || d.const_val().is_none();
                 lut + data as u32
             }
         }
