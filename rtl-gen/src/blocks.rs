@@ -762,7 +762,8 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
                     "at precision P, unbounded exponent (tininess after rounding)",
                 );
                 let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
-                // dd != 1, decided from e in parallel with the subtraction.
+                // e != emin - 1 (dd != 1), decided from e beside the shift amount: a table
+                // for a narrow exponent, else a compare.
                 let not_below = match &narrow {
                     Some(t) => t.table(b, "rnd_e_ne_emin_m1", 1, "e != emin - 1", |v| {
                         (v != emin - 1) as i64

@@ -34,21 +34,51 @@ pub enum Golden {
         /// See `dyn_rm`.
         dyn_sat: bool,
     },
-    /// A table of packed outputs (`result << 4 | flags`, results of at most 12 bits) indexed by the concatenated input
-    /// bits: for units with a result and flags whose inputs take few bits (mul of 8-bit
-    /// formats with mode ports: 2^21 entries), built once from the golden model.
-    Table {
-        /// Packed outputs.
-        table: Vec<u16>,
-        /// Bit offset and mask of each canonical input in the index.
-        fields: Vec<(u32, u64)>,
-    },
+    /// A table of the outputs over every input ([`OutputTable`]): for units with a result
+    /// and flags whose inputs take few bits (mul of 8-bit formats with mode ports: 2^21
+    /// entries), built once from the golden model.
+    Table(OutputTable),
     /// Any unit, through the generator crate's golden model.
     General(GoldenModel),
 }
 
 /// Largest table of golden results built (input bits).
 pub const TABLE_BITS: u32 = 22;
+
+/// Packed outputs `result << 4 | flags` (results of at most 12 bits) indexed by the
+/// concatenated canonical input bits.
+#[derive(Debug)]
+pub struct OutputTable {
+    entries: Vec<u16>,
+    /// Bit offset and mask of each canonical input in the index.
+    fields: Vec<(u32, u64)>,
+}
+
+impl OutputTable {
+    /// Largest result width an entry holds.
+    const RESULT_BITS: u32 = 12;
+
+    fn pack(result: u64, flags: u64) -> u16 {
+        ((result << 4) | (flags & 0xF)) as u16
+    }
+
+    /// The entry of the canonical inputs `inp`.
+    #[inline(always)]
+    fn index(&self, inp: &[u64]) -> usize {
+        let mut k = 0u64;
+        for (v, (sh, m)) in inp.iter().zip(&self.fields) {
+            k |= (v & m) << sh;
+        }
+        k as usize
+    }
+
+    /// `(result, flags)` of entry `k`.
+    #[inline(always)]
+    fn get(&self, k: usize) -> (u64, u64) {
+        let t = self.entries[k] as u64;
+        (t >> 4, t & 0xF)
+    }
+}
 
 impl Golden {
     /// A table of the golden model's outputs over every input of a unit with a result and
@@ -69,8 +99,7 @@ impl Golden {
         let bits: u32 = widths.iter().sum();
         let two_outputs =
             matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma) && !req.options.no_flags;
-        // Entries are `result << 4 | flags` in 16 bits: results of up to 12 bits.
-        let fits = req.formats.r.k <= 12;
+        let fits = req.formats.r.k <= OutputTable::RESULT_BITS;
         if !two_outputs
             || !fits
             || bits > TABLE_BITS
@@ -90,11 +119,11 @@ impl Golden {
             at += widths[k];
         }
         // Built on every core: chunks of the index space, each filled by one thread.
-        let mut table = vec![0u16; 1usize << bits];
+        let mut entries = vec![0u16; 1usize << bits];
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = table.len().div_ceil(threads).max(1);
+        let chunk = entries.len().div_ceil(threads).max(1);
         std::thread::scope(|s| {
-            for (c, part) in table.chunks_mut(chunk).enumerate() {
+            for (c, part) in entries.chunks_mut(chunk).enumerate() {
                 let (g, fields) = (&g, &fields);
                 s.spawn(move || {
                     let mut inp = vec![0u64; fields.len()];
@@ -104,12 +133,12 @@ impl Golden {
                             *v = (idx >> sh) & m;
                         }
                         let o = g.eval(&inp);
-                        *slot = ((o[0] << 4) | (o[1] & 0xF)) as u16;
+                        *slot = OutputTable::pack(o[0], o[1]);
                     }
                 });
             }
         });
-        Ok(Some(Golden::Table { table, fields }))
+        Ok(Some(Golden::Table(OutputTable { entries, fields })))
     }
 
     /// The golden function of the core `req` describes, for the mode port values in `modes`.
@@ -186,24 +215,18 @@ impl Golden {
                 return;
             }
         }
-        if let (Golden::Table { table, fields }, 2) = (self, no) {
+        if let (Golden::Table(t), 2) = (self, no) {
             // Lookups of a random space miss the caches: compute every index of the batch
             // first, so that the loads of the second loop are independent and overlap.
-            let mut idx = Vec::with_capacity(inp.len() / il.stride.max(1));
-            for i in inp.chunks_exact(il.stride.max(1)) {
-                let mut k = 0u64;
-                for (v, (sh, m)) in i[il.offset..il.offset + ni].iter().zip(fields) {
-                    k |= (v & m) << sh;
-                }
-                idx.push(k as usize);
-            }
+            let idx: Vec<usize> = inp
+                .chunks_exact(il.stride.max(1))
+                .map(|i| t.index(&i[il.offset..il.offset + ni]))
+                .collect();
             for (o, &k) in out.chunks_exact_mut(ol.stride.max(1)).zip(&idx) {
                 if pad {
                     o.fill(1);
                 }
-                let t = table[k] as u64;
-                o[ol.offset] = t >> 4;
-                o[ol.offset + 1] = t & 0xF;
+                (o[ol.offset], o[ol.offset + 1]) = t.get(k);
             }
             return;
         }
@@ -247,15 +270,7 @@ impl Golden {
                     }
                 }
             }
-            Golden::Table { table, fields } => {
-                let mut idx = 0u64;
-                for (v, (sh, m)) in inp.iter().zip(fields) {
-                    idx |= (v & m) << sh;
-                }
-                let t = table[idx as usize] as u64;
-                out[0] = t >> 4;
-                out[1] = t & 0xF;
-            }
+            Golden::Table(t) => (out[0], out[1]) = t.get(t.index(inp)),
             Golden::General(GoldenModel::Project(m)) => result_and_flags(out, m.eval(inp)),
             Golden::General(GoldenModel::Mul(m)) => result_and_flags(out, m.eval(inp)),
             Golden::General(GoldenModel::Fma(m)) => result_and_flags(out, m.eval(inp)),
