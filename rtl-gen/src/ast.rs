@@ -250,26 +250,31 @@ impl Expr {
         let node = match &self.node {
             Node::Sig(s) => Node::Sig(f(*s)),
             Node::Slice(s, h, l) => Node::Slice(f(*s), *h, *l),
-            Node::Const(..) | Node::Error(_) => self.node.clone(),
-            Node::Concat(v) => Node::Concat(v.iter().map(|e| e.map_sigs(f)).collect()),
-            Node::Repl(n, a) => Node::Repl(*n, Box::new(a.map_sigs(f))),
-            Node::Not(a) => Node::Not(Box::new(a.map_sigs(f))),
-            Node::Red(o, a) => Node::Red(*o, Box::new(a.map_sigs(f))),
-            Node::Bin(o, a, b) => Node::Bin(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f))),
-            Node::Cmp(o, a, b) => Node::Cmp(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f))),
-            Node::Shift(o, a, b) => {
-                Node::Shift(*o, Box::new(a.map_sigs(f)), Box::new(b.map_sigs(f)))
+            _ => return self.map_children(&|e| e.map_sigs(f)),
+        };
+        Expr {
+            node,
+            width: self.width,
+        }
+    }
+
+    /// This node with each direct operand `e` replaced by `f(e)` (leaves are returned as
+    /// they are). Widths are kept: `f` must preserve its operand's width.
+    pub fn map_children(&self, f: &dyn Fn(&Expr) -> Expr) -> Expr {
+        let b = |e: &Expr| Box::new(f(e));
+        let node = match &self.node {
+            Node::Sig(_) | Node::Slice(..) | Node::Const(..) | Node::Error(_) => self.node.clone(),
+            Node::Concat(v) => Node::Concat(v.iter().map(f).collect()),
+            Node::Repl(n, a) => Node::Repl(*n, b(a)),
+            Node::Not(a) => Node::Not(b(a)),
+            Node::Red(o, a) => Node::Red(*o, b(a)),
+            Node::Bin(o, x, y) => Node::Bin(*o, b(x), b(y)),
+            Node::Cmp(o, x, y) => Node::Cmp(*o, b(x), b(y)),
+            Node::Shift(o, x, y) => Node::Shift(*o, b(x), b(y)),
+            Node::Mux(s, x, y) => Node::Mux(b(s), b(x), b(y)),
+            Node::Case(s, arms, d) => {
+                Node::Case(b(s), arms.iter().map(|(v, e)| (*v, f(e))).collect(), b(d))
             }
-            Node::Mux(s, a, b) => Node::Mux(
-                Box::new(s.map_sigs(f)),
-                Box::new(a.map_sigs(f)),
-                Box::new(b.map_sigs(f)),
-            ),
-            Node::Case(s, arms, d) => Node::Case(
-                Box::new(s.map_sigs(f)),
-                arms.iter().map(|(v, e)| (*v, e.map_sigs(f))).collect(),
-                Box::new(d.map_sigs(f)),
-            ),
         };
         Expr {
             node,
@@ -971,5 +976,315 @@ impl ModuleBuilder {
     /// A comment block from owned lines.
     pub fn comment_owned(&mut self, lines: Vec<String>) {
         self.items.push(Item::Comment(lines));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Constant folding: table-driven known answers, and a randomized check that every
+    //! folding constructor means what the unfolded node means (two evaluation paths).
+    use super::*;
+
+    /// Evaluates `e` with signal `i` holding `env[i]` (a reference evaluator of the node
+    /// semantics, Verilog's for the widths used here).
+    fn eval(e: &Expr, env: &[u128]) -> u128 {
+        let m = mask(e.width);
+        let v = match &e.node {
+            Node::Const(v, _) => *v,
+            Node::Sig(s) => env[*s],
+            Node::Slice(s, h, l) => (env[*s] >> l) & mask(h - l + 1),
+            Node::Concat(v) => v.iter().fold(0, |acc, x| (acc << x.width) | eval(x, env)),
+            Node::Repl(n, a) => (0..*n).fold(0, |acc, _| (acc << a.width) | eval(a, env)),
+            Node::Not(a) => !eval(a, env),
+            Node::Red(RedOp::And, a) => (eval(a, env) == mask(a.width)) as u128,
+            Node::Red(RedOp::Or, a) => (eval(a, env) != 0) as u128,
+            Node::Bin(op, a, b) => {
+                let (x, y) = (eval(a, env), eval(b, env));
+                match op {
+                    BinOp::Add => x.wrapping_add(y),
+                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::And => x & y,
+                    BinOp::Or => x | y,
+                    BinOp::Xor => x ^ y,
+                }
+            }
+            Node::Cmp(op, a, b) => {
+                let (x, y) = (eval(a, env), eval(b, env));
+                (match op {
+                    CmpOp::Eq => x == y,
+                    CmpOp::Ne => x != y,
+                    CmpOp::Lt => x < y,
+                    CmpOp::Le => x <= y,
+                    CmpOp::Gt => x > y,
+                    CmpOp::Ge => x >= y,
+                }) as u128
+            }
+            Node::Mux(s, a, b) => {
+                if eval(s, env) == 1 {
+                    eval(a, env)
+                } else {
+                    eval(b, env)
+                }
+            }
+            Node::Shift(d, a, n) => {
+                let (x, k) = (eval(a, env), eval(n, env));
+                if k >= 128 {
+                    0
+                } else {
+                    match d {
+                        ShiftDir::Left => x << k,
+                        ShiftDir::Right => x >> k,
+                    }
+                }
+            }
+            Node::Case(s, arms, d) => {
+                let k = eval(s, env);
+                arms.iter()
+                    .find(|(v, _)| *v == k)
+                    .map_or_else(|| eval(d, env), |(_, a)| eval(a, env))
+            }
+            Node::Error(m) => panic!("evaluated an error node: {m}"),
+        };
+        v & m
+    }
+
+    fn sig(id: SigId, w: u32) -> Expr {
+        Expr {
+            node: Node::Sig(id),
+            width: w,
+        }
+    }
+
+    fn raw(node: Node, width: u32) -> Expr {
+        Expr { node, width }
+    }
+
+    #[test]
+    fn known_folds() {
+        let x = sig(0, 8);
+        let c = |v, w| Expr::c(v, w);
+        let cases: Vec<(&str, Expr, Expr)> = vec![
+            ("const + const wraps", c(250, 8).add(&c(10, 8)), c(4, 8)),
+            ("const - const wraps", c(3, 8).sub(&c(5, 8)), c(254, 8)),
+            ("x + 0", x.add(&c(0, 8)), x.clone()),
+            ("x - 0", x.sub(&c(0, 8)), x.clone()),
+            ("x & 0", x.and(&c(0, 8)), c(0, 8)),
+            ("x & ones", x.and(&c(0xff, 8)), x.clone()),
+            ("x | ones", x.or(&c(0xff, 8)), c(0xff, 8)),
+            ("x ^ ones", x.xor(&c(0xff, 8)), x.not()),
+            ("x ^ x", x.xor(&x), c(0, 8)),
+            ("x - x", x.sub(&x), c(0, 8)),
+            ("~~x", x.not().not(), x.clone()),
+            ("x == x", x.eq(&x), Expr::bit_c(true)),
+            ("x < x", x.lt(&x), Expr::bit_c(false)),
+            ("x == 0", x.eq_c(0), x.red_or().not()),
+            ("x == 0x1ff never", x.eq_c(0x1ff), Expr::bit_c(false)),
+            ("x != 0", x.ne(&c(0, 8)), x.red_or()),
+            ("x == ones", x.eq_c(0xff), x.red_and()),
+            ("const[5:2]", c(0b1011_0100, 8).slice(5, 2), c(0b1101, 4)),
+            ("x[7:0]", x.slice(7, 0), x.clone()),
+            ("x[5:2][2:1]", x.slice(5, 2).slice(2, 1), x.slice(4, 3)),
+            (
+                "{x, 4'h3}[5:2]",
+                concat(&[x.clone(), c(3, 4)]).slice(5, 2),
+                concat(&[x.slice(1, 0), c(0, 2)]),
+            ),
+            // adjacent slices merge (the emitter prints a whole-signal slice as the name)
+            (
+                "{x[7:4], x[3:0]}",
+                concat(&[x.slice(7, 4), x.slice(3, 0)]),
+                raw(Node::Slice(0, 7, 0), 8),
+            ),
+            ("{2'b10, 2'b01}", concat(&[c(2, 2), c(1, 2)]), c(0b1001, 4)),
+            ("{3{2'b10}}", Expr::repl(3, &c(2, 2)), c(0b101010, 6)),
+            ("zext(x, 8)", x.zext(8), x.clone()),
+            (
+                "|{4'h0, x}",
+                concat(&[c(0, 4), x.clone()]).red_or(),
+                x.red_or(),
+            ),
+            (
+                "&{4'h3, x}",
+                concat(&[c(3, 4), x.clone()]).red_and(),
+                Expr::bit_c(false),
+            ),
+            (
+                "1 ? x : y",
+                Expr::mux(&Expr::bit_c(true), &x, &sig(1, 8)),
+                x.clone(),
+            ),
+            ("s ? x : x", Expr::mux(&sig(2, 1), &x, &x), x.clone()),
+            (
+                "s ? 1 : 0",
+                Expr::mux(&sig(2, 1), &Expr::bit_c(true), &Expr::bit_c(false)),
+                sig(2, 1),
+            ),
+            ("x << 0", x.shl(&c(0, 3)), x.clone()),
+            ("x << 3", x.shl(&c(3, 3)), concat(&[x.slice(4, 0), c(0, 3)])),
+            ("x >> 9", x.shr(&c(9, 4)), c(0, 8)),
+            (
+                "case on a constant",
+                Expr::case(&c(2, 2), vec![(1, c(7, 4)), (2, c(9, 4))], &c(0, 4)),
+                c(9, 4),
+            ),
+            (
+                "case default on a constant",
+                Expr::case(&c(3, 2), vec![(1, c(7, 4))], &c(5, 4)),
+                c(5, 4),
+            ),
+        ];
+        for (what, got, want) in cases {
+            assert_eq!(got, want, "{what}");
+        }
+    }
+
+    #[test]
+    fn construction_errors_are_values_not_panics() {
+        let x = sig(0, 8);
+        let cases: Vec<(Expr, &str)> = vec![
+            (x.add(&sig(1, 4)), "Add of 8 and 4 bits"),
+            (Expr::c(300, 8), "constant 300 does not fit in 8 bits"),
+            (x.slice(8, 0), "slice [8:0] of a 8-bit expression"),
+            (
+                x.add(&x).slice(3, 0),
+                "slice [3:0] of an unnamed 8-bit expression; name it with a wire first",
+            ),
+            (
+                Expr::mux(&x, &x, &x),
+                "mux with a 8-bit select and 8/8-bit arms",
+            ),
+            (x.zext(4), "zext of 8 bits to 4"),
+            // an error propagates through later operations
+            (
+                Expr::c(300, 8).add(&x).not(),
+                "constant 300 does not fit in 8 bits",
+            ),
+        ];
+        for (e, msg) in cases {
+            assert_eq!(e.error().as_deref(), Some(msg));
+        }
+    }
+
+    /// Small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn folding_preserves_meaning() {
+        // Operands: 6-bit signals 0..3, 1-bit signal 4, and constants, including the
+        // identities' special values (0, all ones) often.
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let w = 6;
+        let mut checked = 0;
+        for _ in 0..4000 {
+            let operand = |rng: &mut Rng| -> Expr {
+                match rng.below(6) {
+                    0 => Expr::c(0, w),
+                    1 => Expr::c(mask(w), w),
+                    2 => Expr::c(rng.below(64) as u128, w),
+                    k => sig(k as usize - 3, w),
+                }
+            };
+            let (a, b) = (operand(&mut rng), operand(&mut rng));
+            let s1 = match rng.below(3) {
+                0 => Expr::bit_c(rng.below(2) == 1),
+                _ => sig(4, 1),
+            };
+            let k = rng.below(10) as u128;
+            let sh = Expr::c(k.min(7), 3);
+            let (folded, unfolded) = match rng.below(14) {
+                0 => (
+                    a.add(&b),
+                    raw(Node::Bin(BinOp::Add, a.clone().into(), b.clone().into()), w),
+                ),
+                1 => (
+                    a.sub(&b),
+                    raw(Node::Bin(BinOp::Sub, a.clone().into(), b.clone().into()), w),
+                ),
+                2 => (
+                    a.and(&b),
+                    raw(Node::Bin(BinOp::And, a.clone().into(), b.clone().into()), w),
+                ),
+                3 => (
+                    a.or(&b),
+                    raw(Node::Bin(BinOp::Or, a.clone().into(), b.clone().into()), w),
+                ),
+                4 => (
+                    a.xor(&b),
+                    raw(Node::Bin(BinOp::Xor, a.clone().into(), b.clone().into()), w),
+                ),
+                5 => (
+                    a.eq(&b),
+                    raw(Node::Cmp(CmpOp::Eq, a.clone().into(), b.clone().into()), 1),
+                ),
+                6 => (
+                    a.ne(&b),
+                    raw(Node::Cmp(CmpOp::Ne, a.clone().into(), b.clone().into()), 1),
+                ),
+                7 => (
+                    a.gt(&b),
+                    raw(Node::Cmp(CmpOp::Gt, a.clone().into(), b.clone().into()), 1),
+                ),
+                8 => (a.red_or(), raw(Node::Red(RedOp::Or, a.clone().into()), 1)),
+                9 => (a.red_and(), raw(Node::Red(RedOp::And, a.clone().into()), 1)),
+                10 => (
+                    Expr::mux(&s1, &a, &b),
+                    raw(
+                        Node::Mux(s1.clone().into(), a.clone().into(), b.clone().into()),
+                        w,
+                    ),
+                ),
+                11 => (
+                    a.shl(&sh),
+                    raw(
+                        Node::Shift(ShiftDir::Left, a.clone().into(), sh.clone().into()),
+                        w,
+                    ),
+                ),
+                12 => (
+                    a.shr(&sh),
+                    raw(
+                        Node::Shift(ShiftDir::Right, a.clone().into(), sh.clone().into()),
+                        w,
+                    ),
+                ),
+                _ => {
+                    let lo = (k % 6) as u32;
+                    let hi = lo + rng.below((w - lo) as u64) as u32;
+                    let c = concat(&[a.clone(), b.clone()]);
+                    (
+                        c.slice(hi + 3, lo),
+                        raw(Node::Slice(9, hi + 3, lo), hi + 3 - lo + 1),
+                    )
+                }
+            };
+            assert!(folded.error().is_none(), "{folded:?}");
+            for _ in 0..8 {
+                let mut env: Vec<u128> = (0..4).map(|_| rng.below(64) as u128).collect();
+                env.push(rng.below(2) as u128);
+                // signal 9 stands for the unfolded concatenation {a, b}
+                while env.len() < 9 {
+                    env.push(0);
+                }
+                env.push((eval(&a, &env) << w) | eval(&b, &env));
+                assert_eq!(
+                    eval(&folded, &env),
+                    eval(&unfolded, &env),
+                    "folded {folded:?} vs {unfolded:?} at {env:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 32000);
     }
 }

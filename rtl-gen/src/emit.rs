@@ -1,17 +1,13 @@
-//! From a [`ModuleBuilder`] to Verilog text: dead-logic removal, pipeline register placement
-//! and the deterministic Verilog-2005 emitter.
+//! From a [`ModuleBuilder`] to Verilog text: [`ModuleBuilder::finish`] runs the pipeliner
+//! ([`crate::pipeline`]: dead-logic removal, depth estimate, stage assignment, register
+//! insertion) and [`Netlist::emit`] prints the deterministic Verilog-2005 module.
 //!
-//! **Pipelining.** Every signal gets a combinational depth estimate (sum of
-//! [`Expr::cost`] along its longest input path). With `N` stages and total depth `D`, cuts
-//! are placed at depths `B, 2B, …, NB` with `B = ⌈D/(N+1)⌉`: a signal whose logic ends
-//! above a cut lives in the stage after it, and every signal read across a cut gets one
-//! register per crossed cut (`<name>_q<stage>`). Outputs live in stage `N`. The valid
-//! handshake is a chain of `N` registers (`valid_q1 … valid_qN`) cleared by the synchronous
-//! active-low reset `rst_ni`; data registers have no reset. A pipelined core therefore
-//! computes exactly the combinational function, `N` cycles later.
+//! The valid handshake is a chain of `N` registers (`valid_q1 … valid_qN`) cleared by the
+//! synchronous active-low reset `rst_ni`; data registers have no reset. A pipelined core
+//! therefore computes exactly the combinational function, `N` cycles later.
 
 use crate::ast::{mask, Expr, Item, ModuleBuilder, Node, SigId, SigKind, Signal};
-use std::collections::BTreeMap;
+use crate::pipeline;
 use std::fmt::Write as _;
 
 /// A port of the finished module, in declaration order.
@@ -49,354 +45,44 @@ pub struct Netlist {
     pub budget: u32,
 }
 
-fn expr_depth(e: &Expr, end: &[u32]) -> u32 {
-    let mut d = 0;
-    match &e.node {
-        Node::Sig(s) | Node::Slice(s, _, _) => return end[*s],
-        Node::Const(..) | Node::Error(_) => return 0,
-        Node::Concat(v) => v.iter().for_each(|x| d = d.max(expr_depth(x, end))),
-        Node::Repl(_, a) | Node::Not(a) | Node::Red(_, a) => d = expr_depth(a, end),
-        Node::Bin(_, a, b) | Node::Cmp(_, a, b) | Node::Shift(_, a, b) => {
-            d = expr_depth(a, end).max(expr_depth(b, end))
-        }
-        Node::Mux(s, a, b) => {
-            d = expr_depth(s, end)
-                .max(expr_depth(a, end))
-                .max(expr_depth(b, end))
-        }
-        Node::Case(s, arms, df) => {
-            d = expr_depth(s, end).max(expr_depth(df, end));
-            for (_, a) in arms {
-                d = d.max(expr_depth(a, end));
-            }
-        }
-    }
-    d + e.cost()
-}
-
-/// A signal and the bit range (`None` = all) carried by a pipeline register chain.
-type RegKey = (SigId, Option<(u32, u32)>);
-
-/// Replaces crossing references by their delayed registers (`map`: signal and registered
-/// bit range → register).
-fn remap(e: &Expr, map: &BTreeMap<RegKey, SigId>, sigs: &[Signal]) -> Expr {
-    let lookup = |r: SigId| -> Option<(SigId, u32)> {
-        map.iter()
-            .find(|((s, _), _)| *s == r)
-            .map(|((_, hl), d)| (*d, hl.map(|x| x.1).unwrap_or(0)))
-    };
-    let node = match &e.node {
-        Node::Sig(r) => match lookup(*r) {
-            Some((d, _)) => Node::Sig(d),
-            None => e.node.clone(),
-        },
-        Node::Slice(r, h, l) => match lookup(*r) {
-            Some((d, lo)) => {
-                if h - l + 1 == sigs[d].width {
-                    Node::Sig(d)
-                } else {
-                    Node::Slice(d, h - lo, l - lo)
-                }
-            }
-            None => e.node.clone(),
-        },
-        Node::Const(..) | Node::Error(_) => e.node.clone(),
-        Node::Concat(v) => Node::Concat(v.iter().map(|x| remap(x, map, sigs)).collect()),
-        Node::Repl(k, a) => Node::Repl(*k, Box::new(remap(a, map, sigs))),
-        Node::Not(a) => Node::Not(Box::new(remap(a, map, sigs))),
-        Node::Red(o, a) => Node::Red(*o, Box::new(remap(a, map, sigs))),
-        Node::Bin(o, a, b) => Node::Bin(
-            *o,
-            Box::new(remap(a, map, sigs)),
-            Box::new(remap(b, map, sigs)),
-        ),
-        Node::Cmp(o, a, b) => Node::Cmp(
-            *o,
-            Box::new(remap(a, map, sigs)),
-            Box::new(remap(b, map, sigs)),
-        ),
-        Node::Shift(o, a, b) => Node::Shift(
-            *o,
-            Box::new(remap(a, map, sigs)),
-            Box::new(remap(b, map, sigs)),
-        ),
-        Node::Mux(s, a, b) => Node::Mux(
-            Box::new(remap(s, map, sigs)),
-            Box::new(remap(a, map, sigs)),
-            Box::new(remap(b, map, sigs)),
-        ),
-        Node::Case(s, arms, d) => Node::Case(
-            Box::new(remap(s, map, sigs)),
-            arms.iter()
-                .map(|(v, x)| (*v, remap(x, map, sigs)))
-                .collect(),
-            Box::new(remap(d, map, sigs)),
-        ),
-    };
-    Expr {
-        node,
-        width: e.width,
-    }
-}
-
-fn refs(e: &Expr) -> Vec<SigId> {
-    let mut v = Vec::new();
-    e.visit(&mut |x| match &x.node {
-        Node::Sig(s) | Node::Slice(s, _, _) => v.push(*s),
-        _ => {}
-    });
-    v
-}
-
-fn def_expr(s: &Signal) -> Option<&Expr> {
-    match &s.kind {
-        SigKind::Wire(e) | SigKind::Output(e) => Some(e),
-        _ => None,
-    }
-}
-
 impl ModuleBuilder {
-    /// Checks, removes dead logic, places `stages` pipeline registers and returns the netlist.
-    /// With `stages > 0` the ports `clk_i`, `rst_ni` and `valid_i` are added in front and
-    /// `valid_o` at the end; with `stages == 0`, `valid_i`/`valid_o` are a pass-through.
+    /// Checks, removes dead logic, places `stages` pipeline registers (the passes of
+    /// [`crate::pipeline`]) and returns the netlist. With `stages > 0` the ports `clk_i`,
+    /// `rst_ni` and `valid_i` are added in front and `valid_o` at the end; with
+    /// `stages == 0`, `valid_i`/`valid_o` are a pass-through.
     pub fn finish(self, name: &str, header: Vec<String>, stages: u32) -> Result<Netlist, String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
         for s in &self.sigs {
-            if let Some(e) = def_expr(s) {
-                if let Some(m) = e.error() {
-                    return Err(format!("{}: {m}", s.name));
-                }
+            if let Some(m) = pipeline::def_expr(s).and_then(|e| e.error()) {
+                return Err(format!("{}: {m}", s.name));
             }
         }
         let mut sigs = self.sigs;
-        let n = sigs.len();
-        // Dead logic removal: live = reachable from outputs.
-        let mut live = vec![false; n];
-        for (i, s) in sigs.iter().enumerate() {
-            if matches!(s.kind, SigKind::Output(_) | SigKind::Input) {
-                live[i] = true;
-            }
-        }
-        for i in (0..n).rev() {
-            if live[i] {
-                if let Some(e) = def_expr(&sigs[i]) {
-                    for r in refs(e) {
-                        live[r] = true;
-                    }
-                }
-            }
-        }
-        // Depth and stage assignment.
-        let mut end = vec![0u32; n];
-        for i in 0..n {
-            if let Some(e) = def_expr(&sigs[i]) {
-                end[i] = expr_depth(e, &end);
-            }
-        }
-        let depth = (0..n)
-            .filter(|&i| live[i])
-            .map(|i| end[i])
-            .max()
-            .unwrap_or(0);
-        let budget = depth.div_ceil(stages + 1).max(1);
-        let mut stage = vec![0u32; n];
-        for i in 0..n {
-            if stages == 0 || !live[i] {
-                continue;
-            }
-            match &sigs[i].kind {
-                SigKind::Input | SigKind::Reg(_) => stage[i] = 0,
-                SigKind::Output(_) => stage[i] = stages,
-                SigKind::Wire(e) => {
-                    let by_depth = if end[i] == 0 {
-                        0
-                    } else {
-                        (end[i] - 1) / budget
-                    };
-                    let by_ops = refs(e).iter().map(|&r| stage[r]).max().unwrap_or(0);
-                    stage[i] = by_depth.max(by_ops).min(stages);
-                }
-            }
-        }
-        // Register insertion: rewrite references that cross stages. A reference to a slice
-        // registers only that slice.
-        let mut regs: Vec<Vec<SigId>> = vec![Vec::new(); stages as usize + 1];
-        type Key = RegKey;
-        let order: Vec<SigId> = (0..n).filter(|&i| live[i]).collect();
-        // Bits of each signal carried into each later stage: the bounding range of the bits
-        // read by every consumer at that stage or later (so a chain narrows as it goes and
-        // two consumers of overlapping slices share one register).
-        let mut carried: BTreeMap<(SigId, u32), (u32, u32)> = BTreeMap::new();
-        for &i in &order {
-            let t = stage[i];
-            let Some(e) = def_expr(&sigs[i]) else {
-                continue;
-            };
-            e.visit(&mut |x| {
-                let (r, h, l) = match &x.node {
-                    Node::Sig(r) => (*r, sigs[*r].width - 1, 0),
-                    Node::Slice(r, h, l) => (*r, *h, *l),
-                    _ => return,
-                };
-                for st in stage[r] + 1..=t {
-                    let ent = carried.entry((r, st)).or_insert((h, l));
-                    *ent = (ent.0.max(h), ent.1.min(l));
-                }
-            });
-        }
-        let mut delayed: BTreeMap<(Key, u32), SigId> = BTreeMap::new();
-        let mut stage_of: Vec<u32> = stage.clone();
-        for &i in &order {
-            let t = stage[i];
-            let Some(e) = def_expr(&sigs[i]).cloned() else {
-                continue;
-            };
-            let mut needed: Vec<SigId> = Vec::new();
-            e.visit(&mut |x| match &x.node {
-                Node::Sig(r) | Node::Slice(r, _, _) if stage_of[*r] < t => needed.push(*r),
-                _ => {}
-            });
-            needed.sort_unstable();
-            needed.dedup();
-            let mut map: BTreeMap<Key, SigId> = BTreeMap::new();
-            for r in needed {
-                // Walk (or extend) the register chain of `r` up to stage t.
-                let full = sigs[r].width;
-                let (mut cur, mut cur_lo, mut cur_w) = (r, 0u32, full);
-                let mut key: Key = (r, None);
-                for st in stage_of[r] + 1..=t {
-                    let (h, l) = carried.get(&(r, st)).copied().unwrap_or((full - 1, 0));
-                    let hl = (h != full - 1 || l != 0).then_some((h, l));
-                    key = (r, hl);
-                    let width = h - l + 1;
-                    let src = if width == cur_w {
-                        Expr {
-                            node: Node::Sig(cur),
-                            width,
-                        }
-                    } else {
-                        Expr {
-                            node: Node::Slice(cur, h - cur_lo, l - cur_lo),
-                            width,
-                        }
-                    };
-                    cur = *delayed.entry((key, st)).or_insert_with(|| {
-                        let base = sigs[r]
-                            .name
-                            .strip_suffix("_i")
-                            .unwrap_or(&sigs[r].name)
-                            .to_string();
-                        let base = match hl {
-                            Some((h, l)) if h == l => format!("{base}_b{h}"),
-                            Some((h, l)) => format!("{base}_b{h}_{l}"),
-                            None => base,
-                        };
-                        let mut nm = format!("{base}_q{st}");
-                        let mut k = 1;
-                        while sigs.iter().any(|s| s.name == nm) {
-                            nm = format!("{base}_q{st}_{k}");
-                            k += 1;
-                        }
-                        sigs.push(Signal {
-                            name: nm,
-                            width,
-                            kind: SigKind::Reg(src),
-                            note: None,
-                        });
-                        stage_of.push(st);
-                        regs[st as usize].push(sigs.len() - 1);
-                        sigs.len() - 1
-                    });
-                    cur_lo = l;
-                    cur_w = width;
-                }
-                map.insert(key, cur);
-            }
-            if !map.is_empty() {
-                let ne = remap(&e, &map, &sigs);
-                match &mut sigs[i].kind {
-                    SigKind::Wire(x) | SigKind::Output(x) => *x = ne,
-                    _ => {}
-                }
-            }
-        }
-        // Items with stages; comments take the stage of the next live definition.
-        let mut items: Vec<(u32, Item)> = Vec::new();
-        let mut pending: Vec<Vec<String>> = Vec::new();
-        for it in self.items {
-            match it {
-                Item::Comment(c) => pending.push(c),
-                Item::Def(id) => {
-                    if !live[id] {
-                        continue;
-                    }
-                    for c in pending.drain(..) {
-                        items.push((stage[id], Item::Comment(c)));
-                    }
-                    items.push((stage[id], Item::Def(id)));
-                }
-            }
-        }
-        // Bit usage: every bit of every live signal should be read by something.
-        let mut used = vec![0u128; sigs.len()];
-        for (i, s) in sigs.iter().enumerate() {
-            if i < n && !live[i] {
-                continue;
-            }
-            let mut mark = |e: &Expr| {
-                e.visit(&mut |x| match &x.node {
-                    Node::Sig(r) => used[*r] = mask(sigs[*r].width),
-                    Node::Slice(r, h, l) => used[*r] |= mask(h - l + 1) << l,
-                    _ => {}
-                })
-            };
-            match &s.kind {
-                SigKind::Wire(e) | SigKind::Output(e) => mark(e),
-                SigKind::Reg(src) => mark(src),
-                SigKind::Input => {}
-            }
-        }
-        let mut unused = Vec::new();
-        for (i, s) in sigs.iter().enumerate() {
-            let live_i = i >= n || live[i];
-            if !live_i || matches!(s.kind, SigKind::Output(_)) {
-                continue;
-            }
-            let un = mask(s.width) & !used[i];
-            if un != 0 {
-                unused.push((i, un));
-            }
-        }
-        // Ports.
+        let live = pipeline::live_signals(&sigs);
+        let end = pipeline::depths(&sigs);
+        let plan = pipeline::assign_stages(&sigs, &live, &end, stages);
+        let regs = pipeline::insert_registers(&mut sigs, &live, &plan.stage, stages);
+        let items = pipeline::stage_items(self.items, &live, &plan.stage);
+        let unused = pipeline::unused_bits(&sigs, &live);
+        // Ports: control ports around the data ports.
+        let port = |name: &str, input: bool, width: u32| PortDecl {
+            name: name.into(),
+            input,
+            width,
+        };
         let mut ports = Vec::new();
         if stages > 0 {
-            for nm in ["clk_i", "rst_ni"] {
-                ports.push(PortDecl {
-                    name: nm.into(),
-                    input: true,
-                    width: 1,
-                });
-            }
+            ports.push(port("clk_i", true, 1));
+            ports.push(port("rst_ni", true, 1));
         }
-        ports.push(PortDecl {
-            name: "valid_i".into(),
-            input: true,
-            width: 1,
-        });
+        ports.push(port("valid_i", true, 1));
         for &p in &self.ports {
-            ports.push(PortDecl {
-                name: sigs[p].name.clone(),
-                input: matches!(sigs[p].kind, SigKind::Input),
-                width: sigs[p].width,
-            });
+            let s = &sigs[p];
+            ports.push(port(&s.name, matches!(s.kind, SigKind::Input), s.width));
         }
-        ports.push(PortDecl {
-            name: "valid_o".into(),
-            input: false,
-            width: 1,
-        });
+        ports.push(port("valid_o", false, 1));
         Ok(Netlist {
             name: name.to_string(),
             header,
@@ -406,8 +92,8 @@ impl ModuleBuilder {
             items,
             regs,
             unused,
-            depth,
-            budget,
+            depth: plan.depth,
+            budget: plan.budget,
         })
     }
 }

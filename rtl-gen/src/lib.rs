@@ -14,6 +14,7 @@ pub mod blocks;
 pub mod emit;
 pub mod fusesoc;
 pub mod manifest;
+pub mod pipeline;
 pub mod units;
 
 pub use units::interface;
