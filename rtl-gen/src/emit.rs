@@ -6,7 +6,7 @@
 //! synchronous active-low reset `rst_ni`; data registers have no reset. A pipelined core
 //! therefore computes exactly the combinational function, `N` cycles later.
 
-use crate::ast::{mask, Expr, Item, ModuleBuilder, Node, SigId, SigKind, Signal};
+use crate::ast::{mask, BinOp, Expr, Item, ModuleBuilder, Node, SigId, SigKind, Signal};
 use crate::pipeline;
 use std::fmt::Write as _;
 
@@ -95,6 +95,38 @@ impl ModuleBuilder {
             depth: plan.depth,
             budget: plan.budget,
         })
+    }
+}
+
+/// Longest generated line of logic (columns) before [`Netlist`] wraps an expression.
+pub const LINE: usize = 100;
+
+fn bin_op(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::And => "&",
+        BinOp::Or => "|",
+        BinOp::Xor => "^",
+    }
+}
+
+/// The operands of a chain of `op` (`+`/`-` chains along their left spine, as Verilog
+/// associates them; `&`, `|`, `^` on both sides), each with the operator before it.
+fn flatten<'a>(e: &'a Expr, op: BinOp, out: &mut Vec<(Option<BinOp>, &'a Expr)>) {
+    let additive = |o: BinOp| matches!(o, BinOp::Add | BinOp::Sub);
+    match &e.node {
+        Node::Bin(o, a, b) if additive(op) && additive(*o) => {
+            flatten(a, op, out);
+            out.push((Some(*o), b));
+        }
+        Node::Bin(o, a, b) if *o == op && !additive(op) => {
+            flatten(a, op, out);
+            let n = out.len();
+            flatten(b, op, out);
+            out[n].0 = Some(op);
+        }
+        _ => out.push((None, e)),
     }
 }
 
@@ -217,26 +249,89 @@ impl Netlist {
         }
     }
 
-    /// A definition right-hand side; a top-level chain of muxes is printed one arm per line.
-    fn rhs(&self, e: &Expr, indent: usize) -> String {
-        let mut arms = Vec::new();
-        let mut cur = e;
-        while let Node::Mux(s, a, b) = &cur.node {
-            arms.push(format!("{} ? {} :", self.atom(s), self.atom(a)));
-            cur = b;
+    /// A definition right-hand side starting at column `col`: one line when it fits in
+    /// [`LINE`] columns, else wrapped at its top-level operators (a chain of muxes one arm
+    /// per line, a chain of `+`/`-` or of one bitwise operator one operand per line, a
+    /// concatenation one part per line), recursively inside parentheses.
+    fn rhs(&self, e: &Expr, col: usize) -> String {
+        let one = self.expr(e);
+        // A chain of two or more muxes reads as a decision list: always one arm per line.
+        let mux_chain = matches!(&e.node, Node::Mux(_, _, b) if matches!(b.node, Node::Mux(..)));
+        if col + one.len() < LINE && !mux_chain {
+            return one;
         }
-        if arms.len() < 2 {
-            return self.expr(e);
+        let pad = " ".repeat(col);
+        match &e.node {
+            Node::Mux(s, a, b) if !mux_chain => format!(
+                "{}\n{pad}? {}\n{pad}: {}",
+                self.atom_wrapped(s, col),
+                self.atom_wrapped(a, col + 2),
+                self.atom_wrapped(b, col + 2)
+            ),
+            Node::Mux(..) => {
+                let mut out = String::new();
+                let mut cur = e;
+                while let Node::Mux(s, a, b) = &cur.node {
+                    let head = format!("{} ? ", self.atom(s));
+                    let arm = self.atom_wrapped(a, col + head.len());
+                    let _ = write!(out, "{head}{arm} :\n{pad}");
+                    cur = b;
+                }
+                out.push_str(&self.atom_wrapped(cur, col));
+                out
+            }
+            Node::Bin(op, _, _) => {
+                let mut terms: Vec<(Option<BinOp>, &Expr)> = Vec::new();
+                flatten(e, *op, &mut terms);
+                // Short operands share a line (greedy fill); an operand that wraps itself
+                // starts a line of its own.
+                let mut out = String::new();
+                let mut line_len = col;
+                for (i, (o, x)) in terms.iter().enumerate() {
+                    let op = match o {
+                        Some(o) if i > 0 => format!("{} ", bin_op(*o)),
+                        _ => String::new(),
+                    };
+                    let flat = self.atom(x);
+                    if i > 0 && line_len + 1 + op.len() + flat.len() < LINE && !flat.contains('\n')
+                    {
+                        let _ = write!(out, " {op}{flat}");
+                        line_len += 1 + op.len() + flat.len();
+                        continue;
+                    }
+                    if i > 0 {
+                        let _ = write!(out, "\n{pad}");
+                    }
+                    let t = self.atom_wrapped(x, col + op.len());
+                    line_len = col + op.len() + t.rsplit('\n').next().map_or(0, str::len);
+                    if t.contains('\n') {
+                        line_len = LINE; // what follows starts a new line
+                    }
+                    let _ = write!(out, "{op}{t}");
+                }
+                out
+            }
+            Node::Concat(parts) => {
+                let body: Vec<String> = parts.iter().map(|x| self.rhs(x, col + 1)).collect();
+                format!("{{{}}}", body.join(&format!(",\n{pad} ")))
+            }
+            Node::Not(a) if matches!(a.node, Node::Bin(..)) => {
+                format!("~({})", self.rhs(a, col + 2))
+            }
+            _ => one,
         }
-        let pad = " ".repeat(indent);
-        let mut out = String::new();
-        for a in arms {
-            out.push_str(&a);
-            out.push('\n');
-            out.push_str(&pad);
+    }
+
+    /// [`Netlist::atom`], wrapped like [`Netlist::rhs`] inside its parentheses.
+    fn atom_wrapped(&self, e: &Expr, col: usize) -> String {
+        let a = self.atom(e);
+        if col + a.len() < LINE {
+            a
+        } else if a.starts_with('(') {
+            format!("({})", self.rhs(e, col + 1))
+        } else {
+            self.rhs(e, col)
         }
-        out.push_str(&self.atom(cur));
-        out
     }
 
     fn emit_def(&self, out: &mut String, id: SigId) {
@@ -425,7 +520,18 @@ impl Netlist {
                     runs.join(", ")
                 })
                 .collect();
-            let _ = writeln!(out, "  wire unused_ok = &{{1'b0, {}}};", parts.join(", "));
+            let mut line = String::from("  wire unused_ok = &{1'b0");
+            for p in parts {
+                if line.len() + p.len() + 4 > LINE {
+                    out.push_str(&line);
+                    out.push_str(",\n");
+                    line = format!("{:20}{p}", "");
+                } else {
+                    line.push_str(", ");
+                    line.push_str(&p);
+                }
+            }
+            let _ = writeln!(out, "{line}}};");
             out.push_str("  /* verilator lint_on UNUSEDSIGNAL */\n");
         }
         out.push_str("\nendmodule\n\n`default_nettype wire\n");

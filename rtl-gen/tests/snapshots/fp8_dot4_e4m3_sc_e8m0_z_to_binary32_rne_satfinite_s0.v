@@ -62,11 +62,15 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [3:0] y0_fsig = {|y0_i[6:3], y0_i[2:0]};
   wire [3:0] y0_shift = y0_i[6:3] - {3'd0, |y0_i[6:3]};  // window position of the LSB
   wire l0_nan = x0_is_nan | sx_is_nan | y0_is_nan | sy_is_nan;
-  wire l0_zero = (~(x0_is_nan | sx_is_nan | y0_is_nan | sy_is_nan)) & (((~(x0_is_nan | sx_is_nan)) & x0_is_zero) | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
+  wire l0_zero = (~(x0_is_nan | sx_is_nan | y0_is_nan | sy_is_nan))
+                 & (((~(x0_is_nan | sx_is_nan)) & x0_is_zero)
+                    | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}} + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0} + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
+  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
+                             + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
+  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
+                             + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
   wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
   wire [35:0] l0_placed = ({28'h0, l0_prod_pp1_0} << l0_amt) & {36{l0_live}};
@@ -88,11 +92,15 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [3:0] y1_fsig = {|y1_i[6:3], y1_i[2:0]};
   wire [3:0] y1_shift = y1_i[6:3] - {3'd0, |y1_i[6:3]};  // window position of the LSB
   wire l1_nan = x1_is_nan | sx_is_nan | y1_is_nan | sy_is_nan;
-  wire l1_zero = (~(x1_is_nan | sx_is_nan | y1_is_nan | sy_is_nan)) & (((~(x1_is_nan | sx_is_nan)) & x1_is_zero) | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
+  wire l1_zero = (~(x1_is_nan | sx_is_nan | y1_is_nan | sy_is_nan))
+                 & (((~(x1_is_nan | sx_is_nan)) & x1_is_zero)
+                    | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
   wire l1_sign = x1_sign ^ y1_sign;
   wire l1_live = ~(l1_nan | l1_zero);  // finite nonzero product
-  wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}} + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
-  wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0} + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
+  wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
+                             + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
+  wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
+                             + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
   wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
   wire [4:0] l1_amt = {1'b0, x1_shift} + {1'b0, y1_shift};
   wire [35:0] l1_placed = ({28'h0, l1_prod_pp1_0} << l1_amt) & {36{l1_live}};
@@ -114,11 +122,15 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [3:0] y2_fsig = {|y2_i[6:3], y2_i[2:0]};
   wire [3:0] y2_shift = y2_i[6:3] - {3'd0, |y2_i[6:3]};  // window position of the LSB
   wire l2_nan = x2_is_nan | sx_is_nan | y2_is_nan | sy_is_nan;
-  wire l2_zero = (~(x2_is_nan | sx_is_nan | y2_is_nan | sy_is_nan)) & (((~(x2_is_nan | sx_is_nan)) & x2_is_zero) | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
+  wire l2_zero = (~(x2_is_nan | sx_is_nan | y2_is_nan | sy_is_nan))
+                 & (((~(x2_is_nan | sx_is_nan)) & x2_is_zero)
+                    | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
   wire l2_sign = x2_sign ^ y2_sign;
   wire l2_live = ~(l2_nan | l2_zero);  // finite nonzero product
-  wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}} + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
-  wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0} + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
+  wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
+                             + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
+  wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
+                             + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
   wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
   wire [4:0] l2_amt = {1'b0, x2_shift} + {1'b0, y2_shift};
   wire [35:0] l2_placed = ({28'h0, l2_prod_pp1_0} << l2_amt) & {36{l2_live}};
@@ -140,11 +152,15 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [3:0] y3_fsig = {|y3_i[6:3], y3_i[2:0]};
   wire [3:0] y3_shift = y3_i[6:3] - {3'd0, |y3_i[6:3]};  // window position of the LSB
   wire l3_nan = x3_is_nan | sx_is_nan | y3_is_nan | sy_is_nan;
-  wire l3_zero = (~(x3_is_nan | sx_is_nan | y3_is_nan | sy_is_nan)) & (((~(x3_is_nan | sx_is_nan)) & x3_is_zero) | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
+  wire l3_zero = (~(x3_is_nan | sx_is_nan | y3_is_nan | sy_is_nan))
+                 & (((~(x3_is_nan | sx_is_nan)) & x3_is_zero)
+                    | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
   wire l3_sign = x3_sign ^ y3_sign;
   wire l3_live = ~(l3_nan | l3_zero);  // finite nonzero product
-  wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}} + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
-  wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0} + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
+  wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
+                             + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
+  wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
+                             + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
   wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
   wire [4:0] l3_amt = {1'b0, x3_shift} + {1'b0, y3_shift};
   wire [35:0] l3_placed = ({28'h0, l3_prod_pp1_0} << l3_amt) & {36{l3_live}};
@@ -162,7 +178,12 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [37:0] s_mag = s_abs[37:0];
   wire s_mag_zero = ~|s_mag;
   wire s_is_zero = s_mag_zero & ~s_any_nan;
-  wire s_sign = s_is_zero ? (l0_zero & l1_zero & l2_zero & l3_zero & ((l0_sign & l1_sign & l2_sign & l3_sign) | (~(l0_sign | l1_sign | l2_sign | l3_sign))) & l0_sign) : s1_0[38];
+  wire s_sign = s_is_zero
+                ? (l0_zero & l1_zero & l2_zero & l3_zero
+                   & ((l0_sign & l1_sign & l2_sign & l3_sign)
+                      | (~(l0_sign | l1_sign | l2_sign | l3_sign)))
+                   & l0_sign)
+                : s1_0[38];
 
   // Normalize: leading-zero count of the 38-bit magnitude
   wire snrm_z32 = ~|s_mag[37:6];
@@ -222,13 +243,18 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire al_s_h = al_z_big ? z_sign : s_sign;
   wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};
   wire [9:0] al_d = al_dz[9] ? al_dp : al_dz;
-  wire [5:0] al_amt = (al_dz[9] ? (10'd553 < {~al_dp[9], al_dp[8:0]}) : (10'd553 < {~al_dz[9], al_dz[8:0]})) ? 6'd41 : al_d[5:0];  // alignment shift, clamped to F+G
+  wire [5:0] al_amt = (al_dz[9]
+                       ? (10'd553 < {~al_dp[9], al_dp[8:0]})
+                       : (10'd553 < {~al_dz[9], al_dz[8:0]}))
+                      ? 6'd41
+                      : al_d[5:0];  // alignment shift, clamped to F+G
 
   // Alignment: {L, 3'b0} >> amt in 82 bits; the low 41 bits are the sticky part
   wire [81:0] al_shifted = {al_l_sig, 44'h0} >> al_amt;
   wire al_sticky = |al_shifted[40:0];
   wire add_sub = s_sign ^ z_sign;
-  wire [42:0] add_sum = ({2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[81:41]} ^ {43{add_sub}})) + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
+  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[81:41]} ^ {43{add_sub}})
+                        + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
   wire [42:0] add_neg = {2'd0, al_shifted[81:41]} - {2'd0, al_h_sig, 3'd0};
   wire [41:0] add_mag = add_sum[42] ? add_neg[41:0] : add_sum[41:0];
   wire add_sign = al_s_h ^ add_sum[42];
@@ -260,7 +286,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire rnd_st0 = |nrm_n1[16:0] | al_sticky;
   wire rnd_tiny = {~nrm_exp[10], nrm_exp[9:0]} < 11'd898;  // e < emin
   wire [10:0] rnd_dd = 11'd1922 - nrm_exp;  // emin - e
-  wire [4:0] rnd_shamt = rnd_tiny ? (({~nrm_exp[10], nrm_exp[9:0]} < 11'd873) ? 5'd25 : rnd_dd[4:0]) : 5'd0;  // denormalization shift, clamped
+  wire [4:0] rnd_shamt = rnd_tiny
+                         ? (({~nrm_exp[10], nrm_exp[9:0]} < 11'd873) ? 5'd25 : rnd_dd[4:0])
+                         : 5'd0;  // denormalization shift, clamped
   wire [49:0] rnd_den = {rnd_win, 25'h0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[25];
   wire rnd_sticky = |rnd_den[24:0] | rnd_st0;
@@ -271,14 +299,18 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [33:0] rnd_mag = {(&rnd_den[48:26] & rnd_away) ? (rnd_tiny ? 11'd1 : (nrm_exp + 11'd128)) : (rnd_tiny ? 11'd0 : (nrm_exp + 11'd127)), rnd_den[48:26] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire [33:0] rnd_mag = {(&rnd_den[48:26] & rnd_away) ? (rnd_tiny ? 11'd1 : (nrm_exp + 11'd128)) :
+                         rnd_tiny ? 11'd0 :
+                         (nrm_exp + 11'd127),
+                         rnd_den[48:26] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((nrm_exp != 11'd1921) | (~(&rnd_win[24:1] & rnd_u_away)));
-  wire rnd_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]}) | ((nrm_exp == 11'd127) & &rnd_win[23:1] & rnd_away);
+  wire rnd_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]})
+                 | ((nrm_exp == 11'd127) & &rnd_win[23:1] & rnd_away);
   wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
 
   // Result selection, highest priority first:
@@ -296,14 +328,18 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                          f_is_zero ? {f_sign, 31'h0} :
                          rnd_fin_code;
   assign r_o = rnd_code;
-  assign flags_o = {f_invalid, ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = {f_invalid,
+                    ~rnd_special & rnd_ovf,
+                    ~rnd_special & rnd_uf,
+                    ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], rnd_dd[10:5], rnd_den[49], rnd_mag_t[33:1], rnd_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], rnd_dd[10:5], rnd_den[49],
+                    rnd_mag_t[33:1], rnd_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -76,7 +76,8 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire p_is_zero = (x_is_zero | y_is_zero) & ~p_any_nan;
   wire p_sign = x_sign ^ y_sign;
   wire [7:0] p_raw_pp0_0 = {4'd0, x_sig & {4{y_sig[0]}}} + {3'd0, x_sig & {4{y_sig[1]}}, 1'b0};
-  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0} + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
+  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0}
+                           + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
   wire [7:0] p_raw_pp1_0 = p_raw_pp0_0 + p_raw_pp0_1;
   wire [7:0] p_sig = p_raw_pp1_0[7] ? p_raw_pp1_0 : {p_raw_pp1_0[6:0], 1'b0};  // normalized product significand
   wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
@@ -111,13 +112,18 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire al_s_h = al_z_big ? z_sign : p_sign;
   wire [8:0] al_dp = {{3{p_exp[5]}}, p_exp} - z_exp_sub;
   wire [8:0] al_d = al_dz[8] ? al_dp : al_dz;
-  wire [4:0] al_amt = (al_dz[8] ? (9'd283 < {~al_dp[8], al_dp[7:0]}) : (9'd283 < {~al_dz[8], al_dz[7:0]})) ? 5'd27 : al_d[4:0];  // alignment shift, clamped to F+G
+  wire [4:0] al_amt = (al_dz[8]
+                       ? (9'd283 < {~al_dp[8], al_dp[7:0]})
+                       : (9'd283 < {~al_dz[8], al_dz[7:0]}))
+                      ? 5'd27
+                      : al_d[4:0];  // alignment shift, clamped to F+G
 
   // Alignment: {L, 3'b0} >> amt in 54 bits; the low 27 bits are the sticky part
   wire [53:0] al_shifted = {al_l_sig, 30'h0} >> al_amt;
   wire al_sticky = |al_shifted[26:0];
   wire add_sub = p_sign ^ z_sign;
-  wire [28:0] add_sum = ({2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[53:27]} ^ {29{add_sub}})) + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
+  wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[53:27]} ^ {29{add_sub}})
+                        + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
   wire [28:0] add_neg = {2'd0, al_shifted[53:27]} - {2'd0, al_h_sig, 3'd0};
   wire f_z_pass = p_is_zero & z_is_sub;
 
@@ -184,8 +190,10 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
-  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (nrm_exp + 10'd128) : (nrm_exp + 10'd127), rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
-  wire rnd_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]}) | ((nrm_exp == 10'd127) & &rnd_win[23:1] & rnd_away);
+  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (nrm_exp + 10'd128) : (nrm_exp + 10'd127),
+                         rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire rnd_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]})
+                 | ((nrm_exp == 10'd127) & &rnd_win[23:1] & rnd_away);
   wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
 
   // Result selection, highest priority first:
@@ -204,7 +212,12 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
                          f_is_zero ? {f_sign, 31'h0} :
                          rnd_fin_code;
   assign r_o = rnd_code;
-  assign flags_o = f_z_pass_q1 ? 4'd0 : {f_invalid_q1, ~rnd_special & rnd_ovf, 1'b0, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = f_z_pass_q1
+                   ? 4'd0
+                   : {f_invalid_q1,
+                      ~rnd_special & rnd_ovf,
+                      1'b0,
+                      ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   reg  valid_q1;
@@ -219,7 +232,8 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_d[8:5], add_neg[28], rnd_win[24], rnd_mag_t[32:1], rnd_mag[32:31]};
+  wire unused_ok = &{1'b0, z_sig[23], al_d[8:5], add_neg[28], rnd_win[24], rnd_mag_t[32:1],
+                    rnd_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -45,8 +45,10 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_term (
   wire l0_zero = (~(x0_is_nan | y0_is_nan)) & (x0_is_zero | y0_is_zero);
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}} + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0} + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
+  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
+                             + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
+  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
+                             + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
   wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
 
@@ -206,7 +208,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
-  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (rnd_e + 10'd128) : (rnd_e + 10'd127), rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (rnd_e + 10'd128) : (rnd_e + 10'd127),
+                         rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
   wire [31:0] rnd_code = o_is_nan_q1 ? BINARY32_NAN :
                          o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :
                          o_is_zero_q1 ? {o_sign_q1, 31'h0} :

@@ -71,7 +71,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire p_is_zero = (x_is_zero | y_is_zero) & ~p_any_nan;
   wire p_sign = x_sign ^ y_sign;
   wire [7:0] p_raw_pp0_0 = {4'd0, x_sig & {4{y_sig[0]}}} + {3'd0, x_sig & {4{y_sig[1]}}, 1'b0};
-  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0} + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
+  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0}
+                           + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
   wire [7:0] p_raw_pp1_0 = p_raw_pp0_0 + p_raw_pp0_1;
   wire [7:0] p_sig = p_raw_pp1_0[7] ? p_raw_pp1_0 : {p_raw_pp1_0[6:0], 1'b0};  // normalized product significand
   wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
@@ -153,7 +154,10 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [8:0] rnd_mag = {(&rnd_den[8:6] & rnd_away) ? (rnd_tiny ? 6'd1 : (rnd_e + 6'd8)) : (rnd_tiny ? 6'd0 : (rnd_e + 6'd7)), rnd_den[8:6] + {2'd0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire [8:0] rnd_mag = {(&rnd_den[8:6] & rnd_away) ? (rnd_tiny ? 6'd1 : (rnd_e + 6'd8)) :
+                        rnd_tiny ? 6'd0 :
+                        (rnd_e + 6'd7),
+                        rnd_den[8:6] + {2'd0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
@@ -200,7 +204,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
       default: rnd_e_top = 1'b0;
     endcase
   end
-  wire rnd_ovf = rnd_e_above | (rnd_e_top & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
+  wire rnd_ovf = rnd_e_above
+                 | (rnd_e_top & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -216,7 +221,10 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   assign r_o = p_any_nan ? E4M3_NAN :
                p_is_zero ? {p_sign, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {1'b0, ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = {1'b0,
+                    ~rnd_special & rnd_ovf,
+                    ~rnd_special & rnd_uf,
+                    ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;

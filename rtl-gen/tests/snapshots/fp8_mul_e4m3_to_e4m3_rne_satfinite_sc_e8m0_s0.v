@@ -78,15 +78,19 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
 
   // Scaled: (x * Sx) * (y * Sy), each product's specials as golden::mul_exact
   wire p_is_nan = x_is_nan | sx_is_nan | y_is_nan | sy_is_nan;
-  wire p_is_zero = (~(x_is_nan | sx_is_nan | y_is_nan | sy_is_nan)) & (((~(x_is_nan | sx_is_nan)) & x_is_zero) | ((~(y_is_nan | sy_is_nan)) & y_is_zero));
+  wire p_is_zero = (~(x_is_nan | sx_is_nan | y_is_nan | sy_is_nan))
+                   & (((~(x_is_nan | sx_is_nan)) & x_is_zero)
+                      | ((~(y_is_nan | sy_is_nan)) & y_is_zero));
   wire p_sign = x_sign ^ y_sign;
   wire [7:0] p_raw_pp0_0 = {4'd0, x_sig & {4{y_sig[0]}}} + {3'd0, x_sig & {4{y_sig[1]}}, 1'b0};
-  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0} + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
+  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0}
+                           + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
   wire [7:0] p_raw_pp1_0 = p_raw_pp0_0 + p_raw_pp0_1;
   wire [7:0] p_sig = p_raw_pp1_0[7] ? p_raw_pp1_0 : {p_raw_pp1_0[6:0], 1'b0};  // normalized product significand
   wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
   wire [5:0] p_exp = p_raw_pp1_0[7] ? (p_esum + 6'd1) : p_esum;  // exponent of the product MSB
-  wire [10:0] p_exp_scaled = ({{5{p_exp[5]}}, p_exp} + {{2{sx_exp[8]}}, sx_exp}) + {{2{sy_exp[8]}}, sy_exp};  // plus the scale exponents
+  wire [10:0] p_exp_scaled = {{5{p_exp[5]}}, p_exp} + {{2{sx_exp[8]}}, sx_exp}
+                             + {{2{sy_exp[8]}}, sy_exp};  // plus the scale exponents
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
   // window: 5 bits = 4 kept + 1 fraction; everything below is sticky
@@ -94,7 +98,11 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire rnd_st0 = |p_sig[2:0];
   wire rnd_tiny = {~p_exp_scaled[10], p_exp_scaled[9:0]} < 11'd1018;  // e < emin
   wire [10:0] rnd_dd = 11'd2042 - p_exp_scaled;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? (({~p_exp_scaled[10], p_exp_scaled[9:0]} < 11'd1013) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [2:0] rnd_shamt = rnd_tiny
+                         ? (({~p_exp_scaled[10], p_exp_scaled[9:0]} < 11'd1013)
+                            ? 3'd5
+                            : rnd_dd[2:0])
+                         : 3'd0;  // denormalization shift, clamped
   wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
@@ -111,8 +119,11 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  wire rnd_uf = rnd_inexact & rnd_tiny & ((p_exp_scaled != 11'd2041) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = (11'd1032 < {~p_exp_scaled[10], p_exp_scaled[9:0]}) | ((p_exp_scaled == 11'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
+  wire rnd_uf = rnd_inexact & rnd_tiny
+                & ((p_exp_scaled != 11'd2041) | (~(&rnd_win[4:1] & rnd_u_away)));
+  wire rnd_ovf = (11'd1032 < {~p_exp_scaled[10], p_exp_scaled[9:0]})
+                 | ((p_exp_scaled == 11'd8)
+                    & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -128,7 +139,10 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   assign r_o = p_is_nan ? E4M3_NAN :
                p_is_zero ? {p_sign, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {1'b0, ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = {1'b0,
+                    ~rnd_special & rnd_ovf,
+                    ~rnd_special & rnd_uf,
+                    ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;

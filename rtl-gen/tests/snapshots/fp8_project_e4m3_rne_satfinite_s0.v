@@ -41,7 +41,9 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire rnd_st0 = |in_sig[18:0];
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
   wire [8:0] rnd_dd = 9'd506 - in_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [2:0] rnd_shamt = rnd_tiny
+                         ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : rnd_dd[2:0])
+                         : 3'd0;  // denormalization shift, clamped
   wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
@@ -59,7 +61,9 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((in_exp != 9'd505) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]}) | ((in_exp == 9'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
+  wire rnd_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]})
+                 | ((in_exp == 9'd8)
+                    & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, E4M3_MAX_MAG} : {in_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -76,7 +80,10 @@ module fp8_project_e4m3_rne_satfinite_s0 (
                in_is_inf ? {in_sign, E4M3_MAX_MAG} :
                in_is_zero ? {in_sign, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {in_is_nan & ~in_man_field[22], ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = {in_is_nan & ~in_man_field[22],
+                    ~rnd_special & rnd_ovf,
+                    ~rnd_special & rnd_uf,
+                    ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;

@@ -64,7 +64,9 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire rnd_st0 = |in_sig[18:0];
   wire rnd_tiny = {~q_exp[10], q_exp[9:0]} < 11'd1018;  // e < emin
   wire [10:0] rnd_dd = 11'd2042 - q_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? (({~q_exp[10], q_exp[9:0]} < 11'd1013) ? 3'd5 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [2:0] rnd_shamt = rnd_tiny
+                         ? (({~q_exp[10], q_exp[9:0]} < 11'd1013) ? 3'd5 : rnd_dd[2:0])
+                         : 3'd0;  // denormalization shift, clamped
   wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire rnd_frac = rnd_den[5];
   wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
@@ -82,7 +84,9 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
   wire rnd_uf = rnd_inexact & rnd_tiny & ((q_exp != 11'd2041) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = (11'd1032 < {~q_exp[10], q_exp[9:0]}) | ((q_exp == 11'd8) & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
+  wire rnd_ovf = (11'd1032 < {~q_exp[10], q_exp[9:0]})
+                 | ((q_exp == 11'd8)
+                    & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
   wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, E4M3_MAX_MAG} : {in_sign, rnd_mag[6:0]};
 
   // Result selection, highest priority first:
@@ -99,7 +103,10 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
                q_is_inf ? {in_sign, E4M3_MAX_MAG} :
                q_is_zero ? {in_sign, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {in_is_nan & ~in_man_field[22], ~rnd_special & rnd_ovf, ~rnd_special & rnd_uf, ~rnd_special & (rnd_inexact | rnd_ovf)};
+  assign flags_o = {in_is_nan & ~in_man_field[22],
+                    ~rnd_special & rnd_ovf,
+                    ~rnd_special & rnd_uf,
+                    ~rnd_special & (rnd_inexact | rnd_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;

@@ -62,7 +62,9 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire rnd_st0 = |in_sig[16:0];
   wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
   wire [8:0] rnd_dd = 9'd498 - in_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : rnd_dd[2:0]) : 3'd0;  // denormalization shift, clamped
+  wire [2:0] rnd_shamt = rnd_tiny
+                         ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : rnd_dd[2:0])
+                         : 3'd0;  // denormalization shift, clamped
   wire [13:0] rnd_den = {rnd_win, 7'd0} >> rnd_shamt;  // {shifted | shifted out}
   wire [3:0] rnd_frac = rnd_den[10:7];
   wire [10:0] rnd_mag_t = {rnd_tiny ? 9'd0 : (in_exp + 9'd15), rnd_den[12:11]};  // truncated magnitude code {biased exp, trailing}
@@ -81,7 +83,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
   wire rnd_u_sr_cin = (rm_is_srb & rnd_win[0]) | (rm_is_src & rnd_win[0] & (rnd_st0 | rnd_win[1]));
   wire [3:0] rnd_u_sr_sum = ({1'b0, rnd_win[3:1]} + {1'b0, rnd_i}) + {3'd0, rnd_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_ovf_to_max = sat_is_satfinite | sat_is_satpropagate | rm_is_rtz | (rm_is_rtn & ~in_sign) | (rm_is_rtp & in_sign);
+  wire rnd_ovf_to_max = sat_is_satfinite | sat_is_satpropagate | rm_is_rtz | (rm_is_rtn & ~in_sign)
+                        | (rm_is_rtp & in_sign);
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -151,7 +154,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     in_man_field_b22_q1 <= in_man_field[22];
     rnd_special_q1 <= rnd_special;
   end
-  wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1 | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
+  wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1
+                     | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
   wire rnd_sticky = |rnd_den_b6_0_q1 | rnd_st0_q1;
   wire rnd_inexact = |rnd_frac_q1 | rnd_sticky;
   wire rnd_rest = |rnd_frac_q1[2:0] | rnd_sticky;
@@ -167,9 +171,15 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   sra  away = carry(frac[N:1] + rnd)
   //   srb  away = carry(frac[N:1] + rnd + frac[0])
   //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
-  wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac_q1[0]) | (rm_is_src_q1 & rnd_frac_q1[0] & (rnd_sticky | rnd_frac_q1[1]));
+  wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac_q1[0])
+                    | (rm_is_src_q1 & rnd_frac_q1[0] & (rnd_sticky | rnd_frac_q1[1]));
   wire [3:0] rnd_sr_sum = ({1'b0, rnd_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, rnd_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_u_away = (rm_is_rne & rnd_win_b6_3_q1[0] & (rnd_u_rest_q1 | rnd_win_b6_3_q1[1])) | (rm_is_rna_q1 & rnd_win_b6_3_q1[0]) | (rm_is_rtp_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~in_sign_q1) | (rm_is_rtn_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & in_sign_q1) | (rm_is_rto_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~rnd_win_b6_3_q1[1]) | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
+  wire rnd_u_away = (rm_is_rne & rnd_win_b6_3_q1[0] & (rnd_u_rest_q1 | rnd_win_b6_3_q1[1]))
+                    | (rm_is_rna_q1 & rnd_win_b6_3_q1[0])
+                    | (rm_is_rtp_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~in_sign_q1)
+                    | (rm_is_rtn_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & in_sign_q1)
+                    | (rm_is_rto_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~rnd_win_b6_3_q1[1])
+                    | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
 
   // ======== stage 2 ========
 
@@ -226,16 +236,32 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     in_man_field_b22_q2 <= in_man_field_b22_q1;
     rnd_special_q2 <= rnd_special_q1;
   end
-  wire rnd_away = (rm_is_rne_q2 & rnd_frac_b3_q2 & (rnd_rest_q2 | rnd_mag_t_q2[0])) | (rm_is_rna_q2 & rnd_frac_b3_q2) | (rm_is_rtp_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~in_sign_q2) | (rm_is_rtn_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & in_sign_q2) | (rm_is_rto_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~rnd_mag_t_q2[0]) | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & rnd_sr_sum_b3_q2);
+  wire rnd_away = (rm_is_rne_q2 & rnd_frac_b3_q2 & (rnd_rest_q2 | rnd_mag_t_q2[0]))
+                  | (rm_is_rna_q2 & rnd_frac_b3_q2)
+                  | (rm_is_rtp_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~in_sign_q2)
+                  | (rm_is_rtn_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & in_sign_q2)
+                  | (rm_is_rto_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~rnd_mag_t_q2[0])
+                  | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & rnd_sr_sum_b3_q2);
   wire [10:0] rnd_mag = rnd_mag_t_q2 + {10'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
-  wire rnd_uf = rnd_inexact_q2 & rnd_tiny_q2 & ((in_exp_q2 != 9'd497) | (~(&rnd_win_b6_4_q2 & rnd_u_away_q2)));
-  wire rnd_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]}) | ((in_exp_q2 == 9'd15) & &rnd_win_b6_4_q2[1:0] & rnd_away);
-  wire [7:0] rnd_fin_code = rnd_ovf ? (rnd_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} : (in_sign_q2 ? E5M2_NEG_INF : E5M2_POS_INF)) : {in_sign_q2, rnd_mag[6:0]};
+  wire rnd_uf = rnd_inexact_q2 & rnd_tiny_q2
+                & ((in_exp_q2 != 9'd497) | (~(&rnd_win_b6_4_q2 & rnd_u_away_q2)));
+  wire rnd_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]})
+                 | ((in_exp_q2 == 9'd15) & &rnd_win_b6_4_q2[1:0] & rnd_away);
+  wire [7:0] rnd_fin_code = rnd_ovf
+                            ? (rnd_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
+                               in_sign_q2 ? E5M2_NEG_INF :
+                               E5M2_POS_INF)
+                            : {in_sign_q2, rnd_mag[6:0]};
   assign r_o = in_is_nan_q2 ? E5M2_NAN :
-               in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, E5M2_MAX_MAG} : (in_sign_q2 ? E5M2_NEG_INF : E5M2_POS_INF)) :
+               in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
+                               in_sign_q2 ? E5M2_NEG_INF :
+                               E5M2_POS_INF) :
                in_is_zero_q2 ? {in_sign_q2, 7'd0} :
                rnd_fin_code;
-  assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2, ~rnd_special_q2 & rnd_ovf, ~rnd_special_q2 & rnd_uf, ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
+  assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2,
+                    ~rnd_special_q2 & rnd_ovf,
+                    ~rnd_special_q2 & rnd_uf,
+                    ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
 
   // Valid handshake
   reg  valid_q1;
@@ -253,7 +279,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[13], rnd_sr_sum[2:0], rnd_mag[10:7], rnd_u_sr_sum[2:0]};
+  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[13], rnd_sr_sum[2:0], rnd_mag[10:7],
+                    rnd_u_sr_sum[2:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
