@@ -564,7 +564,20 @@ impl ExpSel {
 }
 
 /// THE ONE rounder: projects `x` to `f` (RoundToPrecision → Saturate → Encode) with the
-/// exception flags of `golden::project`, bit for bit.
+/// exception flags of `golden::project`, bit for bit. It is a sequence of named sub-blocks,
+/// each the hardware form of one step of the golden model's `project_finite` /
+/// `project_to` (golden/src/round.rs), printed under its own comment heading:
+///
+/// | sub-block | golden step |
+/// |---|---|
+/// | [`Rounder::window`] | the value `sig · 2^e`, cut to P + G bits and a sticky bit |
+/// | [`Rounder::exponent`] | `e`, tininess `e < emin` (decision tables for narrow exponents) |
+/// | [`Rounder::denormalize`] | the quantum `q = max(e, emin) − (P − 1)`: shift right by `emin − e` |
+/// | [`Rounder::round_to_precision`] | `decide` + `s = ⌊S̃⌋ + away`, the magnitude code |
+/// | [`Rounder::underflow`] | "tiny and inexact" (before or after rounding) |
+/// | [`Rounder::overflow`] | `mag > max` |
+/// | [`Rounder::saturate_encode`] | the saturation table, negative values into unsigned formats, zeros |
+/// | [`Rounder::select`] | NaN / ±∞ / ±0 operands (`nan`, `saturate_inf`, `encode_zero`) and the flags |
 ///
 /// Datapath (W = width of `x.sig`, G = [`guard_bits`], L = P + G):
 /// ```text
@@ -574,178 +587,369 @@ impl ExpSel {
 ///   mag_t = {e + bias (0 when tiny), s_t[P-2:0]}    (code of the truncated magnitude)
 ///   mag   = mag_t + away                           (carries propagate into the exponent)
 /// ```
+/// Every signal of the rounder is named `round_*` (the random input of stochastic rounding
+/// is `rnd_i`; the prefixes do not meet).
 pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> RoundOut {
-    let p = f.p;
-    let man = p - 1;
-    let k = f.k;
-    let mb = f.mag_bits();
-    let subn = f.has_subnormals();
-    let emin = f.emin() as i64;
-    let emax = f.emax() as i64;
-    let bias = f.bias as i64;
-    let (elo, ehi) = x.exp_range;
-    let g = guard_bits(m);
-    let l = p + g;
-    let w = x.sig.width;
-    b.comment_owned(vec![
-        format!("Rounder: RoundToPrecision -> Saturate -> Encode into {} (P = {p}, emin = {emin}, emax = {emax})", f.name()),
-        format!("window: {l} bits = {p} kept + {g} fraction; everything below is sticky"),
-    ]);
-    let (win, st0) = if l <= w {
-        let below = if l < w {
-            x.sig.slice(w - l - 1, 0).red_or()
-        } else {
-            Expr::bit_c(false)
-        };
-        (x.sig.slice(w - 1, w - l), below.or(&x.sticky))
-    } else {
-        (
-            concat(&[x.sig.clone(), Expr::c(0, l - w)]),
-            x.sticky.clone(),
+    let mut r = Rounder::new(f, m, x);
+    let (win, st0) = r.window(b);
+    let tiny = r.exponent(b);
+    let (s_t, frac, st) = r.denormalize(b, &win, &st0, &tiny);
+    let q = r.round_to_precision(b, &s_t, &frac, &st, &tiny);
+    let uf = r.underflow(b, &win, &st0, &tiny, &q.inexact);
+    let (ovf, mag_neg) = r.overflow(b, &win, &q);
+    let fin = r.saturate_encode(b, &q, &ovf, &mag_neg, &uf);
+    r.select(b, fin)
+}
+
+/// Prefix of every signal the rounder names.
+const RP: &str = "round";
+
+/// The rounder's shared context: the result format, the modes, the input and the quantities
+/// every sub-block reads (derived once).
+struct Rounder<'a> {
+    f: &'a Format,
+    m: &'a Modes,
+    x: &'a RoundIn,
+    p: u32,
+    man: u32,
+    g: u32,
+    l: u32,
+    emin: i64,
+    bias: i64,
+    subn: bool,
+    /// Internal two's complement width of exponent arithmetic.
+    iw: u32,
+    /// The exponent `e` (set by [`Rounder::exponent`]).
+    e: Expr,
+    /// A narrow exponent's table selector (set by [`Rounder::exponent`]).
+    narrow: Option<ExpSel>,
+}
+
+/// What [`Rounder::round_to_precision`] produces.
+struct Rounded {
+    /// Code of the rounded magnitude.
+    mag: Expr,
+    /// Round away from zero at the result's quantum.
+    away: Expr,
+    /// Any discarded bit is nonzero.
+    inexact: Expr,
+}
+
+/// What [`Rounder::saturate_encode`] produces for [`Rounder::select`].
+struct Finite {
+    /// Code of a finite nonzero (or rounded-to-zero) operand.
+    code: Expr,
+    /// Its flags: invalid, overflow, underflow, inexact.
+    inv: Expr,
+    ov: Expr,
+    uf: Expr,
+    ix: Expr,
+    /// Codes shared with the special-operand selection.
+    nan_c: Expr,
+    inf_c: Expr,
+    maxf: Expr,
+    zcode: Expr,
+}
+
+impl<'a> Rounder<'a> {
+    fn new(f: &'a Format, m: &'a Modes, x: &'a RoundIn) -> Rounder<'a> {
+        let p = f.p;
+        let g = guard_bits(m);
+        let l = p + g;
+        let emin = f.emin() as i64;
+        let bias = f.bias as i64;
+        let (elo, ehi) = x.exp_range;
+        let iw = sbits(
+            elo.min(emin - ehi).min(elo + bias).min(-(l as i64)),
+            (ehi + bias + 1).max(emin - elo).max(l as i64 + 1).max(ehi),
         )
-    };
-    let win = b.wire("rnd_win", win);
-    let st0 = b.wire("rnd_st0", st0);
-    // Internal two's complement width for exponent arithmetic.
-    let iw = sbits(
-        elo.min(emin - ehi).min(elo + bias).min(-(l as i64)),
-        (ehi + bias + 1).max(emin - elo).max(l as i64 + 1).max(ehi),
-    )
-    .max(f.exp_bits() + 2)
-    .max(x.exp.width);
-    let e = b.wire(
-        "rnd_e",
-        match &x.exp_inc {
-            Some(t) => x.exp.sext(iw).add(&t.zext(iw)),
-            None => x.exp.sext(iw),
-        },
-    );
-    // A narrow exponent: the decisions below are tables over {exp_inc, exp}.
-    let inc_bits = x.exp_inc.is_some() as u32;
-    let narrow = (x.exp.width + inc_bits <= EXP_TABLE_BITS).then(|| ExpSel {
-        sel: match &x.exp_inc {
-            Some(t) => concat(&[t.clone(), x.exp.clone()]),
-            None => x.exp.clone(),
-        },
-        ew: x.exp.width,
-        inc: x.exp_inc.is_some(),
-        range: (elo, ehi),
-    });
-    if let Some(t) = &narrow {
-        b.comment_owned(vec![format!(
-            "Exponent decisions: tables over {{{}}} (e = {}), {} entries each",
-            if t.inc { "exp_inc, exp" } else { "exp" },
-            if t.inc { "exp + exp_inc" } else { "exp" },
-            1u32 << t.sel.width
-        )]);
-    }
-    let may_tiny = elo < emin;
-    let tiny = match (&narrow, may_tiny) {
-        (_, false) => Expr::bit_c(false),
-        (Some(t), true) => t.table(b, "rnd_tiny", 1, "e < emin", |v| (v < emin) as i64),
-        (None, true) => b.wire_note("rnd_tiny", e.slt(&Expr::ci(emin, iw)), "e < emin"),
-    };
-    let may_den = subn && may_tiny;
-    let (s_t, frac, st) = if may_den {
-        let sw = ubits(l as u128);
-        let amt = if let Some(t) = &narrow {
-            t.table(
-                b,
-                "rnd_shamt",
-                sw,
-                "denormalization shift: min(emin - e, L) when tiny, else 0",
-                |v| {
-                    if v < emin {
-                        (emin - v).min(l as i64)
-                    } else {
-                        0
-                    }
-                },
-            )
-        } else {
-            let dd = b.wire_note("rnd_dd", Expr::ci(emin, iw).sub(&e), "emin - e");
-            let amt = if emin - elo > l as i64 {
-                // dd > L  <=>  e < emin - L: decided from e, in parallel with the subtraction.
-                let big = e.slt(&Expr::ci(emin - l as i64, iw));
-                Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
-            } else {
-                dd.slice(sw - 1, 0)
-            };
-            b.wire_note(
-                "rnd_shamt",
-                Expr::mux(&tiny, &amt, &Expr::c(0, sw)),
-                "denormalization shift, clamped",
-            )
-        };
-        let (y, out) = shift_right_sticky(b, &win, &amt, l as u128, "rnd_den");
-        (y.slice(l - 1, l - p), y.slice(g - 1, 0), out.or(&st0))
-    } else {
-        (win.slice(l - 1, l - p), win.slice(g - 1, 0), st0.clone())
-    };
-    let frac = b.wire("rnd_frac", frac);
-    let st = b.wire("rnd_sticky", st);
-    let ebias = e.add(&Expr::ci(bias, iw));
-    let ebf = if may_den {
-        Expr::mux(&tiny, &Expr::c(0, iw), &ebias)
-    } else {
-        ebias
-    };
-    let mw = iw + man;
-    let mag_t = if man > 0 {
-        concat(&[ebf.clone(), s_t.slice(man - 1, 0)])
-    } else {
-        ebf.clone()
-    };
-    let mag_t = b.wire_note(
-        "rnd_mag_t",
-        mag_t,
-        "truncated magnitude code {biased exp, trailing}",
-    );
-    let odd = mag_t.bit(0);
-    let inexact = b.wire("rnd_inexact", frac.red_or().or(&st));
-    let away = decide(
-        b,
-        m,
-        &x.sign,
-        &odd,
-        &frac,
-        &st,
-        "rnd",
-        "at the result's quantum",
-    );
-    // mag_t + away without a carry chain through the exponent field: the trailing bits are
-    // incremented on their own, and the exponent field picks ebf or ebf + 1 (formed in
-    // parallel from e) by the carry out of the trailing bits (all ones and rounded away).
-    // Worth it for long trailing fields (binary32 results) and for narrow exponents (the
-    // exponent adders then run beside the decision tables); other short codes keep one adder.
-    let mag_v = if man >= 8 || narrow.is_some() {
-        let e1 = e.add(&Expr::ci(bias + 1, iw));
-        let ebf1 = if may_den {
-            Expr::mux(&tiny, &Expr::c(1, iw), &e1)
-        } else {
-            e1
-        };
-        if man > 0 {
-            let tr = s_t.slice(man - 1, 0);
-            let cy = tr.red_and().and(&away);
-            concat(&[Expr::mux(&cy, &ebf1, &ebf), tr.add(&away.zext(man))])
-        } else {
-            Expr::mux(&away, &ebf1, &ebf)
+        .max(f.exp_bits() + 2)
+        .max(x.exp.width);
+        Rounder {
+            f,
+            m,
+            x,
+            p,
+            man: p - 1,
+            g,
+            l,
+            emin,
+            bias,
+            subn: f.has_subnormals(),
+            iw,
+            e: Expr::c(0, 1),
+            narrow: None,
         }
-    } else {
-        mag_t.add(&away.zext(mw))
-    };
-    let mag = b.wire_note(
-        "rnd_mag",
-        mag_v,
-        "rounded magnitude code (carry may bump the exponent)",
-    );
-    // Tininess.
-    let uf0 = if may_tiny {
-        let tiny_ok = match (m.tininess, subn, may_den) {
-            (Tininess::AfterRounding, true, true) => {
-                // e = emin − 1: tiny unless rounding at precision P (unbounded exponent)
-                // carries up to 2^emin.
+    }
+
+    fn name(what: &str) -> String {
+        format!("{RP}_{what}")
+    }
+
+    /// The rounding window: the top L = P + G bits of the significand and a sticky bit for
+    /// everything below, with the layout drawn at the concrete widths.
+    fn window(&self, b: &mut ModuleBuilder) -> (Expr, Expr) {
+        let (f, p, g, l) = (self.f, self.p, self.g, self.l);
+        let w = self.x.sig.width;
+        let bits = |h: u32, lo: u32| {
+            if h == lo {
+                format!("[{h}]")
+            } else {
+                format!("[{h}:{lo}]")
+            }
+        };
+        let frac_desc = if g == 1 {
+            "round bit".to_string()
+        } else {
+            format!("round bit + {} random-compare bits", g - 1)
+        };
+        let mut lines = vec![
+            format!(
+                "Rounder: RoundToPrecision -> Saturate -> Encode into {} (P = {p}, emin = {}, emax = {})",
+                f.name(),
+                self.emin,
+                f.emax()
+            ),
+            format!("Window: {l} bits = {p} kept + {g} fraction; everything below is sticky"),
+            format!(
+                "  significand {}{} -> {RP}_win{} = [ kept {} | fraction {} ]  ({frac_desc})",
+                bits(w - 1, w.saturating_sub(l)),
+                if l > w {
+                    format!(" and {} zero bits", l - w)
+                } else {
+                    String::new()
+                },
+                bits(l - 1, 0),
+                bits(l - 1, g),
+                bits(g - 1, 0)
+            ),
+        ];
+        lines.push(if l < w {
+            format!(
+                "  significand {} | input sticky -> {RP}_st0",
+                bits(w - l - 1, 0)
+            )
+        } else {
+            format!("  input sticky -> {RP}_st0")
+        });
+        b.comment_owned(lines);
+        let (win, st0) = if l <= w {
+            let below = if l < w {
+                self.x.sig.slice(w - l - 1, 0).red_or()
+            } else {
+                Expr::bit_c(false)
+            };
+            (self.x.sig.slice(w - 1, w - l), below.or(&self.x.sticky))
+        } else {
+            (
+                concat(&[self.x.sig.clone(), Expr::c(0, l - w)]),
+                self.x.sticky.clone(),
+            )
+        };
+        (
+            b.wire(&Self::name("win"), win),
+            b.wire(&Self::name("st0"), st0),
+        )
+    }
+
+    /// The exponent `e = exp (+ exp_inc)` and tininess `e < emin`; for a narrow exponent the
+    /// selector of the decision tables the later blocks use.
+    fn exponent(&mut self, b: &mut ModuleBuilder) -> Expr {
+        let (x, iw, emin) = (self.x, self.iw, self.emin);
+        let (elo, ehi) = x.exp_range;
+        self.e = b.wire(
+            &Self::name("e"),
+            match &x.exp_inc {
+                Some(t) => x.exp.sext(iw).add(&t.zext(iw)),
+                None => x.exp.sext(iw),
+            },
+        );
+        let inc_bits = x.exp_inc.is_some() as u32;
+        self.narrow = (x.exp.width + inc_bits <= EXP_TABLE_BITS).then(|| ExpSel {
+            sel: match &x.exp_inc {
+                Some(t) => concat(&[t.clone(), x.exp.clone()]),
+                None => x.exp.clone(),
+            },
+            ew: x.exp.width,
+            inc: x.exp_inc.is_some(),
+            range: (elo, ehi),
+        });
+        if let Some(t) = &self.narrow {
+            b.comment_owned(vec![format!(
+                "Exponent decisions: tables over {{{}}} (e = {}), {} entries each",
+                if t.inc { "exp_inc, exp" } else { "exp" },
+                if t.inc { "exp + exp_inc" } else { "exp" },
+                1u32 << t.sel.width
+            )]);
+        }
+        match (&self.narrow, elo < emin) {
+            (_, false) => Expr::bit_c(false),
+            (Some(t), true) => {
+                t.table(b, &Self::name("tiny"), 1, "e < emin", |v| (v < emin) as i64)
+            }
+            (None, true) => b.wire_note(
+                &Self::name("tiny"),
+                self.e.slt(&Expr::ci(emin, iw)),
+                "e < emin",
+            ),
+        }
+    }
+
+    /// Whether a tiny value is denormalized (the format has subnormals and values below
+    /// 2^emin occur).
+    fn may_den(&self) -> bool {
+        self.subn && self.x.exp_range.0 < self.emin
+    }
+
+    /// Denormalization: the quantum of a tiny value is 2^(emin − P + 1), so its window
+    /// shifts right by `emin − e` (clamped to L; the shifted-out bits join the sticky bit).
+    /// Returns the kept P bits, the G fraction bits and the sticky bit.
+    fn denormalize(
+        &self,
+        b: &mut ModuleBuilder,
+        win: &Expr,
+        st0: &Expr,
+        tiny: &Expr,
+    ) -> (Expr, Expr, Expr) {
+        let (p, g, l, iw, emin) = (self.p, self.g, self.l, self.iw, self.emin);
+        let (s_t, frac, st) = if self.may_den() {
+            b.comment_owned(vec![format!(
+                "Denormalize: a tiny value (e < emin) is rounded at 2^(emin - {}): \
+                 {RP}_win >> min(emin - e, {l}), shifted-out bits are sticky",
+                p - 1
+            )]);
+            let sw = ubits(l as u128);
+            let amt = if let Some(t) = &self.narrow {
+                t.table(
+                    b,
+                    &Self::name("shamt"),
+                    sw,
+                    "denormalization shift: min(emin - e, L) when tiny, else 0",
+                    |v| {
+                        if v < emin {
+                            (emin - v).min(l as i64)
+                        } else {
+                            0
+                        }
+                    },
+                )
+            } else {
+                let e = &self.e;
+                let dd = b.wire_note(&Self::name("dd"), Expr::ci(emin, iw).sub(e), "emin - e");
+                let amt = if emin - self.x.exp_range.0 > l as i64 {
+                    // dd > L  <=>  e < emin - L: decided from e, in parallel with the
+                    // subtraction.
+                    let big = e.slt(&Expr::ci(emin - l as i64, iw));
+                    Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
+                } else {
+                    dd.slice(sw - 1, 0)
+                };
+                b.wire_note(
+                    &Self::name("shamt"),
+                    Expr::mux(tiny, &amt, &Expr::c(0, sw)),
+                    "denormalization shift, clamped",
+                )
+            };
+            let (y, out) = shift_right_sticky(b, win, &amt, l as u128, &Self::name("den"));
+            (y.slice(l - 1, l - p), y.slice(g - 1, 0), out.or(st0))
+        } else {
+            (win.slice(l - 1, l - p), win.slice(g - 1, 0), st0.clone())
+        };
+        let frac = b.wire(&Self::name("frac"), frac);
+        let st = b.wire(&Self::name("sticky"), st);
+        (s_t, frac, st)
+    }
+
+    /// RoundToPrecision: the truncated magnitude code, the round-away decision of the mode
+    /// and the rounded magnitude code.
+    fn round_to_precision(
+        &self,
+        b: &mut ModuleBuilder,
+        s_t: &Expr,
+        frac: &Expr,
+        st: &Expr,
+        tiny: &Expr,
+    ) -> Rounded {
+        let (man, iw, bias) = (self.man, self.iw, self.bias);
+        let e = &self.e;
+        let may_den = self.may_den();
+        let ebias = e.add(&Expr::ci(bias, iw));
+        let ebf = if may_den {
+            Expr::mux(tiny, &Expr::c(0, iw), &ebias)
+        } else {
+            ebias
+        };
+        let mw = iw + man;
+        let mag_t = if man > 0 {
+            concat(&[ebf.clone(), s_t.slice(man - 1, 0)])
+        } else {
+            ebf.clone()
+        };
+        let mag_t = b.wire_note(
+            &Self::name("mag_t"),
+            mag_t,
+            "truncated magnitude code {biased exp, trailing}",
+        );
+        let odd = mag_t.bit(0);
+        let inexact = b.wire(&Self::name("inexact"), frac.red_or().or(st));
+        let away = decide(
+            b,
+            self.m,
+            &self.x.sign,
+            &odd,
+            frac,
+            st,
+            RP,
+            "at the result's quantum",
+        );
+        // mag_t + away without a carry chain through the exponent field: the trailing bits
+        // are incremented on their own, and the exponent field picks ebf or ebf + 1 (formed
+        // in parallel from e) by the carry out of the trailing bits (all ones and rounded
+        // away). Worth it for long trailing fields (binary32 results) and for narrow
+        // exponents (the exponent adders then run beside the decision tables); other short
+        // codes keep one adder.
+        let mag_v = if man >= 8 || self.narrow.is_some() {
+            let e1 = e.add(&Expr::ci(bias + 1, iw));
+            let ebf1 = if may_den {
+                Expr::mux(tiny, &Expr::c(1, iw), &e1)
+            } else {
+                e1
+            };
+            if man > 0 {
+                let tr = s_t.slice(man - 1, 0);
+                let cy = tr.red_and().and(&away);
+                concat(&[Expr::mux(&cy, &ebf1, &ebf), tr.add(&away.zext(man))])
+            } else {
+                Expr::mux(&away, &ebf1, &ebf)
+            }
+        } else {
+            mag_t.add(&away.zext(mw))
+        };
+        let mag = b.wire_note(
+            &Self::name("mag"),
+            mag_v,
+            "rounded magnitude code (carry may bump the exponent)",
+        );
+        Rounded { mag, away, inexact }
+    }
+
+    /// Underflow: tiny and inexact. Tininess after rounding (formats with subnormals): a
+    /// value with e = emin − 1 is not tiny when rounding at precision P with an unbounded
+    /// exponent carries it up to 2^emin.
+    fn underflow(
+        &self,
+        b: &mut ModuleBuilder,
+        win: &Expr,
+        st0: &Expr,
+        tiny: &Expr,
+        inexact: &Expr,
+    ) -> Expr {
+        let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
+        if self.x.exp_range.0 >= emin {
+            return Expr::bit_c(false);
+        }
+        let tiny_ok = match (self.m.tininess, self.may_den()) {
+            (Tininess::AfterRounding, true) => {
                 let odd_u = if p > 1 {
                     win.bit(l - p)
                 } else {
@@ -753,259 +957,317 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
                 };
                 let away_u = decide(
                     b,
-                    m,
-                    &x.sign,
+                    self.m,
+                    &self.x.sign,
                     &odd_u,
                     &win.slice(g - 1, 0),
-                    &st0,
-                    "rnd_u",
+                    st0,
+                    &Self::name("u"),
                     "at precision P, unbounded exponent (tininess after rounding)",
                 );
                 let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
                 // e != emin - 1 (dd != 1), decided from e beside the shift amount: a table
                 // for a narrow exponent, else a compare.
-                let not_below = match &narrow {
-                    Some(t) => t.table(b, "rnd_e_ne_emin_m1", 1, "e != emin - 1", |v| {
+                let not_below = match &self.narrow {
+                    Some(t) => t.table(b, &Self::name("e_ne_emin_m1"), 1, "e != emin - 1", |v| {
                         (v != emin - 1) as i64
                     }),
-                    None => e.ne(&Expr::ci(emin - 1, iw)),
+                    None => self.e.ne(&Expr::ci(emin - 1, iw)),
                 };
                 not_below.or(&carry.not())
             }
             _ => Expr::bit_c(true),
         };
-        b.wire("rnd_uf", inexact.and(&tiny).and(&tiny_ok))
-    } else {
-        Expr::bit_c(false)
-    };
-    // Range checks.
-    let mag_neg = if !subn && elo + bias < 1 {
-        b.wire_note(
-            "rnd_mag_neg",
-            mag.msb(),
-            "below the smallest value (no subnormals)",
-        )
-    } else {
-        Expr::bit_c(false)
-    };
-    let maxm = f.max_finite_mag() as u128;
-    // Largest binade: biased exponent field and trailing significand of max finite.
-    let eb = (maxm >> man) as i64;
-    let ovf = if ehi >= emax && (eb >= 1 || !subn) {
-        // mag > max, decided without waiting for the rounding increment: e above the
-        // largest binade, or in it (never tiny there, so the window is not shifted) with a
-        // trailing significand above max's, or equal to it and rounded away.
-        let et = Expr::ci(eb - bias, iw);
-        let tmax = maxm & mask(man);
-        let in_top = if man > 0 {
-            let tr = win.slice(l - 2, l - p);
-            tr.gt(&Expr::c(tmax, man)).or(&tr.eq_c(tmax).and(&away))
-        } else {
-            away.clone()
-        };
-        let (above, at) = match &narrow {
-            Some(t) => (
-                t.table(b, "rnd_e_above", 1, "above the largest binade", |v| {
-                    (v > eb - bias) as i64
-                }),
-                t.table(b, "rnd_e_top", 1, "in the largest binade", |v| {
-                    (v == eb - bias) as i64
-                }),
-            ),
-            None => (et.slt(&e), e.eq(&et)),
-        };
-        b.wire("rnd_ovf", above.or(&at.and(&in_top)))
-    } else if ehi >= emax {
-        b.wire("rnd_ovf", mag_neg.not().and(&mag.gt(&Expr::c(maxm, mw))))
-    } else {
-        Expr::bit_c(false)
-    };
-    let mag_zero = b.wire("rnd_mag_zero", mag.eq_c(0));
-    // Codes.
-    let kmask = mask(k);
-    let with_sign = |mag_code: u128, s: &Expr| -> Expr {
-        if f.signed {
-            concat(&[
-                s.clone(),
-                Expr::named(&const_name(f, "MAX_MAG"), mag_code, k - 1),
-            ])
-        } else {
-            Expr::named(&const_name(f, "MAX"), mag_code, k)
-        }
-    };
-    let nan_c = match f.nan_code() {
-        Some(c) => Expr::named(&const_name(f, "NAN"), c as u128, k),
-        None => Expr::named(&const_name(f, "NAN_OUT"), (m.nonan_code as u128) & kmask, k),
-    };
-    let has_nan = f.has_nan();
-    let has_inf = f.has_inf();
-    let sign = x.sign.clone();
-    let maxf = with_sign(maxm, &sign);
-    let inf_c = if has_inf {
-        let pos = f.pos_inf_code().unwrap_or(0) as u128;
-        let pos = Expr::named(&const_name(f, "POS_INF"), pos, k);
-        match f.neg_inf_code() {
-            Some(n) => Expr::mux(
-                &sign,
-                &Expr::named(&const_name(f, "NEG_INF"), n as u128, k),
-                &pos,
-            ),
-            None => pos,
-        }
-    } else {
-        nan_c.clone()
-    };
-    let zcode = if f.has_neg_zero() {
-        concat(&[sign.clone(), Expr::c(0, k - 1)])
-    } else {
-        Expr::c(0, k)
-    };
-    let sat_finite = m.s(Saturation::SatFinite);
-    let sat_prop = m.s(Saturation::SatPropagate);
-    let sat_none = m.s(Saturation::SatNone);
-    let sat_v4 = m.s(Saturation::SatNoneV4);
-    // Overflow of a finite value (P3109 §4.7.5 with the golden model's SatNone rules).
-    let toward_finite = any(&[
-        m.r(Rounding::Rtz),
-        m.r(Rounding::Rtn).and(&sign.not()),
-        m.r(Rounding::Rtp).and(&sign),
-        if !f.signed && f.specials == Specials::P3109Extended {
-            m.r(Rounding::Rto)
+        b.wire(&Self::name("uf"), inexact.and(tiny).and(&tiny_ok))
+    }
+
+    /// Range checks: `mag > max finite` (decided from the exponent and the window, without
+    /// waiting for the rounding increment), and, for formats without subnormals, a rounded
+    /// magnitude below the smallest value.
+    fn overflow(&self, b: &mut ModuleBuilder, win: &Expr, q: &Rounded) -> (Expr, Expr) {
+        let f = self.f;
+        let (man, l, p, bias, iw) = (self.man, self.l, self.p, self.bias, self.iw);
+        let (elo, ehi) = self.x.exp_range;
+        let emax = f.emax() as i64;
+        let mag_neg = if !self.subn && elo + bias < 1 {
+            b.wire_note(
+                &Self::name("mag_neg"),
+                q.mag.msb(),
+                "below the smallest value (no subnormals)",
+            )
         } else {
             Expr::bit_c(false)
-        },
-    ]);
-    let ovf_to_max = any(&[
-        sat_finite.clone(),
-        sat_prop.clone(),
-        toward_finite,
-        Expr::bit_c(!has_nan),
-        if has_inf {
-            Expr::bit_c(false)
-        } else {
-            sat_v4.clone()
-        },
-    ]);
-    let ovf_to_max = if ovf.is_const(0) {
-        Expr::bit_c(true)
-    } else {
-        b.wire("rnd_ovf_to_max", ovf_to_max)
-    };
-    let ovf_code = Expr::mux(&ovf_to_max, &maxf, &inf_c);
-    // Negative values into unsigned formats.
-    let neg_uns = if f.signed {
-        Expr::bit_c(false)
-    } else {
-        sign.clone()
-    };
-    let nan_on_neg = all(&[
-        sat_none.or(&sat_v4),
-        m.r(Rounding::Rtz).or(&m.r(Rounding::Rtp)).not(),
-        Expr::bit_c(has_nan),
-    ]);
-    // A negative value is in range only when it rounds to zero (e8m0 has no zero).
-    let neg_uns_nz = b.wire(
-        "rnd_neg_uns",
-        if subn {
-            neg_uns.and(&mag_zero.not())
-        } else {
-            neg_uns.clone()
-        },
-    );
-    // Below the smallest e8m0 value and positive: clamps up to it.
-    let mag_neg = mag_neg.and(&neg_uns.not());
-    let need_zero_fix = f.signed && !f.has_neg_zero() && subn;
-    let regular = if f.signed {
-        concat(&[sign.clone(), mag.slice(mb - 1, 0)])
-    } else {
-        mag.slice(k - 1, 0)
-    };
-    let mut fin = Expr::mux(
-        &mag_zero.and(&Expr::bit_c(need_zero_fix)),
-        &Expr::c(0, k),
-        &regular,
-    );
-    fin = Expr::mux(&ovf, &ovf_code, &fin);
-    fin = Expr::mux(&neg_uns.or(&mag_neg), &Expr::c(0, k), &fin);
-    fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
-    let fin = if matches!(fin.node, crate::ast::Node::Mux(..)) {
-        b.wire("rnd_fin_code", fin)
-    } else {
-        fin
-    };
-    let ovf_eff = ovf.and(&neg_uns.not());
-    let f_ix = any(&[
-        inexact.clone(),
-        mag_neg.clone(),
-        neg_uns_nz.clone(),
-        ovf_eff.clone(),
-    ]);
-    let f_uf = uf0.or(&mag_neg);
-    let f_ov = ovf_eff.clone();
-    let f_inv = any(&[
-        neg_uns_nz.and(&nan_on_neg),
-        ovf_eff.and(&ovf_to_max.not()).and(&Expr::bit_c(!has_inf)),
-    ]);
-    // Special operands.
-    let (inf_code, inf_inv) = {
-        // ±∞ operand (saturate_inf).
-        let to_nan_signed = sat_finite
-            .not()
-            .and(&Expr::bit_c(!has_inf && has_nan))
-            .and(&sat_none);
-        let signed_code = Expr::mux(
-            &sat_finite,
-            &maxf,
-            &if has_inf {
-                inf_c.clone()
+        };
+        let maxm = f.max_finite_mag() as u128;
+        // Largest binade: biased exponent field and trailing significand of max finite.
+        let eb = (maxm >> man) as i64;
+        if ehi >= emax {
+            b.comment_owned(vec![format!(
+                "Overflow: rounded magnitude above max finite {:#x} (from e and the window, \
+                 beside the increment)",
+                maxm
+            )]);
+        }
+        let ovf = if ehi >= emax && (eb >= 1 || !self.subn) {
+            // mag > max: e above the largest binade, or in it (never tiny there, so the
+            // window is not shifted) with a trailing significand above max's, or equal to it
+            // and rounded away.
+            let et = Expr::ci(eb - bias, iw);
+            let tmax = maxm & mask(man);
+            let in_top = if man > 0 {
+                let tr = win.slice(l - 2, l - p);
+                tr.gt(&Expr::c(tmax, man)).or(&tr.eq_c(tmax).and(&q.away))
             } else {
-                Expr::mux(&to_nan_signed, &nan_c, &maxf)
+                q.away.clone()
+            };
+            let (above, at) = match &self.narrow {
+                Some(t) => (
+                    t.table(
+                        b,
+                        &Self::name("e_above"),
+                        1,
+                        "above the largest binade",
+                        |v| (v > eb - bias) as i64,
+                    ),
+                    t.table(b, &Self::name("e_top"), 1, "in the largest binade", |v| {
+                        (v == eb - bias) as i64
+                    }),
+                ),
+                None => (et.slt(&self.e), self.e.eq(&et)),
+            };
+            b.wire(&Self::name("ovf"), above.or(&at.and(&in_top)))
+        } else if ehi >= emax {
+            b.wire(
+                &Self::name("ovf"),
+                mag_neg.not().and(&q.mag.gt(&Expr::c(maxm, iw + man))),
+            )
+        } else {
+            Expr::bit_c(false)
+        };
+        (ovf, mag_neg)
+    }
+
+    /// Saturate → Encode for a finite nonzero operand: overflow per saturation mode and
+    /// rounding direction (P3109 §4.7.5 with the golden model's SatNone rules), negative
+    /// values into unsigned formats, e8m0's clamp below its smallest value, zeros.
+    fn saturate_encode(
+        &self,
+        b: &mut ModuleBuilder,
+        q: &Rounded,
+        ovf: &Expr,
+        mag_neg: &Expr,
+        uf0: &Expr,
+    ) -> Finite {
+        let (f, m) = (self.f, self.m);
+        let (k, mb, subn) = (f.k, f.mag_bits(), self.subn);
+        let kmask = mask(k);
+        let sign = self.x.sign.clone();
+        let with_sign = |mag_code: u128, s: &Expr| -> Expr {
+            if f.signed {
+                concat(&[
+                    s.clone(),
+                    Expr::named(&const_name(f, "MAX_MAG"), mag_code, k - 1),
+                ])
+            } else {
+                Expr::named(&const_name(f, "MAX"), mag_code, k)
+            }
+        };
+        let nan_c = match f.nan_code() {
+            Some(c) => Expr::named(&const_name(f, "NAN"), c as u128, k),
+            None => Expr::named(&const_name(f, "NAN_OUT"), (m.nonan_code as u128) & kmask, k),
+        };
+        let has_nan = f.has_nan();
+        let has_inf = f.has_inf();
+        let maxf = with_sign(f.max_finite_mag() as u128, &sign);
+        let inf_c = if has_inf {
+            let pos = f.pos_inf_code().unwrap_or(0) as u128;
+            let pos = Expr::named(&const_name(f, "POS_INF"), pos, k);
+            match f.neg_inf_code() {
+                Some(n) => Expr::mux(
+                    &sign,
+                    &Expr::named(&const_name(f, "NEG_INF"), n as u128, k),
+                    &pos,
+                ),
+                None => pos,
+            }
+        } else {
+            nan_c.clone()
+        };
+        let zcode = if f.has_neg_zero() {
+            concat(&[sign.clone(), Expr::c(0, k - 1)])
+        } else {
+            Expr::c(0, k)
+        };
+        b.comment(&[
+            "Saturate -> Encode: overflow per saturation mode and rounding direction,",
+            "  negative values into unsigned formats, zeros",
+        ]);
+        let mag_zero = b.wire(&Self::name("mag_zero"), q.mag.eq_c(0));
+        let sat_none = m.s(Saturation::SatNone);
+        let sat_v4 = m.s(Saturation::SatNoneV4);
+        let toward_finite = any(&[
+            m.r(Rounding::Rtz),
+            m.r(Rounding::Rtn).and(&sign.not()),
+            m.r(Rounding::Rtp).and(&sign),
+            if !f.signed && f.specials == Specials::P3109Extended {
+                m.r(Rounding::Rto)
+            } else {
+                Expr::bit_c(false)
+            },
+        ]);
+        let ovf_to_max = any(&[
+            m.s(Saturation::SatFinite),
+            m.s(Saturation::SatPropagate),
+            toward_finite,
+            Expr::bit_c(!has_nan),
+            if has_inf {
+                Expr::bit_c(false)
+            } else {
+                sat_v4.clone()
+            },
+        ]);
+        let ovf_to_max = if ovf.is_const(0) {
+            Expr::bit_c(true)
+        } else {
+            b.wire(&Self::name("ovf_to_max"), ovf_to_max)
+        };
+        let ovf_code = Expr::mux(&ovf_to_max, &maxf, &inf_c);
+        // Negative values into unsigned formats.
+        let neg_uns = if f.signed {
+            Expr::bit_c(false)
+        } else {
+            sign.clone()
+        };
+        let nan_on_neg = all(&[
+            sat_none.or(&sat_v4),
+            m.r(Rounding::Rtz).or(&m.r(Rounding::Rtp)).not(),
+            Expr::bit_c(has_nan),
+        ]);
+        // A negative value is in range only when it rounds to zero (e8m0 has no zero).
+        let neg_uns_nz = b.wire(
+            &Self::name("neg_uns"),
+            if subn {
+                neg_uns.and(&mag_zero.not())
+            } else {
+                neg_uns.clone()
             },
         );
-        if f.signed {
-            (signed_code, to_nan_signed)
+        // Below the smallest e8m0 value and positive: clamps up to it.
+        let mag_neg = mag_neg.and(&neg_uns.not());
+        let need_zero_fix = f.signed && !f.has_neg_zero() && subn;
+        let regular = if f.signed {
+            concat(&[sign.clone(), q.mag.slice(mb - 1, 0)])
         } else {
-            let neg_nan = sat_none.or(&sat_v4).and(&Expr::bit_c(has_nan));
-            let neg_code = Expr::mux(&neg_nan, &nan_c, &Expr::c(0, k));
-            (
-                Expr::mux(&sign, &neg_code, &signed_code),
-                Expr::mux(&sign, &neg_nan, &to_nan_signed),
-            )
+            q.mag.slice(k - 1, 0)
+        };
+        let mut fin = Expr::mux(
+            &mag_zero.and(&Expr::bit_c(need_zero_fix)),
+            &Expr::c(0, k),
+            &regular,
+        );
+        fin = Expr::mux(ovf, &ovf_code, &fin);
+        fin = Expr::mux(&neg_uns.or(&mag_neg), &Expr::c(0, k), &fin);
+        fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
+        let code = if matches!(fin.node, crate::ast::Node::Mux(..)) {
+            b.wire(&Self::name("fin_code"), fin)
+        } else {
+            fin
+        };
+        let ovf_eff = ovf.and(&neg_uns.not());
+        Finite {
+            code,
+            ix: any(&[
+                q.inexact.clone(),
+                mag_neg.clone(),
+                neg_uns_nz.clone(),
+                ovf_eff.clone(),
+            ]),
+            uf: uf0.or(&mag_neg),
+            ov: ovf_eff.clone(),
+            inv: any(&[
+                neg_uns_nz.and(&nan_on_neg),
+                ovf_eff.and(&ovf_to_max.not()).and(&Expr::bit_c(!has_inf)),
+            ]),
+            nan_c,
+            inf_c,
+            maxf,
+            zcode,
         }
-    };
-    let (zero_code, zero_inv) = if f.specials == Specials::E8m0 {
-        (Expr::c(kmask, k), Expr::bit_c(true))
-    } else {
-        (zcode, Expr::bit_c(false))
-    };
-    b.comment(&[
-        "Result selection, highest priority first:",
-        "  NaN operand        -> NaN (NaN-less formats: nonan code, invalid)",
-        "  +-Inf operand      -> Inf / max finite / NaN per saturation mode",
-        "  +-0 operand        -> +-0 (e8m0: NaN, invalid)",
-        "  below range (e8m0) -> smallest value, underflow + inexact",
-        "  negative, unsigned -> 0, or NaN for satnone* unless rtz/rtp",
-        "  mag > max finite   -> max finite / Inf / NaN, overflow + inexact",
-        "  mag == 0           -> +-0",
-        "  otherwise          -> {sign, mag}",
-    ]);
-    let code = Expr::mux(
-        &x.nan,
-        &nan_c,
-        &Expr::mux(&x.inf, &inf_code, &Expr::mux(&x.zero, &zero_code, &fin)),
-    );
-    let special = x.nan.or(&x.inf).or(&x.zero);
-    let special = b.wire("rnd_special", special);
-    let inv = any(&[
-        x.invalid.clone(),
-        x.nan.and(&Expr::bit_c(!has_nan)),
-        x.inf.and(&inf_inv),
-        x.zero.and(&zero_inv),
-        special.not().and(&f_inv),
-    ]);
-    let keep = special.not();
-    let flags = concat(&[inv, keep.and(&f_ov), keep.and(&f_uf), keep.and(&f_ix)]);
-    RoundOut { code, flags }
+    }
+
+    /// Result selection: NaN, ±∞ and ±0 operands before the finite path, and the flags
+    /// (none for special operands but invalid).
+    fn select(&self, b: &mut ModuleBuilder, fin: Finite) -> RoundOut {
+        let (f, m, x) = (self.f, self.m, self.x);
+        let k = f.k;
+        let (has_nan, has_inf) = (f.has_nan(), f.has_inf());
+        let sign = &x.sign;
+        let sat_finite = m.s(Saturation::SatFinite);
+        let sat_none = m.s(Saturation::SatNone);
+        let sat_v4 = m.s(Saturation::SatNoneV4);
+        let (inf_code, inf_inv) = {
+            // ±∞ operand (saturate_inf).
+            let to_nan_signed = sat_finite
+                .not()
+                .and(&Expr::bit_c(!has_inf && has_nan))
+                .and(&sat_none);
+            let signed_code = Expr::mux(
+                &sat_finite,
+                &fin.maxf,
+                &if has_inf {
+                    fin.inf_c.clone()
+                } else {
+                    Expr::mux(&to_nan_signed, &fin.nan_c, &fin.maxf)
+                },
+            );
+            if f.signed {
+                (signed_code, to_nan_signed)
+            } else {
+                let neg_nan = sat_none.or(&sat_v4).and(&Expr::bit_c(has_nan));
+                let neg_code = Expr::mux(&neg_nan, &fin.nan_c, &Expr::c(0, k));
+                (
+                    Expr::mux(sign, &neg_code, &signed_code),
+                    Expr::mux(sign, &neg_nan, &to_nan_signed),
+                )
+            }
+        };
+        let (zero_code, zero_inv) = if f.specials == Specials::E8m0 {
+            (Expr::c(mask(k), k), Expr::bit_c(true))
+        } else {
+            (fin.zcode.clone(), Expr::bit_c(false))
+        };
+        b.comment(&[
+            "Result selection, highest priority first:",
+            "  NaN operand        -> NaN (NaN-less formats: nonan code, invalid)",
+            "  +-Inf operand      -> Inf / max finite / NaN per saturation mode",
+            "  +-0 operand        -> +-0 (e8m0: NaN, invalid)",
+            "  below range (e8m0) -> smallest value, underflow + inexact",
+            "  negative, unsigned -> 0, or NaN for satnone* unless rtz/rtp",
+            "  mag > max finite   -> max finite / Inf / NaN, overflow + inexact",
+            "  mag == 0           -> +-0",
+            "  otherwise          -> {sign, mag}",
+        ]);
+        let code = Expr::mux(
+            &x.nan,
+            &fin.nan_c,
+            &Expr::mux(
+                &x.inf,
+                &inf_code,
+                &Expr::mux(&x.zero, &zero_code, &fin.code),
+            ),
+        );
+        let special = b.wire(&Self::name("special"), x.nan.or(&x.inf).or(&x.zero));
+        let inv = any(&[
+            x.invalid.clone(),
+            x.nan.and(&Expr::bit_c(!has_nan)),
+            x.inf.and(&inf_inv),
+            x.zero.and(&zero_inv),
+            special.not().and(&fin.inv),
+        ]);
+        let keep = special.not();
+        let flags = concat(&[inv, keep.and(&fin.ov), keep.and(&fin.uf), keep.and(&fin.ix)]);
+        RoundOut { code, flags }
+    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,8 @@
 //! `(x_i·Sx)·(y_i·Sy)`; `+∞ + −∞` across lanes is invalid.
 
 use super::fma::{add_round, plus_zero_results};
-use super::mul::{mode_lines, mode_ports, mode_tag, spec_from_ports, umul, Product};
+use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports};
+use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
 use crate::blocks::{lzc_normalize, round, unpack, RoundIn, Unpacked};
@@ -550,7 +551,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 exp_inc: None,
             };
             let out = round(&mut b, &fr, &modes, &rin);
-            let code = b.wire("rnd_code", out.code);
+            let code = b.wire("round_code", out.code);
             (plus_zero_results(&mut b, &fr, ieee_zero, code), out.flags)
         }
     };

@@ -24,9 +24,8 @@
 //! cancels, so at least F + G − 1 ≥ 26 = P + 2 significand bits lie above the sticky bit —
 //! the rounder's contract for a single correct rounding in every deterministic mode.
 
-use super::mul::{
-    mode_lines, mode_ports, mode_tag, product_scaled, spec_from_ports, y_format, Product,
-};
+use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format};
+use super::mul::{product_scaled, Product};
 use super::{describe, finish_core};
 use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
 use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
@@ -287,7 +286,7 @@ pub fn add_round(
         ),
         None => (out.code, out.flags),
     };
-    code = b.wire("rnd_code", code);
+    code = b.wire("round_code", code);
     if ftz {
         b.comment(&["ftz: a subnormal result is flushed to zero (sign kept), underflow + inexact"]);
         let subr = b.wire(
@@ -422,7 +421,7 @@ impl FmaModel {
         let mut it = inputs.iter().copied();
         let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
-        if let Some((sx, sy)) = super::mul::read_scales(&mut it, self.scale) {
+        if let Some((sx, sy)) = super::modes::read_scales(&mut it, self.scale) {
             let z = it.next().unwrap_or(0) as u32;
             let (spec, _) =
                 spec_from_ports(&mut it, self.rounding, self.saturation, 0, self.tininess, 0);
@@ -482,7 +481,7 @@ pub fn top_name(req: &GenRequest, unit: &str) -> String {
     if req.options.ftz {
         name.push_str("_ftz");
     }
-    name.push_str(&super::mul::scale_tag(req));
+    name.push_str(&super::modes::scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
 }

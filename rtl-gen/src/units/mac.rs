@@ -97,7 +97,7 @@ impl MacModel {
                 Some(ExactState {
                     acc: golden::ExactAcc::new(
                         req.formats.x,
-                        super::mul::y_format(req),
+                        super::modes::y_format(req),
                         req.options.acc_guard,
                     )
                     .map_err(GenError::Unsupported)?,
@@ -152,7 +152,7 @@ impl MacModel {
             }
             let mut it = e.modes.iter().copied();
             let (spec, _) =
-                super::mul::spec_from_ports(&mut it, e.rounding, e.saturation, 0, e.tininess, 0);
+                super::modes::spec_from_ports(&mut it, e.rounding, e.saturation, 0, e.tininess, 0);
             let (c, f) = e.acc.result(&golden::Format::BINARY32, &spec);
             return [c as u64, f.0 as u64, valid as u64, 0];
         }
@@ -227,7 +227,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         return generate_exact(req);
     }
     let fx = req.formats.x;
-    let fy = super::mul::y_format(req);
+    let fy = super::modes::y_format(req);
     let top = top_name(req, "mac");
     let nl = req.options.interleave;
     let top = match (nl > 1, top.rfind("_s")) {
@@ -242,7 +242,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let x = b.input("x_i", fx.k);
     let y = b.input("y_i", fy.k);
     let z = b.input("z_i", 32);
-    let modes = super::mul::mode_ports(&mut b, &freq);
+    let modes = super::modes::mode_ports(&mut b, &freq);
     let out = super::fma::fma_datapath(&mut b, &fx, &x, &fy, &y, &z, &modes, req.options.ftz, None);
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
@@ -401,7 +401,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     use crate::ast::{concat, Expr};
     use crate::blocks::{lzc_normalize, round, RoundIn};
     let fx = req.formats.x;
-    let fy = super::mul::y_format(req);
+    let fy = super::modes::y_format(req);
     let guard = req.options.acc_guard;
     let ea = golden::ExactAcc::new(fx, fy, guard).map_err(GenError::Unsupported)?;
     let bits = ea.bits();
@@ -467,7 +467,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let (nan_i, inv_i, pinf, ninf, ovf, allz, zpos, zneg) = (
         &st[0], &st[1], &st[2], &st[3], &st[4], &st[5], &st[6], &st[7],
     );
-    let modes = super::mul::mode_ports(&mut b, req);
+    let modes = super::modes::mode_ports(&mut b, req);
     b.comment(&[
         "State -> specials: a NaN product (or 0*Inf) -> NaN; +Inf and -Inf -> NaN + invalid",
         "guard overflow -> NaN with flags invalid | overflow (golden::ExactAcc)",
@@ -514,7 +514,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     };
     let b32 = golden::Format::BINARY32;
     let out = round(&mut b, &b32, &modes, &rin);
-    let code = b.wire("rnd_code", out.code);
+    let code = b.wire("round_code", out.code);
     let code = super::fma::plus_zero_results(&mut b, &b32, golden::fma_ieee_zero(&fx, &fy), code);
     b.output("r_o", Expr::mux(ovf, &Expr::c(0x7FC0_0000, 32), &code));
     b.output(

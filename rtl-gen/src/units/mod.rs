@@ -7,6 +7,7 @@ pub mod decode;
 pub mod dot;
 pub mod fma;
 pub mod mac;
+pub mod modes;
 pub mod mul;
 pub mod project;
 

@@ -10,15 +10,14 @@
 //!
 //! The exact product block ([`product`]) is shared with `fma` / `mac`.
 
+use super::modes::{
+    mode_lines, mode_ports, mode_tag, read_scales, scale_tag, spec_from_ports, y_format,
+};
 use super::{describe, finish_core, layout};
 use crate::ast::{any, concat, sbits, Expr, ModuleBuilder};
-use crate::blocks::{
-    rm_port_width, round, rounding_from_port, saturation_from_port, unpack, Modes, RoundIn,
-    RoundOut,
-};
-use crate::manifest::{ROUNDING_ENCODING, SATURATION_ENCODING};
+use crate::blocks::{round, unpack, RoundIn, RoundOut};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
-use golden::{mul, mul_ftz, Format, Spec, Tininess};
+use golden::{mul, mul_ftz, Format, Tininess};
 
 /// Unsigned multiplier `a · c` (width `a.width + c.width`) as a balanced tree of shifted,
 /// gated partial products (one per bit of `c`). Constant bits of `c` fold away.
@@ -251,11 +250,6 @@ fn flush_subnormal_result(b: &mut ModuleBuilder, fr: &Format, out: RoundOut) -> 
     }
 }
 
-/// Format of `y` (defaults to the format of `x`).
-pub fn y_format(req: &GenRequest) -> Format {
-    req.formats.y.unwrap_or(req.formats.x)
-}
-
 /// Validates a `mul` request (formats, NaN code); called by [`crate::validate`].
 pub fn validate(req: &GenRequest) -> Result<(), GenError> {
     let fy = y_format(req);
@@ -364,80 +358,9 @@ impl MulModel {
     }
 }
 
-/// The scale codes `sx`, `sy` read from `it` when the core has block scales of format `f`.
-pub(crate) fn read_scales(
-    it: &mut impl Iterator<Item = u64>,
-    f: Option<Format>,
-) -> Option<(golden::Scale, golden::Scale)> {
-    f.map(|format| {
-        let mut one = || golden::Scale {
-            format,
-            code: it.next().unwrap_or(0) as u32 & format.code_mask(),
-        };
-        let sx = one();
-        (sx, one())
-    })
-}
-
-/// The spec (and random bits) selected by fixed modes or by the mode ports read from `it`.
-pub(crate) fn spec_from_ports(
-    it: &mut impl Iterator<Item = u64>,
-    rounding: RoundingSel,
-    saturation: SaturationSel,
-    sr_bits: u32,
-    tininess: Tininess,
-    nonan_code: u32,
-) -> (Spec, u32) {
-    let rounding = match rounding {
-        RoundingSel::Fixed(r) => r,
-        RoundingSel::Dynamic => rounding_from_port(it.next().unwrap_or(0), sr_bits),
-    };
-    let saturation = match saturation {
-        SaturationSel::Fixed(s) => s,
-        SaturationSel::Dynamic => saturation_from_port(it.next().unwrap_or(0)),
-    };
-    let rnd = if sr_bits > 0 {
-        let m = if sr_bits >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << sr_bits) - 1
-        };
-        (it.next().unwrap_or(0) as u32) & m
-    } else {
-        0
-    };
-    (
-        Spec {
-            rounding,
-            saturation,
-            tininess,
-            nonan_code,
-        },
-        rnd,
-    )
-}
-
 /// Expected `[r_o, flags_o]` of the `mul` core `req` generates for one input vector.
 pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenError> {
     Ok(MulModel::new(req)?.eval(inputs).to_vec())
-}
-
-/// `rm`/`sat` parts of a top module name.
-pub(crate) fn mode_tag(req: &GenRequest) -> String {
-    let rm = match req.rounding {
-        RoundingSel::Fixed(r) => r.to_string(),
-        RoundingSel::Dynamic if req.sr_bits > 0 => format!("rmdyn_sr{}", req.sr_bits),
-        RoundingSel::Dynamic => "rmdyn".into(),
-    };
-    let sat = match req.saturation {
-        SaturationSel::Fixed(s) => s.name().replace('-', "_"),
-        SaturationSel::Dynamic => "satdyn".into(),
-    };
-    let mut t = format!("{rm}_{sat}");
-    if req.options.tininess == Tininess::BeforeRounding {
-        t.push_str("_tb");
-    }
-    t
 }
 
 /// Top module name: `fp8_mul_<x>[_x_<y>]_to_<r>_<rounding>_<saturation>[_tb][_nc<code>][_ftz][_nf]_s<N>`.
@@ -462,67 +385,6 @@ pub fn top_name(req: &GenRequest) -> String {
     name.push_str(&scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
-}
-
-/// `_sc_<scale format>` in the top name of a core with block scales, else empty.
-pub(crate) fn scale_tag(req: &GenRequest) -> String {
-    req.formats
-        .scale
-        .map(|f| format!("_sc_{}", f.ident()))
-        .unwrap_or_default()
-}
-
-/// Header lines describing the rounding and saturation selection.
-pub(crate) fn mode_lines(req: &GenRequest) -> Vec<String> {
-    let n = req.random_bits();
-    let rm_desc = match req.rounding {
-        RoundingSel::Fixed(r) => format!("{r} (fixed at generation)"),
-        RoundingSel::Dynamic => format!(
-            "rm_i: {}; other values = rne",
-            ROUNDING_ENCODING
-                .iter()
-                .enumerate()
-                .take(if n > 0 { 9 } else { 6 })
-                .map(|(i, s)| format!("{i}={s}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    };
-    let sat_desc = match req.saturation {
-        SaturationSel::Fixed(s) => format!("{s} (fixed at generation)"),
-        SaturationSel::Dynamic => format!(
-            "sat_i: {}",
-            SATURATION_ENCODING
-                .iter()
-                .enumerate()
-                .map(|(i, s)| format!("{i}={s}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    };
-    vec![
-        format!("Rounding:    {rm_desc}"),
-        format!("Saturation:  {sat_desc}"),
-    ]
-}
-
-/// Declares the mode ports (`rm_i`, `sat_i`, `rnd_i` as the request needs) and decodes them.
-pub(crate) fn mode_ports(b: &mut ModuleBuilder, req: &GenRequest) -> Modes {
-    let n = req.random_bits();
-    let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
-    let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
-    let rnd = (n > 0).then(|| b.input("rnd_i", n));
-    Modes::new(
-        b,
-        req.rounding,
-        req.saturation,
-        n,
-        rm,
-        sat,
-        rnd,
-        req.options.tininess,
-        req.options.nonan_code,
-    )
 }
 
 /// Generates the multiplier.

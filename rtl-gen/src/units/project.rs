@@ -59,7 +59,7 @@ impl ProjectModel {
             format,
             code: it.next().unwrap_or(0) as u32 & format.code_mask(),
         });
-        let (spec, rnd) = super::mul::spec_from_ports(
+        let (spec, rnd) = super::modes::spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -164,7 +164,7 @@ pub fn top_name(req: &GenRequest) -> String {
     if !f.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
     }
-    name.push_str(&super::mul::scale_tag(req));
+    name.push_str(&super::modes::scale_tag(req));
     name.push_str(&format!("_s{}", req.stages));
     name
 }
@@ -232,7 +232,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         format!("Unit:        project {} -> {}", fin.name(), describe(&f)),
         layout(&f),
     ];
-    header.extend(super::mul::mode_lines(req));
+    header.extend(super::modes::mode_lines(req));
     header.extend([
         format!(
             "Options:     tininess {}{}",

@@ -281,37 +281,49 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                 add_sign;
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
-  // window: 25 bits = 24 kept + 1 fraction; everything below is sticky
-  wire [24:0] rnd_win = nrm_n1[41:17];
-  wire rnd_st0 = |nrm_n1[16:0] | al_sticky;
-  wire rnd_tiny = {~nrm_exp[10], nrm_exp[9:0]} < 11'd898;  // e < emin
-  wire [10:0] rnd_dd = 11'd1922 - nrm_exp;  // emin - e
-  wire [4:0] rnd_shamt = rnd_tiny
-                         ? (({~nrm_exp[10], nrm_exp[9:0]} < 11'd873) ? 5'd25 : rnd_dd[4:0])
-                         : 5'd0;  // denormalization shift, clamped
-  wire [49:0] rnd_den = {rnd_win, 25'h0} >> rnd_shamt;  // {shifted | shifted out}
-  wire rnd_frac = rnd_den[25];
-  wire rnd_sticky = |rnd_den[24:0] | rnd_st0;
-  wire [33:0] rnd_mag_t = {rnd_tiny ? 11'd0 : (nrm_exp + 11'd127), rnd_den[48:26]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = rnd_frac | rnd_sticky;
+  // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
+  //   significand [41:17] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
+  //   significand [16:0] | input sticky -> round_st0
+  wire [24:0] round_win = nrm_n1[41:17];
+  wire round_st0 = |nrm_n1[16:0] | al_sticky;
+  wire round_tiny = {~nrm_exp[10], nrm_exp[9:0]} < 11'd898;  // e < emin
 
-  // rnd: round-away decision at the result's quantum
+  // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 23): round_win >> min(emin - e, 25), shifted-out bits are sticky
+  wire [10:0] round_dd = 11'd1922 - nrm_exp;  // emin - e
+  wire [4:0] round_shamt = round_tiny
+                           ? (({~nrm_exp[10], nrm_exp[9:0]} < 11'd873) ? 5'd25 : round_dd[4:0])
+                           : 5'd0;  // denormalization shift, clamped
+  wire [49:0] round_den = {round_win, 25'h0} >> round_shamt;  // {shifted | shifted out}
+  wire round_frac = round_den[25];
+  wire round_sticky = |round_den[24:0] | round_st0;
+  wire [33:0] round_mag_t = {round_tiny ? 11'd0 : (nrm_exp + 11'd127), round_den[48:26]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | round_sticky;
+
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [33:0] rnd_mag = {(&rnd_den[48:26] & rnd_away) ? (rnd_tiny ? 11'd1 : (nrm_exp + 11'd128)) :
-                         rnd_tiny ? 11'd0 :
-                         (nrm_exp + 11'd127),
-                         rnd_den[48:26] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire round_away = round_frac & (round_sticky | round_mag_t[0]);
+  wire [33:0] round_mag = {(&round_den[48:26] & round_away) ? (round_tiny
+                                                               ? 11'd1
+                                                               : (nrm_exp + 11'd128)) :
+                           round_tiny ? 11'd0 :
+                           (nrm_exp + 11'd127),
+                           round_den[48:26] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
-  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  wire rnd_uf = rnd_inexact & rnd_tiny & ((nrm_exp != 11'd1921) | (~(&rnd_win[24:1] & rnd_u_away)));
-  wire rnd_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]})
-                 | ((nrm_exp == 11'd127) & &rnd_win[23:1] & rnd_away);
-  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
+  wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
+  wire round_uf = round_inexact & round_tiny
+                  & ((nrm_exp != 11'd1921) | (~(&round_win[24:1] & round_u_away)));
+
+  // Overflow: rounded magnitude above max finite 0x7f7fffff (from e and the window, beside the increment)
+  wire round_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]})
+                   | ((nrm_exp == 11'd127) & &round_win[23:1] & round_away);
+
+  // Saturate -> Encode: overflow per saturation mode and rounding direction,
+  //   negative values into unsigned formats, zeros
+  wire [31:0] round_fin_code = round_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, round_mag[30:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -322,24 +334,24 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = f_any_nan | f_is_inf | f_is_zero;
-  wire [31:0] rnd_code = f_any_nan ? BINARY32_NAN :
-                         f_is_inf ? {f_sign, BINARY32_MAX_MAG} :
-                         f_is_zero ? {f_sign, 31'h0} :
-                         rnd_fin_code;
-  assign r_o = rnd_code;
+  wire round_special = f_any_nan | f_is_inf | f_is_zero;
+  wire [31:0] round_code = f_any_nan ? BINARY32_NAN :
+                           f_is_inf ? {f_sign, BINARY32_MAX_MAG} :
+                           f_is_zero ? {f_sign, 31'h0} :
+                           round_fin_code;
+  assign r_o = round_code;
   assign flags_o = {f_invalid,
-                    ~rnd_special & rnd_ovf,
-                    ~rnd_special & rnd_uf,
-                    ~rnd_special & (rnd_inexact | rnd_ovf)};
+                    ~round_special & round_ovf,
+                    ~round_special & round_uf,
+                    ~round_special & (round_inexact | round_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], rnd_dd[10:5], rnd_den[49],
-                    rnd_mag_t[33:1], rnd_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], round_dd[10:5], round_den[49],
+                    round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -155,7 +155,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = o_is_nan | o_is_inf | o_is_zero;
+  wire round_special = o_is_nan | o_is_inf | o_is_zero;
 
   // ======== stage 1 ========
 
@@ -170,7 +170,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   reg  o_sign_q1;
   reg  ovf_q1;
   reg  o_invalid_q1;
-  reg  rnd_special_q1;
+  reg  round_special_q1;
   always @(posedge clk_i) begin
     onrm_n8_q1 <= onrm_n8;
     onrm_z32_q1 <= onrm_z32;
@@ -182,7 +182,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
     o_sign_q1 <= o_sign;
     ovf_q1 <= ovf_i;
     o_invalid_q1 <= o_invalid;
-    rnd_special_q1 <= rnd_special;
+    round_special_q1 <= round_special;
   end
   wire onrm_z4 = ~|onrm_n8_q1[52:49];
   wire [52:0] onrm_n4 = onrm_z4 ? {onrm_n8_q1[48:0], 4'd0} : onrm_n8_q1;
@@ -194,28 +194,32 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   wire [6:0] onrm_exp = 7'd34 - {1'b0, onrm_lzc};  // exponent of the sum's MSB
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
-  // window: 25 bits = 24 kept + 1 fraction; everything below is sticky
-  wire [24:0] rnd_win = onrm_n1[52:28];
-  wire rnd_st0 = |onrm_n1[27:0];
-  wire [9:0] rnd_e = {{3{onrm_exp[6]}}, onrm_exp};
+  // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
+  //   significand [52:28] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
+  //   significand [27:0] | input sticky -> round_st0
+  wire [24:0] round_win = onrm_n1[52:28];
+  wire round_st0 = |onrm_n1[27:0];
+  wire [9:0] round_e = {{3{onrm_exp[6]}}, onrm_exp};
 
   // Exponent decisions: tables over {exp} (e = exp), 128 entries each
-  wire rnd_frac = rnd_win[0];
-  wire [32:0] rnd_mag_t = {rnd_e + 10'd127, rnd_win[23:1]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = rnd_frac | rnd_st0;
+  wire round_frac = round_win[0];
+  wire [32:0] round_mag_t = {round_e + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | round_st0;
 
-  // rnd: round-away decision at the result's quantum
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
-  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (rnd_e + 10'd128) : (rnd_e + 10'd127),
-                         rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
-  wire [31:0] rnd_code = o_is_nan_q1 ? BINARY32_NAN :
-                         o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :
-                         o_is_zero_q1 ? {o_sign_q1, 31'h0} :
-                         {o_sign_q1, rnd_mag[30:0]};
-  assign r_o = ovf_q1 ? 32'h7fc00000 : rnd_code;
-  assign flags_o = ovf_q1 ? 4'd12 : {o_invalid_q1, 2'd0, ~rnd_special_q1 & rnd_inexact};
+  wire round_away = round_frac & (round_st0 | round_mag_t[0]);
+  wire [32:0] round_mag = {(&round_win[23:1] & round_away)
+                           ? (round_e + 10'd128)
+                           : (round_e + 10'd127),
+                           round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire [31:0] round_code = o_is_nan_q1 ? BINARY32_NAN :
+                           o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :
+                           o_is_zero_q1 ? {o_sign_q1, 31'h0} :
+                           {o_sign_q1, round_mag[30:0]};
+  assign r_o = ovf_q1 ? 32'h7fc00000 : round_code;
+  assign flags_o = ovf_q1 ? 4'd12 : {o_invalid_q1, 2'd0, ~round_special_q1 & round_inexact};
 
   // Valid handshake
   reg  valid_q1;
@@ -230,7 +234,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_win[24], rnd_mag_t[32:1], rnd_mag[32:31]};
+  wire unused_ok = &{1'b0, round_win[24], round_mag_t[32:1], round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

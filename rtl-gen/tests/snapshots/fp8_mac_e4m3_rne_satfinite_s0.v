@@ -144,22 +144,31 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire f_z_pass = p_is_zero & z_is_sub;
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
-  // window: 25 bits = 24 kept + 1 fraction; everything below is sticky
-  wire [24:0] rnd_win = nrm_n1[27:3];
-  wire rnd_st0 = |nrm_n1[2:0] | al_sticky;
-  wire rnd_frac = rnd_win[0];
-  wire [32:0] rnd_mag_t = {nrm_exp + 10'd127, rnd_win[23:1]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = rnd_frac | rnd_st0;
+  // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
+  //   significand [27:3] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
+  //   significand [2:0] | input sticky -> round_st0
+  wire [24:0] round_win = nrm_n1[27:3];
+  wire round_st0 = |nrm_n1[2:0] | al_sticky;
+  wire round_frac = round_win[0];
+  wire [32:0] round_mag_t = {nrm_exp + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | round_st0;
 
-  // rnd: round-away decision at the result's quantum
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_away = rnd_frac & (rnd_st0 | rnd_mag_t[0]);
-  wire [32:0] rnd_mag = {(&rnd_win[23:1] & rnd_away) ? (nrm_exp + 10'd128) : (nrm_exp + 10'd127),
-                         rnd_win[23:1] + {22'h0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
-  wire rnd_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]})
-                 | ((nrm_exp == 10'd127) & &rnd_win[23:1] & rnd_away);
-  wire [31:0] rnd_fin_code = rnd_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, rnd_mag[30:0]};
+  wire round_away = round_frac & (round_st0 | round_mag_t[0]);
+  wire [32:0] round_mag = {(&round_win[23:1] & round_away)
+                           ? (nrm_exp + 10'd128)
+                           : (nrm_exp + 10'd127),
+                           round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
+
+  // Overflow: rounded magnitude above max finite 0x7f7fffff (from e and the window, beside the increment)
+  wire round_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]})
+                   | ((nrm_exp == 10'd127) & &round_win[23:1] & round_away);
+
+  // Saturate -> Encode: overflow per saturation mode and rounding direction,
+  //   negative values into unsigned formats, zeros
+  wire [31:0] round_fin_code = round_ovf ? {f_sign, BINARY32_MAX_MAG} : {f_sign, round_mag[30:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -170,27 +179,27 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = f_any_nan | f_is_inf | f_is_zero;
-  wire [31:0] rnd_code = f_z_pass ? {f_sign, 8'd0, add_mag[25:3]} :
-                         f_any_nan ? BINARY32_NAN :
-                         f_is_inf ? {f_sign, BINARY32_MAX_MAG} :
-                         f_is_zero ? {f_sign, 31'h0} :
-                         rnd_fin_code;
-  assign r_o = rnd_code;
+  wire round_special = f_any_nan | f_is_inf | f_is_zero;
+  wire [31:0] round_code = f_z_pass ? {f_sign, 8'd0, add_mag[25:3]} :
+                           f_any_nan ? BINARY32_NAN :
+                           f_is_inf ? {f_sign, BINARY32_MAX_MAG} :
+                           f_is_zero ? {f_sign, 31'h0} :
+                           round_fin_code;
+  assign r_o = round_code;
   assign flags_o = f_z_pass
                    ? 4'd0
                    : {f_invalid,
-                      ~rnd_special & rnd_ovf,
+                      ~round_special & round_ovf,
                       1'b0,
-                      ~rnd_special & (rnd_inexact | rnd_ovf)};
+                      ~round_special & (round_inexact | round_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_d[8:5], add_neg[28], rnd_win[24], rnd_mag_t[32:1],
-                    rnd_mag[32:31]};
+  wire unused_ok = &{1'b0, z_sig[23], al_d[8:5], add_neg[28], round_win[24], round_mag_t[32:1],
+                    round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -78,135 +78,146 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
-  // window: 5 bits = 4 kept + 1 fraction; everything below is sticky
-  wire [4:0] rnd_win = p_sig[7:3];
-  wire rnd_st0 = |p_sig[2:0];
-  wire [5:0] rnd_e = p_esum + {5'd0, p_raw_pp1_0[7]};
+  // Window: 5 bits = 4 kept + 1 fraction; everything below is sticky
+  //   significand [7:3] -> round_win[4:0] = [ kept [4:1] | fraction [0] ]  (round bit)
+  //   significand [2:0] | input sticky -> round_st0
+  wire [4:0] round_win = p_sig[7:3];
+  wire round_st0 = |p_sig[2:0];
+  wire [5:0] round_e = p_esum + {5'd0, p_raw_pp1_0[7]};
 
   // Exponent decisions: tables over {exp_inc, exp} (e = exp + exp_inc), 128 entries each
-  reg  rnd_tiny;  // e < emin
+  reg  round_tiny;  // e < emin
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd46: rnd_tiny = 1'b1;
-      7'd47: rnd_tiny = 1'b1;
-      7'd48: rnd_tiny = 1'b1;
-      7'd49: rnd_tiny = 1'b1;
-      7'd50: rnd_tiny = 1'b1;
-      7'd51: rnd_tiny = 1'b1;
-      7'd52: rnd_tiny = 1'b1;
-      7'd53: rnd_tiny = 1'b1;
-      7'd54: rnd_tiny = 1'b1;
-      7'd55: rnd_tiny = 1'b1;
-      7'd56: rnd_tiny = 1'b1;
-      7'd57: rnd_tiny = 1'b1;
-      7'd109: rnd_tiny = 1'b1;
-      7'd110: rnd_tiny = 1'b1;
-      7'd111: rnd_tiny = 1'b1;
-      7'd112: rnd_tiny = 1'b1;
-      7'd113: rnd_tiny = 1'b1;
-      7'd114: rnd_tiny = 1'b1;
-      7'd115: rnd_tiny = 1'b1;
-      7'd116: rnd_tiny = 1'b1;
-      7'd117: rnd_tiny = 1'b1;
-      7'd118: rnd_tiny = 1'b1;
-      7'd119: rnd_tiny = 1'b1;
-      7'd120: rnd_tiny = 1'b1;
-      default: rnd_tiny = 1'b0;
+      7'd46: round_tiny = 1'b1;
+      7'd47: round_tiny = 1'b1;
+      7'd48: round_tiny = 1'b1;
+      7'd49: round_tiny = 1'b1;
+      7'd50: round_tiny = 1'b1;
+      7'd51: round_tiny = 1'b1;
+      7'd52: round_tiny = 1'b1;
+      7'd53: round_tiny = 1'b1;
+      7'd54: round_tiny = 1'b1;
+      7'd55: round_tiny = 1'b1;
+      7'd56: round_tiny = 1'b1;
+      7'd57: round_tiny = 1'b1;
+      7'd109: round_tiny = 1'b1;
+      7'd110: round_tiny = 1'b1;
+      7'd111: round_tiny = 1'b1;
+      7'd112: round_tiny = 1'b1;
+      7'd113: round_tiny = 1'b1;
+      7'd114: round_tiny = 1'b1;
+      7'd115: round_tiny = 1'b1;
+      7'd116: round_tiny = 1'b1;
+      7'd117: round_tiny = 1'b1;
+      7'd118: round_tiny = 1'b1;
+      7'd119: round_tiny = 1'b1;
+      7'd120: round_tiny = 1'b1;
+      default: round_tiny = 1'b0;
     endcase
   end
-  reg  [2:0] rnd_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
-  always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd46: rnd_shamt = 3'd5;
-      7'd47: rnd_shamt = 3'd5;
-      7'd48: rnd_shamt = 3'd5;
-      7'd49: rnd_shamt = 3'd5;
-      7'd50: rnd_shamt = 3'd5;
-      7'd51: rnd_shamt = 3'd5;
-      7'd52: rnd_shamt = 3'd5;
-      7'd53: rnd_shamt = 3'd5;
-      7'd54: rnd_shamt = 3'd4;
-      7'd55: rnd_shamt = 3'd3;
-      7'd56: rnd_shamt = 3'd2;
-      7'd57: rnd_shamt = 3'd1;
-      7'd109: rnd_shamt = 3'd5;
-      7'd110: rnd_shamt = 3'd5;
-      7'd111: rnd_shamt = 3'd5;
-      7'd112: rnd_shamt = 3'd5;
-      7'd113: rnd_shamt = 3'd5;
-      7'd114: rnd_shamt = 3'd5;
-      7'd115: rnd_shamt = 3'd5;
-      7'd116: rnd_shamt = 3'd5;
-      7'd117: rnd_shamt = 3'd4;
-      7'd118: rnd_shamt = 3'd3;
-      7'd119: rnd_shamt = 3'd2;
-      7'd120: rnd_shamt = 3'd1;
-      default: rnd_shamt = 3'd0;
-    endcase
-  end
-  wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
-  wire rnd_frac = rnd_den[5];
-  wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
-  wire [8:0] rnd_mag_t = {rnd_tiny ? 6'd0 : (rnd_e + 6'd7), rnd_den[8:6]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = rnd_frac | rnd_sticky;
 
-  // rnd: round-away decision at the result's quantum
+  // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
+  reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  always @* begin
+    case ({p_raw_pp1_0[7], p_esum})
+      7'd46: round_shamt = 3'd5;
+      7'd47: round_shamt = 3'd5;
+      7'd48: round_shamt = 3'd5;
+      7'd49: round_shamt = 3'd5;
+      7'd50: round_shamt = 3'd5;
+      7'd51: round_shamt = 3'd5;
+      7'd52: round_shamt = 3'd5;
+      7'd53: round_shamt = 3'd5;
+      7'd54: round_shamt = 3'd4;
+      7'd55: round_shamt = 3'd3;
+      7'd56: round_shamt = 3'd2;
+      7'd57: round_shamt = 3'd1;
+      7'd109: round_shamt = 3'd5;
+      7'd110: round_shamt = 3'd5;
+      7'd111: round_shamt = 3'd5;
+      7'd112: round_shamt = 3'd5;
+      7'd113: round_shamt = 3'd5;
+      7'd114: round_shamt = 3'd5;
+      7'd115: round_shamt = 3'd5;
+      7'd116: round_shamt = 3'd5;
+      7'd117: round_shamt = 3'd4;
+      7'd118: round_shamt = 3'd3;
+      7'd119: round_shamt = 3'd2;
+      7'd120: round_shamt = 3'd1;
+      default: round_shamt = 3'd0;
+    endcase
+  end
+  wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
+  wire round_frac = round_den[5];
+  wire round_sticky = |round_den[4:0] | round_st0;
+  wire [8:0] round_mag_t = {round_tiny ? 6'd0 : (round_e + 6'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | round_sticky;
+
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [8:0] rnd_mag = {(&rnd_den[8:6] & rnd_away) ? (rnd_tiny ? 6'd1 : (rnd_e + 6'd8)) :
-                        rnd_tiny ? 6'd0 :
-                        (rnd_e + 6'd7),
-                        rnd_den[8:6] + {2'd0, rnd_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire round_away = round_frac & (round_sticky | round_mag_t[0]);
+  wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny ? 6'd1 : (round_e + 6'd8)) :
+                          round_tiny ? 6'd0 :
+                          (round_e + 6'd7),
+                          round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
-  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  reg  rnd_e_ne_emin_m1;  // e != emin - 1
+  wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
+  reg  round_e_ne_emin_m1;  // e != emin - 1
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd57: rnd_e_ne_emin_m1 = 1'b0;
-      7'd120: rnd_e_ne_emin_m1 = 1'b0;
-      default: rnd_e_ne_emin_m1 = 1'b1;
+      7'd57: round_e_ne_emin_m1 = 1'b0;
+      7'd120: round_e_ne_emin_m1 = 1'b0;
+      default: round_e_ne_emin_m1 = 1'b1;
     endcase
   end
-  wire rnd_uf = rnd_inexact & rnd_tiny & (rnd_e_ne_emin_m1 | (~(&rnd_win[4:1] & rnd_u_away)));
-  reg  rnd_e_above;  // above the largest binade
+  wire round_uf = round_inexact & round_tiny
+                  & (round_e_ne_emin_m1 | (~(&round_win[4:1] & round_u_away)));
+
+  // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
+  reg  round_e_above;  // above the largest binade
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd9: rnd_e_above = 1'b1;
-      7'd10: rnd_e_above = 1'b1;
-      7'd11: rnd_e_above = 1'b1;
-      7'd12: rnd_e_above = 1'b1;
-      7'd13: rnd_e_above = 1'b1;
-      7'd14: rnd_e_above = 1'b1;
-      7'd15: rnd_e_above = 1'b1;
-      7'd16: rnd_e_above = 1'b1;
-      7'd17: rnd_e_above = 1'b1;
-      7'd72: rnd_e_above = 1'b1;
-      7'd73: rnd_e_above = 1'b1;
-      7'd74: rnd_e_above = 1'b1;
-      7'd75: rnd_e_above = 1'b1;
-      7'd76: rnd_e_above = 1'b1;
-      7'd77: rnd_e_above = 1'b1;
-      7'd78: rnd_e_above = 1'b1;
-      7'd79: rnd_e_above = 1'b1;
-      7'd80: rnd_e_above = 1'b1;
-      default: rnd_e_above = 1'b0;
+      7'd9: round_e_above = 1'b1;
+      7'd10: round_e_above = 1'b1;
+      7'd11: round_e_above = 1'b1;
+      7'd12: round_e_above = 1'b1;
+      7'd13: round_e_above = 1'b1;
+      7'd14: round_e_above = 1'b1;
+      7'd15: round_e_above = 1'b1;
+      7'd16: round_e_above = 1'b1;
+      7'd17: round_e_above = 1'b1;
+      7'd72: round_e_above = 1'b1;
+      7'd73: round_e_above = 1'b1;
+      7'd74: round_e_above = 1'b1;
+      7'd75: round_e_above = 1'b1;
+      7'd76: round_e_above = 1'b1;
+      7'd77: round_e_above = 1'b1;
+      7'd78: round_e_above = 1'b1;
+      7'd79: round_e_above = 1'b1;
+      7'd80: round_e_above = 1'b1;
+      default: round_e_above = 1'b0;
     endcase
   end
-  reg  rnd_e_top;  // in the largest binade
+  reg  round_e_top;  // in the largest binade
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd8: rnd_e_top = 1'b1;
-      7'd71: rnd_e_top = 1'b1;
-      default: rnd_e_top = 1'b0;
+      7'd8: round_e_top = 1'b1;
+      7'd71: round_e_top = 1'b1;
+      default: round_e_top = 1'b0;
     endcase
   end
-  wire rnd_ovf = rnd_e_above
-                 | (rnd_e_top & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
-  wire [7:0] rnd_fin_code = rnd_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, rnd_mag[6:0]};
+  wire round_ovf = round_e_above
+                   | (round_e_top
+                      & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
+
+  // Saturate -> Encode: overflow per saturation mode and rounding direction,
+  //   negative values into unsigned formats, zeros
+  wire [7:0] round_fin_code = round_ovf ? {p_sign, E4M3_MAX_MAG} : {p_sign, round_mag[6:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -217,21 +228,21 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = p_any_nan | p_is_zero;
+  wire round_special = p_any_nan | p_is_zero;
   assign r_o = p_any_nan ? E4M3_NAN :
                p_is_zero ? {p_sign, 7'd0} :
-               rnd_fin_code;
+               round_fin_code;
   assign flags_o = {1'b0,
-                    ~rnd_special & rnd_ovf,
-                    ~rnd_special & rnd_uf,
-                    ~rnd_special & (rnd_inexact | rnd_ovf)};
+                    ~round_special & round_ovf,
+                    ~round_special & round_uf,
+                    ~round_special & (round_inexact | round_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_den[9], rnd_mag_t[8:1], rnd_mag[8:7]};
+  wire unused_ok = &{1'b0, round_den[9], round_mag_t[8:1], round_mag[8:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -36,35 +36,45 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire [23:0] in_sig = {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
-  // window: 5 bits = 4 kept + 1 fraction; everything below is sticky
-  wire [4:0] rnd_win = in_sig[23:19];
-  wire rnd_st0 = |in_sig[18:0];
-  wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
-  wire [8:0] rnd_dd = 9'd506 - in_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny
-                         ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : rnd_dd[2:0])
-                         : 3'd0;  // denormalization shift, clamped
-  wire [9:0] rnd_den = {rnd_win, 5'd0} >> rnd_shamt;  // {shifted | shifted out}
-  wire rnd_frac = rnd_den[5];
-  wire rnd_sticky = |rnd_den[4:0] | rnd_st0;
-  wire [11:0] rnd_mag_t = {rnd_tiny ? 9'd0 : (in_exp + 9'd7), rnd_den[8:6]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_inexact = rnd_frac | rnd_sticky;
+  // Window: 5 bits = 4 kept + 1 fraction; everything below is sticky
+  //   significand [23:19] -> round_win[4:0] = [ kept [4:1] | fraction [0] ]  (round bit)
+  //   significand [18:0] | input sticky -> round_st0
+  wire [4:0] round_win = in_sig[23:19];
+  wire round_st0 = |in_sig[18:0];
+  wire round_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
 
-  // rnd: round-away decision at the result's quantum
+  // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
+  wire [8:0] round_dd = 9'd506 - in_exp;  // emin - e
+  wire [2:0] round_shamt = round_tiny
+                           ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : round_dd[2:0])
+                           : 3'd0;  // denormalization shift, clamped
+  wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
+  wire round_frac = round_den[5];
+  wire round_sticky = |round_den[4:0] | round_st0;
+  wire [11:0] round_mag_t = {round_tiny ? 9'd0 : (in_exp + 9'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | round_sticky;
+
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_away = rnd_frac & (rnd_sticky | rnd_mag_t[0]);
-  wire [11:0] rnd_mag = rnd_mag_t + {11'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
+  wire round_away = round_frac & (round_sticky | round_mag_t[0]);
+  wire [11:0] round_mag = round_mag_t + {11'd0, round_away};  // rounded magnitude code (carry may bump the exponent)
 
-  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire rnd_u_away = rnd_win[0] & (rnd_st0 | rnd_win[1]);
-  wire rnd_uf = rnd_inexact & rnd_tiny & ((in_exp != 9'd505) | (~(&rnd_win[4:1] & rnd_u_away)));
-  wire rnd_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]})
-                 | ((in_exp == 9'd8)
-                    & ((rnd_win[3:1] > 3'd6) | ((rnd_win[3:1] == 3'd6) & rnd_away)));
-  wire [7:0] rnd_fin_code = rnd_ovf ? {in_sign, E4M3_MAX_MAG} : {in_sign, rnd_mag[6:0]};
+  wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
+  wire round_uf = round_inexact & round_tiny
+                  & ((in_exp != 9'd505) | (~(&round_win[4:1] & round_u_away)));
+
+  // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
+  wire round_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]})
+                   | ((in_exp == 9'd8)
+                      & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
+
+  // Saturate -> Encode: overflow per saturation mode and rounding direction,
+  //   negative values into unsigned formats, zeros
+  wire [7:0] round_fin_code = round_ovf ? {in_sign, E4M3_MAX_MAG} : {in_sign, round_mag[6:0]};
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -75,22 +85,22 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = in_is_nan | in_is_inf | in_is_zero;
+  wire round_special = in_is_nan | in_is_inf | in_is_zero;
   assign r_o = in_is_nan ? E4M3_NAN :
                in_is_inf ? {in_sign, E4M3_MAX_MAG} :
                in_is_zero ? {in_sign, 7'd0} :
-               rnd_fin_code;
+               round_fin_code;
   assign flags_o = {in_is_nan & ~in_man_field[22],
-                    ~rnd_special & rnd_ovf,
-                    ~rnd_special & rnd_uf,
-                    ~rnd_special & (rnd_inexact | rnd_ovf)};
+                    ~round_special & round_ovf,
+                    ~round_special & round_uf,
+                    ~round_special & (round_inexact | round_ovf)};
 
   // Valid handshake
   assign valid_o = valid_i;
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[9], rnd_mag[11:7]};
+  wire unused_ok = &{1'b0, round_dd[8:3], round_den[9], round_mag[11:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

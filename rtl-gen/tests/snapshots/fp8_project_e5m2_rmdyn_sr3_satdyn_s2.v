@@ -57,20 +57,24 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire [23:0] in_sig = {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e5m2 (P = 3, emin = -14, emax = 15)
-  // window: 7 bits = 3 kept + 4 fraction; everything below is sticky
-  wire [6:0] rnd_win = in_sig[23:17];
-  wire rnd_st0 = |in_sig[16:0];
-  wire rnd_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
-  wire [8:0] rnd_dd = 9'd498 - in_exp;  // emin - e
-  wire [2:0] rnd_shamt = rnd_tiny
-                         ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : rnd_dd[2:0])
-                         : 3'd0;  // denormalization shift, clamped
-  wire [13:0] rnd_den = {rnd_win, 7'd0} >> rnd_shamt;  // {shifted | shifted out}
-  wire [3:0] rnd_frac = rnd_den[10:7];
-  wire [10:0] rnd_mag_t = {rnd_tiny ? 9'd0 : (in_exp + 9'd15), rnd_den[12:11]};  // truncated magnitude code {biased exp, trailing}
-  wire rnd_u_rest = |rnd_win[2:0] | rnd_st0;
+  // Window: 7 bits = 3 kept + 4 fraction; everything below is sticky
+  //   significand [23:17] -> round_win[6:0] = [ kept [6:4] | fraction [3:0] ]  (round bit + 3 random-compare bits)
+  //   significand [16:0] | input sticky -> round_st0
+  wire [6:0] round_win = in_sig[23:17];
+  wire round_st0 = |in_sig[16:0];
+  wire round_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
 
-  // rnd_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
+  // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 2): round_win >> min(emin - e, 7), shifted-out bits are sticky
+  wire [8:0] round_dd = 9'd498 - in_exp;  // emin - e
+  wire [2:0] round_shamt = round_tiny
+                           ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : round_dd[2:0])
+                           : 3'd0;  // denormalization shift, clamped
+  wire [13:0] round_den = {round_win, 7'd0} >> round_shamt;  // {shifted | shifted out}
+  wire [3:0] round_frac = round_den[10:7];
+  wire [10:0] round_mag_t = {round_tiny ? 9'd0 : (in_exp + 9'd15), round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
+  wire round_u_rest = |round_win[2:0] | round_st0;
+
+  // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   //   rna  away = round
@@ -81,10 +85,14 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   sra  away = carry(frac[N:1] + rnd)
   //   srb  away = carry(frac[N:1] + rnd + frac[0])
   //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
-  wire rnd_u_sr_cin = (rm_is_srb & rnd_win[0]) | (rm_is_src & rnd_win[0] & (rnd_st0 | rnd_win[1]));
-  wire [3:0] rnd_u_sr_sum = ({1'b0, rnd_win[3:1]} + {1'b0, rnd_i}) + {3'd0, rnd_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_ovf_to_max = sat_is_satfinite | sat_is_satpropagate | rm_is_rtz | (rm_is_rtn & ~in_sign)
-                        | (rm_is_rtp & in_sign);
+  wire round_u_sr_cin = (rm_is_srb & round_win[0])
+                        | (rm_is_src & round_win[0] & (round_st0 | round_win[1]));
+  wire [3:0] round_u_sr_sum = ({1'b0, round_win[3:1]} + {1'b0, rnd_i}) + {3'd0, round_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+
+  // Saturate -> Encode: overflow per saturation mode and rounding direction,
+  //   negative values into unsigned formats, zeros
+  wire round_ovf_to_max = sat_is_satfinite | sat_is_satpropagate | rm_is_rtz
+                          | (rm_is_rtn & ~in_sign) | (rm_is_rtp & in_sign);
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -95,7 +103,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   mag > max finite   -> max finite / Inf / NaN, overflow + inexact
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
-  wire rnd_special = in_is_nan | in_is_inf | in_is_zero;
+  wire round_special = in_is_nan | in_is_inf | in_is_zero;
 
   // ======== stage 1 ========
 
@@ -108,24 +116,24 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  rm_is_sra_q1;
   reg  rm_is_srb_q1;
   reg  rm_is_src_q1;
-  reg  rnd_st0_q1;
-  reg  [6:0] rnd_den_b6_0_q1;
-  reg  [3:0] rnd_frac_q1;
+  reg  round_st0_q1;
+  reg  [6:0] round_den_b6_0_q1;
+  reg  [3:0] round_frac_q1;
   reg  [2:0] rnd_q1;
   reg  in_sign_q1;
-  reg  [10:0] rnd_mag_t_q1;
-  reg  [3:0] rnd_win_b6_3_q1;
-  reg  rnd_u_rest_q1;
-  reg  rnd_u_sr_sum_b3_q1;
+  reg  [10:0] round_mag_t_q1;
+  reg  [3:0] round_win_b6_3_q1;
+  reg  round_u_rest_q1;
+  reg  round_u_sr_sum_b3_q1;
   reg  [8:0] in_exp_q1;
-  reg  rnd_tiny_q1;
-  reg  rnd_ovf_to_max_q1;
+  reg  round_tiny_q1;
+  reg  round_ovf_to_max_q1;
   reg  sat_is_satfinite_q1;
   reg  in_is_nan_q1;
   reg  in_is_inf_q1;
   reg  in_is_zero_q1;
   reg  in_man_field_b22_q1;
-  reg  rnd_special_q1;
+  reg  round_special_q1;
   always @(posedge clk_i) begin
     rm_is_rna_q1 <= rm_is_rna;
     rm_is_rtp_q1 <= rm_is_rtp;
@@ -135,32 +143,32 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rm_is_sra_q1 <= rm_is_sra;
     rm_is_srb_q1 <= rm_is_srb;
     rm_is_src_q1 <= rm_is_src;
-    rnd_st0_q1 <= rnd_st0;
-    rnd_den_b6_0_q1 <= rnd_den[6:0];
-    rnd_frac_q1 <= rnd_frac;
+    round_st0_q1 <= round_st0;
+    round_den_b6_0_q1 <= round_den[6:0];
+    round_frac_q1 <= round_frac;
     rnd_q1 <= rnd_i;
     in_sign_q1 <= in_sign;
-    rnd_mag_t_q1 <= rnd_mag_t;
-    rnd_win_b6_3_q1 <= rnd_win[6:3];
-    rnd_u_rest_q1 <= rnd_u_rest;
-    rnd_u_sr_sum_b3_q1 <= rnd_u_sr_sum[3];
+    round_mag_t_q1 <= round_mag_t;
+    round_win_b6_3_q1 <= round_win[6:3];
+    round_u_rest_q1 <= round_u_rest;
+    round_u_sr_sum_b3_q1 <= round_u_sr_sum[3];
     in_exp_q1 <= in_exp;
-    rnd_tiny_q1 <= rnd_tiny;
-    rnd_ovf_to_max_q1 <= rnd_ovf_to_max;
+    round_tiny_q1 <= round_tiny;
+    round_ovf_to_max_q1 <= round_ovf_to_max;
     sat_is_satfinite_q1 <= sat_is_satfinite;
     in_is_nan_q1 <= in_is_nan;
     in_is_inf_q1 <= in_is_inf;
     in_is_zero_q1 <= in_is_zero;
     in_man_field_b22_q1 <= in_man_field[22];
-    rnd_special_q1 <= rnd_special;
+    round_special_q1 <= round_special;
   end
   wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1
                      | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
-  wire rnd_sticky = |rnd_den_b6_0_q1 | rnd_st0_q1;
-  wire rnd_inexact = |rnd_frac_q1 | rnd_sticky;
-  wire rnd_rest = |rnd_frac_q1[2:0] | rnd_sticky;
+  wire round_sticky = |round_den_b6_0_q1 | round_st0_q1;
+  wire round_inexact = |round_frac_q1 | round_sticky;
+  wire round_rest = |round_frac_q1[2:0] | round_sticky;
 
-  // rnd: round-away decision at the result's quantum
+  // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   //   rna  away = round
@@ -171,15 +179,16 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   sra  away = carry(frac[N:1] + rnd)
   //   srb  away = carry(frac[N:1] + rnd + frac[0])
   //   src  away = carry(frac[N:1] + rnd + (frac[0] & (rest | frac[1])))
-  wire rnd_sr_cin = (rm_is_srb_q1 & rnd_frac_q1[0])
-                    | (rm_is_src_q1 & rnd_frac_q1[0] & (rnd_sticky | rnd_frac_q1[1]));
-  wire [3:0] rnd_sr_sum = ({1'b0, rnd_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, rnd_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire rnd_u_away = (rm_is_rne & rnd_win_b6_3_q1[0] & (rnd_u_rest_q1 | rnd_win_b6_3_q1[1]))
-                    | (rm_is_rna_q1 & rnd_win_b6_3_q1[0])
-                    | (rm_is_rtp_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~in_sign_q1)
-                    | (rm_is_rtn_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & in_sign_q1)
-                    | (rm_is_rto_q1 & (rnd_win_b6_3_q1[0] | rnd_u_rest_q1) & ~rnd_win_b6_3_q1[1])
-                    | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & rnd_u_sr_sum_b3_q1);
+  wire round_sr_cin = (rm_is_srb_q1 & round_frac_q1[0])
+                      | (rm_is_src_q1 & round_frac_q1[0] & (round_sticky | round_frac_q1[1]));
+  wire [3:0] round_sr_sum = ({1'b0, round_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, round_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+  wire round_u_away = (rm_is_rne & round_win_b6_3_q1[0] & (round_u_rest_q1 | round_win_b6_3_q1[1]))
+                      | (rm_is_rna_q1 & round_win_b6_3_q1[0])
+                      | (rm_is_rtp_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1) & ~in_sign_q1)
+                      | (rm_is_rtn_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1) & in_sign_q1)
+                      | (rm_is_rto_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1)
+                         & ~round_win_b6_3_q1[1])
+                      | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & round_u_sr_sum_b3_q1);
 
   // ======== stage 2 ========
 
@@ -193,22 +202,22 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  rm_is_src_q2;
   reg  rm_is_rne_q2;
   reg  in_sign_q2;
-  reg  rnd_frac_b3_q2;
-  reg  [10:0] rnd_mag_t_q2;
-  reg  rnd_rest_q2;
-  reg  rnd_sr_sum_b3_q2;
+  reg  round_frac_b3_q2;
+  reg  [10:0] round_mag_t_q2;
+  reg  round_rest_q2;
+  reg  round_sr_sum_b3_q2;
   reg  [8:0] in_exp_q2;
-  reg  [2:0] rnd_win_b6_4_q2;
-  reg  rnd_tiny_q2;
-  reg  rnd_inexact_q2;
-  reg  rnd_u_away_q2;
-  reg  rnd_ovf_to_max_q2;
+  reg  [2:0] round_win_b6_4_q2;
+  reg  round_tiny_q2;
+  reg  round_inexact_q2;
+  reg  round_u_away_q2;
+  reg  round_ovf_to_max_q2;
   reg  sat_is_satfinite_q2;
   reg  in_is_nan_q2;
   reg  in_is_inf_q2;
   reg  in_is_zero_q2;
   reg  in_man_field_b22_q2;
-  reg  rnd_special_q2;
+  reg  round_special_q2;
   always @(posedge clk_i) begin
     rm_is_rna_q2 <= rm_is_rna_q1;
     rm_is_rtp_q2 <= rm_is_rtp_q1;
@@ -219,49 +228,51 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rm_is_src_q2 <= rm_is_src_q1;
     rm_is_rne_q2 <= rm_is_rne;
     in_sign_q2 <= in_sign_q1;
-    rnd_frac_b3_q2 <= rnd_frac_q1[3];
-    rnd_mag_t_q2 <= rnd_mag_t_q1;
-    rnd_rest_q2 <= rnd_rest;
-    rnd_sr_sum_b3_q2 <= rnd_sr_sum[3];
+    round_frac_b3_q2 <= round_frac_q1[3];
+    round_mag_t_q2 <= round_mag_t_q1;
+    round_rest_q2 <= round_rest;
+    round_sr_sum_b3_q2 <= round_sr_sum[3];
     in_exp_q2 <= in_exp_q1;
-    rnd_win_b6_4_q2 <= rnd_win_b6_3_q1[3:1];
-    rnd_tiny_q2 <= rnd_tiny_q1;
-    rnd_inexact_q2 <= rnd_inexact;
-    rnd_u_away_q2 <= rnd_u_away;
-    rnd_ovf_to_max_q2 <= rnd_ovf_to_max_q1;
+    round_win_b6_4_q2 <= round_win_b6_3_q1[3:1];
+    round_tiny_q2 <= round_tiny_q1;
+    round_inexact_q2 <= round_inexact;
+    round_u_away_q2 <= round_u_away;
+    round_ovf_to_max_q2 <= round_ovf_to_max_q1;
     sat_is_satfinite_q2 <= sat_is_satfinite_q1;
     in_is_nan_q2 <= in_is_nan_q1;
     in_is_inf_q2 <= in_is_inf_q1;
     in_is_zero_q2 <= in_is_zero_q1;
     in_man_field_b22_q2 <= in_man_field_b22_q1;
-    rnd_special_q2 <= rnd_special_q1;
+    round_special_q2 <= round_special_q1;
   end
-  wire rnd_away = (rm_is_rne_q2 & rnd_frac_b3_q2 & (rnd_rest_q2 | rnd_mag_t_q2[0]))
-                  | (rm_is_rna_q2 & rnd_frac_b3_q2)
-                  | (rm_is_rtp_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~in_sign_q2)
-                  | (rm_is_rtn_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & in_sign_q2)
-                  | (rm_is_rto_q2 & (rnd_frac_b3_q2 | rnd_rest_q2) & ~rnd_mag_t_q2[0])
-                  | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & rnd_sr_sum_b3_q2);
-  wire [10:0] rnd_mag = rnd_mag_t_q2 + {10'd0, rnd_away};  // rounded magnitude code (carry may bump the exponent)
-  wire rnd_uf = rnd_inexact_q2 & rnd_tiny_q2
-                & ((in_exp_q2 != 9'd497) | (~(&rnd_win_b6_4_q2 & rnd_u_away_q2)));
-  wire rnd_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]})
-                 | ((in_exp_q2 == 9'd15) & &rnd_win_b6_4_q2[1:0] & rnd_away);
-  wire [7:0] rnd_fin_code = rnd_ovf
-                            ? (rnd_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
-                               in_sign_q2 ? E5M2_NEG_INF :
-                               E5M2_POS_INF)
-                            : {in_sign_q2, rnd_mag[6:0]};
+  wire round_away = (rm_is_rne_q2 & round_frac_b3_q2 & (round_rest_q2 | round_mag_t_q2[0]))
+                    | (rm_is_rna_q2 & round_frac_b3_q2)
+                    | (rm_is_rtp_q2 & (round_frac_b3_q2 | round_rest_q2) & ~in_sign_q2)
+                    | (rm_is_rtn_q2 & (round_frac_b3_q2 | round_rest_q2) & in_sign_q2)
+                    | (rm_is_rto_q2 & (round_frac_b3_q2 | round_rest_q2) & ~round_mag_t_q2[0])
+                    | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_sr_sum_b3_q2);
+  wire [10:0] round_mag = round_mag_t_q2 + {10'd0, round_away};  // rounded magnitude code (carry may bump the exponent)
+  wire round_uf = round_inexact_q2 & round_tiny_q2
+                  & ((in_exp_q2 != 9'd497) | (~(&round_win_b6_4_q2 & round_u_away_q2)));
+
+  // Overflow: rounded magnitude above max finite 0x7b (from e and the window, beside the increment)
+  wire round_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]})
+                   | ((in_exp_q2 == 9'd15) & &round_win_b6_4_q2[1:0] & round_away);
+  wire [7:0] round_fin_code = round_ovf
+                              ? (round_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
+                                 in_sign_q2 ? E5M2_NEG_INF :
+                                 E5M2_POS_INF)
+                              : {in_sign_q2, round_mag[6:0]};
   assign r_o = in_is_nan_q2 ? E5M2_NAN :
                in_is_inf_q2 ? (sat_is_satfinite_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
                                in_sign_q2 ? E5M2_NEG_INF :
                                E5M2_POS_INF) :
                in_is_zero_q2 ? {in_sign_q2, 7'd0} :
-               rnd_fin_code;
+               round_fin_code;
   assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2,
-                    ~rnd_special_q2 & rnd_ovf,
-                    ~rnd_special_q2 & rnd_uf,
-                    ~rnd_special_q2 & (rnd_inexact_q2 | rnd_ovf)};
+                    ~round_special_q2 & round_ovf,
+                    ~round_special_q2 & round_uf,
+                    ~round_special_q2 & (round_inexact_q2 | round_ovf)};
 
   // Valid handshake
   reg  valid_q1;
@@ -279,8 +290,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, rnd_dd[8:3], rnd_den[13], rnd_sr_sum[2:0], rnd_mag[10:7],
-                    rnd_u_sr_sum[2:0]};
+  wire unused_ok = &{1'b0, round_dd[8:3], round_den[13], round_sr_sum[2:0], round_mag[10:7],
+                    round_u_sr_sum[2:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
