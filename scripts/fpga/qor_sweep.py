@@ -18,8 +18,19 @@ Dot-product cores are units `dotN` (N elements per operand, no block scales) and
 (block scales sx_i, sy_i of format S, e.g. `dot8-e8m0` for OCP MX), result binary32; a point
 runs `synth --unit dot --n N [--scale-format S] --out-format binary32`, and the unit column
 of qor.csv holds the name as given (`dot8-e8m0`). `--units dot` stands for dot4 dot8 dot32
-and dot4-e8m0 dot8-e8m0 dot32-e8m0. No unit has an Fmax or cell target in this script (the
-targets are in the README's "Measured here" table); dot has none anywhere.
+and dot4-e8m0 dot8-e8m0 dot32-e8m0. `int-mul8` has 0, 1 or 2 stages only: other --stages
+values are skipped for it with a one-line note (no row).
+
+Whenever it writes qor.md and qor.png (a sweep, --merge or --replot) the script also reads
+two committed data files, never copied into qor.csv:
+  --reference CSV (default scripts/fpga/qor_reference.csv): published figures of other
+      designs measured with the same flow (FloPoCo FPMult, CVFPU FMA and ExSdotp on
+      ECP5-25k; sizes in nextpnr TRELLIS_COMB), not rebuilt here. qor.md lists each beside
+      the comparable fp8gen row (same unit, format and target; same stage count if
+      measured, else the nearest), qor.png draws them as hollow markers.
+  --qor-targets CSV (default scripts/fpga/qor_targets.csv): Fmax / cell / stage targets per
+      core; qor.md's "Targets" section shows the best measured row within each stage bound
+      and whether it meets the target.
 
 --merge merges the points into OUT/qor.csv (a point replaces the row of the same unit,
 format, stages, target and DSP; other rows are kept) instead of overwriting it, and
@@ -38,6 +49,16 @@ import sys
 import time
 
 FORMATLESS_UNITS = {"int-mul8"}
+# Stage counts a formatless reference unit has (fpga::refcores::int_mul: 0, 1 or 2); other
+# requested counts are skipped, not recorded as error rows.
+UNIT_STAGES = {"int-mul8": (0, 1, 2)}
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_REFERENCE = os.path.join(HERE, "qor_reference.csv")
+DEFAULT_TARGETS = os.path.join(HERE, "qor_targets.csv")
+REFERENCE_COLUMNS = ["design", "label", "unit", "format", "stages", "target", "size",
+                     "size_metric", "dsp_blocks", "fmax_mhz", "semantics", "source"]
+TARGET_COLUMNS = ["core", "unit", "format", "target", "max_stages", "min_fmax_mhz",
+                  "max_cells", "limit"]
 # dotN or dotN-SCALEFORMAT: fp8gen's `dot` unit with N elements, result binary32.
 DOT_UNIT = re.compile(r"^dot([0-9]+)(?:-([A-Za-z0-9_.]+))?$")
 # What `--units dot` stands for.
@@ -59,7 +80,10 @@ def default_fp8gen():
 
 def unit_args(unit):
     """fp8gen synth arguments that select `unit` (a dot name expands to its options;
-    `mac-exact` is `mac --acc exact`, `mac-il4` is `mac --interleave 4`)."""
+    `mac-exact` is `mac --acc exact`, `mac-il4` is `mac --interleave 4`, `mul-ftz-noflags`
+    is `mul --ftz --no-flags`, FloPoCo FPMult's semantics and interface)."""
+    if unit == "mul-ftz-noflags":
+        return ["--unit", "mul", "--ftz", "--no-flags"]
     if unit == "mac-exact":
         return ["--unit", "mac", "--acc", "exact"]
     if unit.startswith("mac-il") and unit[6:].isdigit():
@@ -71,6 +95,14 @@ def unit_args(unit):
     if m.group(2):
         args += ["--scale-format", m.group(2)]
     return args
+
+
+def unit_stages(unit, stages):
+    """(kept, skipped): the requested stage counts `unit` has, and those it has not."""
+    have = UNIT_STAGES.get(unit)
+    if have is None:
+        return list(stages), []
+    return [s for s in stages if s in have], [s for s in stages if s not in have]
 
 
 def expand_units(units):
@@ -149,57 +181,294 @@ def write_csv(rows, path):
             w.writerow({k: r.get(k, "") for k in COLUMNS})
 
 
-def write_md(rows, path):
+def error_text(err):
+    """An error cell for qor.md: fp8gen's own messages already start with `error:`."""
+    err = err.strip()
+    return err if err.lower().startswith("error:") else "error: " + err
+
+
+def md_cell(v):
+    return str(v).replace("|", "/").replace("\n", " ")
+
+
+def fp8gen_label(r):
+    return (r["unit"] if r["format"] == "-" else f'{r["unit"]} {r["format"]}') + f' s{r["stages"]}'
+
+
+def read_reference(path):
+    """Reference rows (published designs) of `path`, typed; [] for no path."""
+    if not path:
+        return []
+    rows = read_csv(path)
+    missing = [c for c in REFERENCE_COLUMNS if rows and c not in rows[0]]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    for r in rows:
+        r["stages"] = int(r["stages"])
+        r["size"] = int(r["size"])
+        r["dsp_blocks"] = int(r["dsp_blocks"] or 0)
+        r["fmax_mhz"] = float(r["fmax_mhz"])
+    return rows
+
+
+def read_targets(path):
+    """Target rows of `path`; max_stages / min_fmax_mhz / max_cells None when empty."""
+    if not path:
+        return []
+    rows = read_csv(path)
+    missing = [c for c in TARGET_COLUMNS if rows and c not in rows[0]]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    for r in rows:
+        for k, conv in (("max_stages", int), ("min_fmax_mhz", float), ("max_cells", int)):
+            v = (r.get(k) or "").strip()
+            r[k] = conv(v) if v else None
+        r["limit"] = (r.get("limit") or "").strip()
+    return rows
+
+
+def measured(rows, unit, fmt, target):
+    return [r for r in rows if not r.get("error") and r.get("fmax_mhz") not in (None, "")
+            and r["unit"] == unit and r["format"] == fmt and r["target"] == target]
+
+
+def match_reference(ref, rows):
+    """The fp8gen row to set beside a reference row: same unit, format and target, the same
+    stage count if measured (else the nearest), highest Fmax among those; None if none."""
+    cands = measured(rows, ref["unit"], ref["format"], ref["target"])
+    if not cands:
+        return None
+    return min(cands, key=lambda r: (abs(int(r["stages"]) - ref["stages"]),
+                                     int(r["stages"]), -float(r["fmax_mhz"])))
+
+
+def evaluate_target(t, rows):
+    """(row, status) for a target row: the best measured row within the stage bound (the
+    highest-Fmax row that meets the target, else the highest-Fmax row) and "met",
+    "missed (Fmax)", "missed (cells)", "missed (Fmax, cells)" or "not measured"."""
+    cands = [r for r in measured(rows, t["unit"], t["format"], t["target"])
+             if t["max_stages"] is None or int(r["stages"]) <= t["max_stages"]]
+    if not cands:
+        return None, "not measured"
+
+    def misses(r):
+        m = []
+        if t["min_fmax_mhz"] is not None and float(r["fmax_mhz"]) < t["min_fmax_mhz"]:
+            m.append("Fmax")
+        if t["max_cells"] is not None and int(r["cells"]) > t["max_cells"]:
+            m.append("cells")
+        return m
+
+    best = lambda rs: max(rs, key=lambda r: (float(r["fmax_mhz"]), -int(r["cells"])))
+    ok = [r for r in cands if not misses(r)]
+    if ok:
+        return best(ok), "met"
+    r = best(cands)
+    return r, "missed (" + ", ".join(misses(r)) + ")"
+
+
+def target_goal(t):
+    goal = f'≥ {t["min_fmax_mhz"]:g} MHz' if t["min_fmax_mhz"] is not None else ""
+    if t["max_stages"] is not None:
+        n = t["max_stages"]
+        goal += (" at " if goal else "") + f'≤ {n} stage{"" if n == 1 else "s"}'
+    if t["max_cells"] is not None:
+        goal += (", " if goal else "") + f'≤ {t["max_cells"]} cells'
+    return goal or "—"
+
+
+def reference_md(refs, rows):
+    lines = [
+        "## Reference designs (published, same flow)",
+        "",
+        "Published figures of other designs measured with the same flow (YoWASP yosys 0.70 + "
+        "nextpnr 0.11, ECP5-25k, registered inputs and outputs), from "
+        "`scripts/fpga/qor_reference.csv`; not rebuilt by `make qor`. Their size is nextpnr's "
+        "TRELLIS_COMB count (COMB, flip-flops not included), fp8gen's is yosys cells (LUT4 + "
+        "CCU2C + PFUMX + L6MUX21 + flip-flops): the two columns are not the same metric. The "
+        "fp8gen row has the same unit, format and target, and the same stage count where "
+        "measured (else the nearest).",
+        "",
+    ]
+    head = ["reference design", "format", "stages", "size", "Fmax MHz", "fp8gen row",
+            "fp8gen cells", "fp8gen DSP blocks", "fp8gen Fmax MHz", "semantics"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for ref in refs:
+        size = f'{ref["size"]} {ref["size_metric"]}'
+        if ref["dsp_blocks"]:
+            size += f' + {ref["dsp_blocks"]} DSP'
+        m = match_reference(ref, rows)
+        if m is None:
+            ours = ["not measured in this table", "", "", ""]
+        else:
+            lab = fp8gen_label(m)
+            if int(m["stages"]) != ref["stages"]:
+                lab += " (nearest stage count)"
+            ours = [lab, str(m["cells"]), str(m.get("dsp_blocks", "")),
+                    f'{float(m["fmax_mhz"]):.1f}']
+        vals = [ref["design"], ref["format"], str(ref["stages"]), size,
+                f'{ref["fmax_mhz"]:g}'] + ours + [ref["semantics"]]
+        lines.append("| " + " | ".join(md_cell(v) for v in vals) + " |")
+    sources = sorted({r["source"] for r in refs if r.get("source")})
+    if sources:
+        lines += [""] + [f"Source: {s}." if not s.endswith(".") else f"Source: {s}"
+                         for s in sources]
+    return lines
+
+
+def targets_md(targets, rows):
+    lines = [
+        "## Targets",
+        "",
+        "From `scripts/fpga/qor_targets.csv`: for each target the best measured row within the "
+        "stage bound (the highest-Fmax row that meets the target, else the highest-Fmax row).",
+        "",
+    ]
+    head = ["core", "unit", "format", "device", "target", "best measured", "stages", "cells",
+            "Fmax MHz", "status", "limit"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for t in targets:
+        r, status = evaluate_target(t, rows)
+        if r is None:
+            got = ["not measured in this table", "", "", ""]
+        else:
+            got = [fp8gen_label(r), str(r["stages"]), str(r["cells"]),
+                   f'{float(r["fmax_mhz"]):.1f}']
+        vals = [t["core"], t["unit"], t["format"], t["target"], target_goal(t)] + got + \
+               [status, t["limit"]]
+        lines.append("| " + " | ".join(md_cell(v) for v in vals) + " |")
+    return lines
+
+
+def write_md(rows, path, refs=(), targets=()):
     head = ["unit", "format", "stages", "target", "DSP", "LUTs", "FFs", "carry", "DSP blocks",
             "cells", "Fmax MHz"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.get("error"):
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
-                    "error: " + r["error"].replace("|", "/")] + [""] * 5
+                    md_cell(error_text(r["error"]))] + [""] * 5
         else:
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
                     str(r["luts"]), str(r["ffs"]), str(r["carry"]), str(r["dsp_blocks"]),
                     str(r["cells"]), f'{r["fmax_mhz"]:.1f}']
         lines.append("| " + " | ".join(vals) + " |")
+    if refs:
+        lines += [""] + reference_md(refs, rows)
+    if targets:
+        lines += [""] + targets_md(targets, rows)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def write_png(rows, path):
+PLOT_ORDER = ["int-mul8", "decode", "project", "mul", "fma", "mac", "mac-exact", "mac-il4"]
+
+
+def unit_order(u):
+    m = DOT_UNIT.match(u)
+    if m:
+        return (2, int(m.group(1)), m.group(2) or "")
+    return (0, PLOT_ORDER.index(u), "") if u in PLOT_ORDER else (1, 0, u)
+
+
+def write_png(rows, path, refs=()):
+    """Fmax against core cells: colour = unit, marker = target (filled: fp8gen, yosys cells);
+    reference designs as hollow labelled markers at their nextpnr COMB count."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
     except ImportError:
         print("qor_sweep: matplotlib not installed (run scripts/setup-fpga.sh); no plot",
               file=sys.stderr)
         return False
-    ok = [r for r in rows if not r.get("error")]
-    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
-    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
+    ok = [r for r in rows if not r.get("error") and r.get("cells") not in (None, "")]
+    fig, ax = plt.subplots(figsize=(10, 6), dpi=120)
+    markers = ["o", "s", "^", "v", "P", "X", "*", "D"]
     targets = sorted({r["target"] for r in ok})
-    for i, t in enumerate(targets):
-        pts = [r for r in ok if r["target"] == t]
-        ax.scatter([r["cells"] for r in pts], [r["fmax_mhz"] for r in pts],
-                   marker=markers[i % len(markers)], label=t)
-        for r in pts:
-            label = r["unit"] if r["format"] == "-" else f'{r["unit"]} {r["format"]}'
-            label += f' s{r["stages"]}' + ("" if r["dsp"] == "on" else " nodsp")
-            ax.annotate(label, (r["cells"], r["fmax_mhz"]), fontsize=6,
-                        xytext=(3, 3), textcoords="offset points")
-    cells = [int(r["cells"]) for r in ok]
+    tmark = {t: markers[i % len(markers)] for i, t in enumerate(targets)}
+    units = sorted({r["unit"] for r in ok}, key=unit_order)
+    cmap = plt.get_cmap("tab20")  # its 10 dark hues first, then the light ones
+    ucol = {u: cmap((2 * i) % 20 + (i // 10) % 2) for i, u in enumerate(units)}
+    for u in units:
+        for t in targets:
+            pts = [r for r in ok if r["unit"] == u and r["target"] == t]
+            if pts:
+                ax.scatter([int(r["cells"]) for r in pts], [float(r["fmax_mhz"]) for r in pts],
+                           marker=tmark[t], color=ucol[u], s=22, alpha=0.85, linewidths=0)
+    texts = []
+    if refs:
+        designs = []
+        for ref in refs:
+            if ref["design"] not in designs:
+                designs.append(ref["design"])
+        for d in designs:  # one dotted line from a design's 0-stage point to its pipelined one
+            pts = sorted((r["stages"], r["size"], r["fmax_mhz"]) for r in refs
+                         if r["design"] == d)
+            if len(pts) > 1:
+                ax.plot([p[1] for p in pts], [p[2] for p in pts], color="black", lw=0.7,
+                        ls=":", zorder=2)
+        ax.scatter([r["size"] for r in refs], [r["fmax_mhz"] for r in refs], marker="D", s=55,
+                   facecolors="none", edgecolors="black", linewidths=1.3, zorder=3)
+        for r in sorted(refs, key=lambda r: -r["fmax_mhz"]):
+            texts.append(ax.annotate(r.get("label") or r["design"], (r["size"], r["fmax_mhz"]),
+                                     fontsize=7, xytext=(6, -3), textcoords="offset points",
+                                     zorder=4, bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                         ec="none", alpha=0.6),
+                                     arrowprops=dict(arrowstyle="-", lw=0.5, color="black",
+                                                     shrinkA=0, shrinkB=5)))
+    cells = [int(r["cells"]) for r in ok] + [r["size"] for r in refs]
     if cells and min(cells) > 0 and max(cells) > 100 * min(cells):
         ax.set_xscale("log")  # 1-cell int-mul8 to ~10^4-cell dot32 in one plot
-    ax.set_xlabel("core cells (yosys)")
+    ax.set_xlabel("size: fp8gen core cells (yosys); references: nextpnr COMB")
+    fmax = [float(r["fmax_mhz"]) for r in ok] + [r["fmax_mhz"] for r in refs]
+    if fmax and min(fmax) > 0 and max(fmax) > 10 * min(fmax):
+        # 8 MHz iCE40 dot cores to 300 MHz decoders: a log axis spreads the crowded low end
+        from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+        ax.set_yscale("log")
+        ticks = [t for t in (5, 10, 20, 30, 50, 100, 150, 200, 300, 500)
+                 if min(fmax) / 1.5 <= t <= max(fmax) * 1.5]
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylabel("Fmax (MHz, nextpnr)")
-    ax.set_title("fp8gen QoR sweep")
+    ax.set_title("fp8gen QoR sweep (filled: fp8gen; hollow ◇: published references, "
+                 "size = nextpnr COMB)", fontsize=10)
     ax.grid(True, alpha=0.3)
-    if targets:
-        ax.legend(fontsize=8)
+    handles = [Line2D([], [], ls="", marker="o", color=ucol[u], label=u) for u in units]
+    handles += [Line2D([], [], ls="", marker=tmark[t], color="black", label=t) for t in targets]
+    if refs:
+        handles.append(Line2D([], [], ls="", marker="D", markerfacecolor="none",
+                              markeredgecolor="black", color="black",
+                              label="published reference\n(nextpnr COMB)"))
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0)
     fig.tight_layout()
+    if texts:
+        spread_labels(fig, texts)
     fig.savefig(path)
     return True
+
+
+def spread_labels(fig, texts):
+    """Moves annotation labels down (in the order given) until none overlaps another; a
+    moved label keeps a thin line to its point."""
+    from matplotlib.text import Text
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = lambda t: Text.get_window_extent(t, renderer)  # the text alone, not its line
+    placed = []
+    for t in texts:
+        for _ in range(len(texts)):
+            bb = box(t)
+            hit = [p for p in placed if bb.overlaps(p)]
+            if not hit:
+                break
+            dx, dy = t.xyann
+            t.xyann = (dx, dy - ((bb.y1 - min(p.y0 for p in hit)) * 72.0 / fig.dpi + 1))
+        placed.append(box(t))
 
 
 def write_stages_png(rows, path):
@@ -287,17 +556,19 @@ def typed(rows):
     return rows
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replot", metavar="CSV",
                     help="only rewrite qor.md and the plots from a qor.csv (an earlier sweep's, "
-                         "or the one `fp8gen merge` writes from a Slurm QoR sweep)")
+                         "or the one `fp8gen merge` writes from a Slurm QoR sweep), next to "
+                         "that CSV (--out does not apply)")
     ap.add_argument("--add", nargs="+", default=[], metavar="CSV",
                     help="with --replot: merge these qor.csv files into the --replot CSV first "
                          "(same key replaces, new rows are appended) and rewrite it")
     ap.add_argument("--units", nargs="+", default=["int-mul8"],
-                    help="fp8gen units (decode project mul fma mac), int-mul8, dotN / dotN-S "
-                         "(e.g. dot8, dot8-e8m0) or dot (= " + " ".join(DOT_UNITS) + ")")
+                    help="fp8gen units (decode project mul fma mac), mac-exact, mac-ilL, "
+                         "mul-ftz-noflags, int-mul8, dotN / dotN-S (e.g. dot8, dot8-e8m0) or "
+                         "dot (= " + " ".join(DOT_UNITS) + ")")
     ap.add_argument("--formats", nargs="+", default=["e4m3"],
                     help="formats for fp8gen units (ignored by int-mul8)")
     ap.add_argument("--stages", nargs="+", type=int, default=[0])
@@ -311,9 +582,18 @@ def main():
     ap.add_argument("--merge", action="store_true",
                     help="merge the points into OUT/qor.csv (keeping its other rows) instead "
                          "of overwriting it")
-    a = ap.parse_args()
+    ap.add_argument("--reference", default=DEFAULT_REFERENCE, metavar="CSV",
+                    help="published reference designs for qor.md and qor.png (default: "
+                         "scripts/fpga/qor_reference.csv; '' for none); never copied into "
+                         "qor.csv")
+    ap.add_argument("--qor-targets", default=DEFAULT_TARGETS, metavar="CSV",
+                    help="Fmax / cell / stage targets for qor.md's Targets section (default: "
+                         "scripts/fpga/qor_targets.csv; '' for none)")
+    a = ap.parse_args(argv)
     if a.add and not a.replot:
         ap.error("--add goes with --replot CSV")
+    refs = read_reference(a.reference)
+    goals = read_targets(a.qor_targets)
     if a.replot:
         rows = read_csv(a.replot)
         if a.add:
@@ -322,8 +602,8 @@ def main():
             write_csv(rows, a.replot)
         rows = typed(rows)
         out = os.path.dirname(a.replot) or "."
-        write_md(rows, os.path.join(out, "qor.md"))
-        plotted = write_png(rows, os.path.join(out, "qor.png"))
+        write_md(rows, os.path.join(out, "qor.md"), refs, goals)
+        plotted = write_png(rows, os.path.join(out, "qor.png"), refs)
         write_stages_png(rows, os.path.join(out, "qor_stages.png"))
         print(f"wrote {out}/qor.md" + (", qor.png, qor_stages.png" if plotted else ""))
         return 1 if any(r.get("error") for r in rows) else 0
@@ -333,8 +613,12 @@ def main():
     rows = []
     for unit in expand_units(a.units):
         fmts = ["-"] if unit in FORMATLESS_UNITS else a.formats
+        stages, skipped = unit_stages(unit, a.stages)
+        if skipped:
+            print(f"{unit}: stages {' '.join(map(str, skipped))} skipped (it has "
+                  f"{', '.join(map(str, UNIT_STAGES[unit]))} only)", flush=True)
         for fmt in fmts:
-            for st in a.stages:
+            for st in stages:
                 for tgt in a.targets:
                     for dsp in dsps:
                         r = run_point(fp8gen, unit, fmt, st, tgt, dsp, a.freq, a.timeout)
@@ -348,8 +632,8 @@ def main():
     if a.merge and os.path.exists(csv_path):
         rows = typed(merge_rows(read_csv(csv_path), rows))
     write_csv(rows, csv_path)
-    write_md(rows, os.path.join(a.out, "qor.md"))
-    plotted = write_png(rows, os.path.join(a.out, "qor.png"))
+    write_md(rows, os.path.join(a.out, "qor.md"), refs, goals)
+    plotted = write_png(rows, os.path.join(a.out, "qor.png"), refs)
     write_stages_png(rows, os.path.join(a.out, "qor_stages.png"))
     print(f"wrote {a.out}/qor.csv, qor.md" + (", qor.png, qor_stages.png" if plotted else ""))
     return 1 if failed else 0
