@@ -388,6 +388,16 @@ pub struct RoundIn {
     /// normalization carry), left to the rounder so that a narrow exponent's decision tables
     /// absorb the increment instead of waiting for an adder.
     pub exp_inc: Option<Expr>,
+    /// Flush-to-zero of subnormal results (`golden::flush_result`, `mul --ftz`): a result
+    /// that would be a subnormal code becomes ±0 with underflow and inexact. For signed
+    /// formats the rounder then has no denormalization shifter at all (see
+    /// [`Rounder::flush`]); unsigned formats flush the encoded result.
+    pub ftz: bool,
+    /// Added to `exp`: the exponent is `exp + exp_offset (+ exp_inc)`. A biased sum (e.g.
+    /// the operands' biased exponent fields, `exp_offset = −(bias_x + bias_y)`) saves the
+    /// adders that remove the biases: the decision tables and the exponent field's adders
+    /// fold the offset into their constants. `exp_range` is the range of `exp + exp_offset`.
+    pub exp_offset: i64,
 }
 
 /// Most selector bits (`exp`, plus the increment bit) for which the rounder decides tininess,
@@ -499,6 +509,8 @@ struct ExpSel {
     sel: Expr,
     ew: u32,
     inc: bool,
+    /// Added to the selector's exponent ([`RoundIn::exp_offset`]).
+    offset: i64,
     range: (i64, i64),
 }
 
@@ -516,7 +528,7 @@ impl ExpSel {
         } else {
             0
         };
-        e + inc
+        e + inc + self.offset
     }
 
     /// A decision table `name = f(e)` (`width` bits) over the exponent: one arm per selector
@@ -595,10 +607,61 @@ pub fn round(b: &mut ModuleBuilder, f: &Format, m: &Modes, x: &RoundIn) -> Round
     let tiny = r.exponent(b);
     let (s_t, frac, st) = r.denormalize(b, &win, &st0, &tiny);
     let q = r.round_to_precision(b, &s_t, &frac, &st, &tiny);
-    let uf = r.underflow(b, &win, &st0, &tiny, &q.inexact);
+    let flush = r.flush(b, &win, &st0, &tiny);
+    let uf = r.underflow(b, &win, &st0, &tiny, &q.inexact, flush.as_ref());
     let (ovf, mag_neg) = r.overflow(b, &win, &q);
-    let fin = r.saturate_encode(b, &q, &ovf, &mag_neg, &uf);
-    r.select(b, fin)
+    let fin = r.saturate_encode(b, &q, &ovf, &mag_neg, &uf, flush.as_ref());
+    let out = r.select(b, fin);
+    if x.ftz && !r.fast_ftz() && f.man_bits() > 0 && f.has_subnormals() {
+        flush_subnormal_code(b, f, out)
+    } else {
+        out
+    }
+}
+
+/// `--ftz` on an encoded result: a subnormal code (biased exponent field 0, trailing field
+/// not 0) becomes zero (the sign kept when the format has −0) with underflow and inexact
+/// (`golden::flush_result`). Used for unsigned formats, where a negative tiny value's
+/// result depends on its subnormal rounding.
+fn flush_subnormal_code(b: &mut ModuleBuilder, fr: &Format, out: RoundOut) -> RoundOut {
+    let m = fr.man_bits();
+    let e = fr.exp_bits();
+    b.comment_owned(vec![
+        "ftz: subnormal result -> zero, flags |= {underflow, inexact}".to_string(),
+        format!(
+            "  subnormal = code[{}:{}] == 0 && code[{}:0] != 0",
+            m + e - 1,
+            m,
+            m - 1
+        ),
+    ]);
+    let code = b.wire("ftz_r_rounded", out.code);
+    let sub = code
+        .slice(m + e - 1, m)
+        .eq_c(0)
+        .and(&code.slice(m - 1, 0).eq_c(0).not());
+    let sub = b.wire("ftz_r_sub", sub);
+    let zero = if fr.has_neg_zero() {
+        concat(&[code.msb(), Expr::c(0, fr.k - 1)])
+    } else {
+        Expr::c(0, fr.k)
+    };
+    RoundOut {
+        code: b.wire("ftz_r_code", Expr::mux(&sub, &zero, &code)),
+        flags: b.wire(
+            "ftz_r_flags",
+            out.flags.or(&concat(&[Expr::c(0, 2), sub.clone(), sub])),
+        ),
+    }
+}
+
+/// What [`Rounder::flush`] decides for a tiny value under `ftz`.
+struct Flush {
+    /// The value rounds (at the subnormal quantum) up to the smallest normal, which is kept.
+    keep_min: Expr,
+    /// Tininess after rounding still holds for a kept smallest normal (rounding at precision
+    /// P with an unbounded exponent does not carry to 2^emin).
+    min_tiny: Expr,
 }
 
 /// Prefix of every signal the rounder names.
@@ -623,6 +686,8 @@ struct Rounder<'a> {
     e: Expr,
     /// A narrow exponent's table selector (set by [`Rounder::exponent`]).
     narrow: Option<ExpSel>,
+    /// Tininess `e < emin` (set by [`Rounder::exponent`]).
+    tiny: Expr,
 }
 
 /// What [`Rounder::round_to_precision`] produces.
@@ -664,7 +729,12 @@ impl<'a> Rounder<'a> {
             (ehi + bias + 1).max(emin - elo).max(l as i64 + 1).max(ehi),
         )
         .max(f.exp_bits() + 2)
-        .max(x.exp.width);
+        .max(x.exp.width)
+        .max({
+            // the offset's constants (`exp + offset + bias + 2` at most) fit too
+            let c = x.exp_offset.abs() + bias.abs() + 2;
+            sbits(-c, c)
+        });
         Rounder {
             f,
             m,
@@ -679,6 +749,7 @@ impl<'a> Rounder<'a> {
             iw,
             e: Expr::c(0, 1),
             narrow: None,
+            tiny: Expr::bit_c(false),
         }
     }
 
@@ -757,11 +828,12 @@ impl<'a> Rounder<'a> {
     fn exponent(&mut self, b: &mut ModuleBuilder) -> Expr {
         let (x, iw, emin) = (self.x, self.iw, self.emin);
         let (elo, ehi) = x.exp_range;
+        let base = x.exp.sext(iw).add(&Expr::ci(x.exp_offset, iw));
         self.e = b.wire(
             &Self::name("e"),
             match &x.exp_inc {
-                Some(t) => x.exp.sext(iw).add(&t.zext(iw)),
-                None => x.exp.sext(iw),
+                Some(t) => base.add(&t.zext(iw)),
+                None => base,
             },
         );
         let inc_bits = x.exp_inc.is_some() as u32;
@@ -772,6 +844,7 @@ impl<'a> Rounder<'a> {
             },
             ew: x.exp.width,
             inc: x.exp_inc.is_some(),
+            offset: x.exp_offset,
             range: (elo, ehi),
         });
         if let Some(t) = &self.narrow {
@@ -782,7 +855,7 @@ impl<'a> Rounder<'a> {
                 1u32 << t.sel.width
             )]);
         }
-        match (&self.narrow, elo < emin) {
+        self.tiny = match (&self.narrow, elo < emin) {
             (_, false) => Expr::bit_c(false),
             (Some(t), true) => {
                 t.table(b, &Self::name("tiny"), 1, "e < emin", |v| (v < emin) as i64)
@@ -792,13 +865,99 @@ impl<'a> Rounder<'a> {
                 self.e.slt(&Expr::ci(emin, iw)),
                 "e < emin",
             ),
-        }
+        };
+        self.tiny.clone()
     }
 
     /// Whether a tiny value is denormalized (the format has subnormals and values below
     /// 2^emin occur).
     fn may_den(&self) -> bool {
-        self.subn && self.x.exp_range.0 < self.emin
+        self.subn && self.x.exp_range.0 < self.emin && !self.fast_ftz()
+    }
+
+    /// `e + k`. For a narrow exponent it is formed from the input exponent directly, not
+    /// from the `e` wire: `exp + (offset + k)`, and with an increment bit `t` both
+    /// `exp + (offset + k + 1)` and that, selected by `t` — one adder beside the decision
+    /// tables instead of a chain of two or three.
+    fn e_plus(&self, k: i64) -> Expr {
+        if self.narrow.is_none() {
+            return self.e.add(&Expr::ci(k, self.iw));
+        }
+        let base = self.x.exp.sext(self.iw);
+        let c = k + self.x.exp_offset;
+        let at = |c: i64| base.add(&Expr::ci(c, self.iw));
+        match &self.x.exp_inc {
+            Some(t) => Expr::mux(t, &at(c + 1), &at(c)),
+            None => at(c),
+        }
+    }
+
+    /// `ftz` without a denormalization shifter: signed formats with subnormals and a
+    /// trailing field, when values below 2^emin occur.
+    fn fast_ftz(&self) -> bool {
+        self.x.ftz && self.f.signed && self.subn && self.man > 0 && self.x.exp_range.0 < self.emin
+    }
+
+    /// Flush-to-zero of tiny values (`fast_ftz`): every value below 2^emin becomes ±0
+    /// except one that its subnormal rounding carries up to 2^emin. Only e = emin − 1 can:
+    /// its subnormal rounding is the window shifted right by one place (kept bits
+    /// {0, win[L-1:L-P+1]}, fraction win[G:1], sticky win[0] | st0), and it reaches 2^emin
+    /// when those trailing bits are all ones and the mode rounds away.
+    fn flush(&self, b: &mut ModuleBuilder, win: &Expr, st0: &Expr, tiny: &Expr) -> Option<Flush> {
+        if !self.fast_ftz() {
+            return None;
+        }
+        let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
+        b.comment_owned(vec![
+            "Flush to zero (ftz): a tiny value is +-0, unless e = emin - 1 and its subnormal"
+                .to_string(),
+            format!(
+                "  rounding (window >> 1: trailing {RP}_win[{}:{}], fraction {RP}_win[{g}:1]) \
+                 carries to the smallest normal",
+                l - 1,
+                l - p + 1
+            ),
+        ]);
+        let away1 = decide(
+            b,
+            self.m,
+            &self.x.sign,
+            &win.bit(l - p + 1),
+            &win.slice(g, 1),
+            &win.bit(0).or(st0),
+            &Self::name("ftz"),
+            "at the subnormal quantum for e = emin - 1",
+        );
+        let at = match &self.narrow {
+            Some(t) => t.table(b, &Self::name("e_is_emin_m1"), 1, "e == emin - 1", |v| {
+                (v == emin - 1) as i64
+            }),
+            None => self.e.eq(&Expr::ci(emin - 1, iw)),
+        };
+        let keep_min = b.wire(
+            &Self::name("ftz_keep_min"),
+            tiny.and(&at)
+                .and(&win.slice(l - 1, l - p + 1).red_and())
+                .and(&away1),
+        );
+        // Rounding at precision P (unbounded exponent) carries 2^(emin-1)·1.1…1 to 2^emin.
+        let min_tiny = match self.m.tininess {
+            Tininess::AfterRounding => {
+                let away_u = decide(
+                    b,
+                    self.m,
+                    &self.x.sign,
+                    &win.bit(l - p),
+                    &win.slice(g - 1, 0),
+                    st0,
+                    &Self::name("u"),
+                    "at precision P, unbounded exponent (tininess after rounding)",
+                );
+                win.slice(l - 1, l - p).red_and().and(&away_u).not()
+            }
+            Tininess::BeforeRounding => Expr::bit_c(true),
+        };
+        Some(Flush { keep_min, min_tiny })
     }
 
     /// Denormalization: the quantum of a tiny value is 2^(emin − P + 1), so its window
@@ -871,9 +1030,8 @@ impl<'a> Rounder<'a> {
         tiny: &Expr,
     ) -> Rounded {
         let (man, iw, bias) = (self.man, self.iw, self.bias);
-        let e = &self.e;
         let may_den = self.may_den();
-        let ebias = e.add(&Expr::ci(bias, iw));
+        let ebias = self.e_plus(bias);
         let ebf = if may_den {
             Expr::mux(tiny, &Expr::c(0, iw), &ebias)
         } else {
@@ -909,7 +1067,7 @@ impl<'a> Rounder<'a> {
         // exponents (the exponent adders then run beside the decision tables); other short
         // codes keep one adder.
         let mag_v = if man >= 8 || self.narrow.is_some() {
-            let e1 = e.add(&Expr::ci(bias + 1, iw));
+            let e1 = self.e_plus(bias + 1);
             let ebf1 = if may_den {
                 Expr::mux(tiny, &Expr::c(1, iw), &e1)
             } else {
@@ -943,10 +1101,19 @@ impl<'a> Rounder<'a> {
         st0: &Expr,
         tiny: &Expr,
         inexact: &Expr,
+        flush: Option<&Flush>,
     ) -> Expr {
         let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
         if self.x.exp_range.0 >= emin {
             return Expr::bit_c(false);
+        }
+        if let Some(fl) = flush {
+            // Every tiny value is inexact; a flushed one underflows, a kept smallest normal
+            // when it was tiny by the tininess rule.
+            return b.wire(
+                &Self::name("uf"),
+                tiny.and(&fl.keep_min.not().or(&fl.min_tiny)),
+            );
         }
         let tiny_ok = match (self.m.tininess, self.may_den()) {
             (Tininess::AfterRounding, true) => {
@@ -1057,6 +1224,7 @@ impl<'a> Rounder<'a> {
         ovf: &Expr,
         mag_neg: &Expr,
         uf0: &Expr,
+        flush: Option<&Flush>,
     ) -> Finite {
         let (f, m) = (self.f, self.m);
         let (k, mb, subn) = (f.k, f.mag_bits(), self.subn);
@@ -1166,6 +1334,14 @@ impl<'a> Rounder<'a> {
             &regular,
         );
         fin = Expr::mux(ovf, &ovf_code, &fin);
+        let mut inexact = q.inexact.clone();
+        if let Some(fl) = flush {
+            // ftz: a tiny value is +-0 or (carried up) the smallest normal, always inexact.
+            let min_normal = concat(&[sign.clone(), Expr::c(1u128 << self.man, k - 1)]);
+            let tiny = self.tiny.clone();
+            fin = Expr::mux(&tiny, &Expr::mux(&fl.keep_min, &min_normal, &zcode), &fin);
+            inexact = inexact.or(&tiny);
+        }
         fin = Expr::mux(&neg_uns.or(&mag_neg), &Expr::c(0, k), &fin);
         fin = Expr::mux(&neg_uns_nz.and(&nan_on_neg), &nan_c, &fin);
         let code = if matches!(fin.node, crate::ast::Node::Mux(..)) {
@@ -1177,7 +1353,7 @@ impl<'a> Rounder<'a> {
         Finite {
             code,
             ix: any(&[
-                q.inexact.clone(),
+                inexact,
                 mag_neg.clone(),
                 neg_uns_nz.clone(),
                 ovf_eff.clone(),
@@ -1286,6 +1462,7 @@ mod tests {
             sel: concat(&[inc, exp]),
             ew: 4,
             inc: true,
+            offset: 0,
             range: (-8, 5),
         };
         assert_eq!(t.value(0b0_0111), 7);
@@ -1307,5 +1484,14 @@ mod tests {
         let ones: Vec<u128> = arms.iter().map(|(v, _)| *v).collect();
         assert_eq!(ones, vec![0b0_1000, 0b0_1001, 0b1_1000]);
         assert!(arms.iter().all(|(_, x)| x.is_const(1)));
+        // A biased selector: the exponent is the unsigned field sum + offset.
+        let t = ExpSel {
+            offset: -14,
+            inc: false,
+            range: (-14, 16),
+            ..t
+        };
+        assert_eq!(t.value(0b0_0000), -14);
+        assert_eq!(t.value(0b0_0111), -7);
     }
 }

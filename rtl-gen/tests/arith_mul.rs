@@ -186,16 +186,43 @@ fn serde_json_line(c: &sim::Counterexample) -> String {
 }
 
 /// `--ftz` (subnormal operands and results flushed, `golden::mul_ftz`): every pair in every
-/// mode for formats with and without −0, a mixed-format core, and a pipelined one; lint clean.
+/// mode for formats with and without −0 (signed: the rounder's shifter-free flush; unsigned:
+/// the flush of the encoded result), P = 2, tininess before rounding, a mixed-format core
+/// and pipelined ones; lint clean.
 #[test]
 fn mul_ftz_exhaustive() {
-    for (fx, fy, fr, stages) in [
-        (p("e4m3"), p("e4m3"), p("e4m3"), 0),
-        (p("e4m3fnuz"), p("e4m3fnuz"), p("e4m3fnuz"), 2),
-        (p("e4m3"), p("e5m2"), p("binary16"), 0),
+    for (fx, fy, fr, stages, before) in [
+        (p("e4m3"), p("e4m3"), p("e4m3"), 0, false),
+        (p("e4m3fnuz"), p("e4m3fnuz"), p("e4m3fnuz"), 2, false),
+        (p("e4m3"), p("e5m2"), p("binary16"), 0, false),
+        (p("e5m2"), p("e5m2"), p("e5m2"), 1, true),
+        (
+            p("binary8p3se"),
+            p("binary8p3se"),
+            p("binary8p3se"),
+            0,
+            false,
+        ),
+        (
+            p("binary8p2se"),
+            p("binary8p2se"),
+            p("binary8p2se"),
+            0,
+            false,
+        ),
+        (
+            p("binary8p3ue"),
+            p("binary8p3ue"),
+            p("binary8p3ue"),
+            0,
+            false,
+        ),
     ] {
         let mut r = req(fx, fy, fr, true, stages);
         r.options.ftz = true;
+        if before {
+            r.options.tininess = golden::Tininess::BeforeRounding;
+        }
         let core = rtl::generate(&r).expect("generate");
         assert!(
             core.top.ends_with(&format!("_ftz_s{stages}")),

@@ -549,6 +549,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 sticky: Expr::bit_c(false),
                 invalid: p.invalid.clone(),
                 exp_inc: None,
+                ftz: false,
+                exp_offset: 0,
             };
             let out = round(&mut b, &fr, &modes, &rin);
             let code = b.wire("round_code", out.code);

@@ -277,6 +277,8 @@ pub fn add_round(
         sticky,
         invalid,
         exp_inc: None,
+        ftz: false,
+        exp_offset: 0,
     };
     let out = round(b, fr, modes, &rin);
     let (mut code, mut flags) = match &z_pass {

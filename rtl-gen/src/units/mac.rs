@@ -511,6 +511,8 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sticky: Expr::bit_c(false),
         invalid,
         exp_inc: None,
+        ftz: false,
+        exp_offset: 0,
     };
     let b32 = golden::Format::BINARY32;
     let out = round(&mut b, &b32, &modes, &rin);

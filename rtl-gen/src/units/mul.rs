@@ -14,8 +14,8 @@ use super::modes::{
     mode_lines, mode_ports, mode_tag, read_scales, scale_tag, spec_from_ports, y_format,
 };
 use super::{describe, finish_core, layout};
-use crate::ast::{any, concat, sbits, Expr, ModuleBuilder};
-use crate::blocks::{round, unpack, RoundIn, RoundOut};
+use crate::ast::{any, concat, sbits, ubits, Expr, ModuleBuilder};
+use crate::blocks::{round, unpack, RoundIn};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{mul, mul_ftz, Format, Tininess};
 
@@ -83,10 +83,22 @@ pub struct Product {
     pub exp_range: (i64, i64),
     /// Normalized product significand (`Px + Py` bits, MSB = 1 for finite nonzero).
     pub sig: Expr,
-    /// `exp` as `(sum, carry)`: the operand exponents' sum and the multiply's normalization
-    /// bit (`exp = sum + carry`), for the rounder's exponent tables
-    /// ([`crate::blocks::RoundIn::exp_inc`]); `None` for scaled products.
-    pub exp_parts: Option<(Expr, Expr)>,
+    /// `exp` in parts for the rounder's exponent tables ([`crate::blocks::RoundIn::exp_inc`],
+    /// [`crate::blocks::RoundIn::exp_offset`]); `None` for scaled products.
+    pub exp_parts: Option<ExpParts>,
+}
+
+/// A product's exponent as `sum + offset + carry`: the operand exponents' sum (or, without
+/// subnormal operands, their biased fields' sum with `offset = −(bias_x + bias_y)`) and the
+/// multiply's normalization bit.
+#[derive(Clone, Debug)]
+pub struct ExpParts {
+    /// Sum of the operand exponents (two's complement; biased fields: nonnegative).
+    pub sum: Expr,
+    /// The normalization bit (the product significand's top bit).
+    pub carry: Expr,
+    /// Added to `sum`.
+    pub offset: i64,
 }
 
 /// Unpacks `x` (format `fx`) and `y` (format `fy`) and forms their exact product:
@@ -181,7 +193,30 @@ pub fn product_scaled(
     let esum = b.wire("p_esum", ux.exp.sext(ew).add(&uy.exp.sext(ew)));
     let exp = Expr::mux(&top, &esum.add(&Expr::c(1, ew)), &esum);
     let exp = b.wire_note("p_exp", exp, "exponent of the product MSB");
-    let exp_parts = sc.is_none().then(|| (esum.clone(), top.clone()));
+    // Without subnormal operands (ftz), a finite nonzero operand's exponent is its biased
+    // field minus the bias: the rounder gets the sum of the fields and the biases as an
+    // offset, one adder instead of three.
+    let biased = ftz && sc.is_none() && fx.bias > 0 && fy.bias > 0;
+    let exp_parts = sc.is_none().then(|| {
+        if biased {
+            let (ex, ey) = (fx.exp_bits(), fy.exp_bits());
+            let bw = ubits(((1u128 << ex) - 1) + ((1u128 << ey) - 1)) + 1;
+            let field = |c: &Expr, f: &Format, w: u32| c.slice(f.man_bits() + w - 1, f.man_bits());
+            let bsum = field(x, fx, ex).zext(bw).add(&field(y, fy, ey).zext(bw));
+            let bsum = b.wire_note("p_ebsum", bsum, "sum of the biased exponent fields");
+            ExpParts {
+                sum: bsum,
+                carry: top.clone(),
+                offset: -(fx.bias as i64 + fy.bias as i64),
+            }
+        } else {
+            ExpParts {
+                sum: esum.clone(),
+                carry: top.clone(),
+                offset: 0,
+            }
+        }
+    });
     let (exp, lo, hi) = match &sc {
         None => (exp, lo, hi),
         Some((usx, usy)) => {
@@ -212,41 +247,6 @@ pub fn product_scaled(
         exp_range: (lo, hi),
         sig,
         exp_parts,
-    }
-}
-
-/// `--ftz` on the result: a subnormal code (biased exponent field 0, trailing field not 0)
-/// becomes zero (the sign kept when the format has −0) with underflow and inexact
-/// (`golden::flush_result`).
-fn flush_subnormal_result(b: &mut ModuleBuilder, fr: &Format, out: RoundOut) -> RoundOut {
-    let m = fr.man_bits();
-    let e = fr.exp_bits();
-    b.comment_owned(vec![
-        "ftz: subnormal result -> zero, flags |= {underflow, inexact}".to_string(),
-        format!(
-            "  subnormal = code[{}:{}] == 0 && code[{}:0] != 0",
-            m + e - 1,
-            m,
-            m - 1
-        ),
-    ]);
-    let code = b.wire("ftz_r_rounded", out.code);
-    let sub = code
-        .slice(m + e - 1, m)
-        .eq_c(0)
-        .and(&code.slice(m - 1, 0).eq_c(0).not());
-    let sub = b.wire("ftz_r_sub", sub);
-    let zero = if fr.has_neg_zero() {
-        concat(&[code.msb(), Expr::c(0, fr.k - 1)])
-    } else {
-        Expr::c(0, fr.k)
-    };
-    RoundOut {
-        code: b.wire("ftz_r_code", Expr::mux(&sub, &zero, &code)),
-        flags: b.wire(
-            "ftz_r_flags",
-            out.flags.or(&concat(&[Expr::c(0, 2), sub.clone(), sub])),
-        ),
     }
 }
 
@@ -413,9 +413,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         scales.as_ref().map(|(f, a, c)| (f, a, c)),
     );
     // The exponent goes to the rounder as the operands' sum plus the normalization bit.
-    let (exp, exp_inc) = match &p.exp_parts {
-        Some((sum, top)) => (sum.clone(), Some(top.clone())),
-        None => (p.exp.clone(), None),
+    let (exp, exp_inc, exp_offset) = match &p.exp_parts {
+        Some(e) => (e.sum.clone(), Some(e.carry.clone()), e.offset),
+        None => (p.exp.clone(), None, 0),
     };
     let rin = RoundIn {
         nan: p.nan.clone(),
@@ -428,11 +428,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sticky: Expr::bit_c(false),
         invalid: p.invalid.clone(),
         exp_inc,
+        ftz,
+        exp_offset,
     };
-    let mut out = round(&mut b, &fr, &modes, &rin);
-    if ftz && fr.man_bits() > 0 {
-        out = flush_subnormal_result(&mut b, &fr, out);
-    }
+    let out = round(&mut b, &fr, &modes, &rin);
     b.output("r_o", out.code);
     if !req.options.no_flags {
         b.output("flags_o", out.flags);

@@ -139,6 +139,8 @@ fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> R
         sticky: Expr::bit_c(false),
         invalid: u.snan.clone(),
         exp_inc: None,
+        ftz: false,
+        exp_offset: 0,
     }
 }
 
@@ -222,6 +224,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             sticky: crate::ast::Expr::bit_c(false),
             invalid: u.snan.clone(),
             exp_inc: None,
+            ftz: false,
+            exp_offset: 0,
         },
         Some((sf, s)) => scaled_input(&mut b, &u, sf, s),
     };

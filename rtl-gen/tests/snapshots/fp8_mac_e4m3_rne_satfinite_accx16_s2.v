@@ -199,11 +199,10 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   significand [27:0] | input sticky -> round_st0
   wire [24:0] round_win = onrm_n1[52:28];
   wire round_st0 = |onrm_n1[27:0];
-  wire [9:0] round_e = {{3{onrm_exp[6]}}, onrm_exp};
 
   // Exponent decisions: tables over {exp} (e = exp), 128 entries each
   wire round_frac = round_win[0];
-  wire [32:0] round_mag_t = {round_e + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire [32:0] round_mag_t = {{{3{onrm_exp[6]}}, onrm_exp} + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_st0;
 
   // round: round-away decision at the result's quantum
@@ -211,8 +210,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_st0 | round_mag_t[0]);
   wire [32:0] round_mag = {(&round_win[23:1] & round_away)
-                           ? (round_e + 10'd128)
-                           : (round_e + 10'd127),
+                           ? ({{3{onrm_exp[6]}}, onrm_exp} + 10'd128)
+                           : ({{3{onrm_exp[6]}}, onrm_exp} + 10'd127),
                            round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
   wire [31:0] round_code = o_is_nan_q1 ? BINARY32_NAN :
                            o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :

@@ -83,7 +83,6 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   //   significand [2:0] | input sticky -> round_st0
   wire [4:0] round_win = p_sig[7:3];
   wire round_st0 = |p_sig[2:0];
-  wire [5:0] round_e = p_esum + {5'd0, p_raw_pp1_0[7]};
 
   // Exponent decisions: tables over {exp_inc, exp} (e = exp + exp_inc), 128 entries each
   reg  round_tiny;  // e < emin
@@ -151,16 +150,22 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [8:0] round_mag_t = {round_tiny ? 6'd0 : (round_e + 6'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [8:0] round_mag_t = {round_tiny ? 6'd0 :
+                            p_raw_pp1_0[7] ? (p_esum + 6'd8) :
+                            (p_esum + 6'd7),
+                            round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
-  wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny ? 6'd1 : (round_e + 6'd8)) :
+  wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny ? 6'd1 :
+                                                            p_raw_pp1_0[7] ? (p_esum + 6'd9) :
+                                                            (p_esum + 6'd8)) :
                           round_tiny ? 6'd0 :
-                          (round_e + 6'd7),
+                          p_raw_pp1_0[7] ? (p_esum + 6'd8) :
+                          (p_esum + 6'd7),
                           round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
