@@ -104,21 +104,24 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
     assert_eq!(json(&out)["mismatches"], 0);
     // Three mutations: a lane's sign ignored (a condition), the window exponent off by one
     // (a constant), the zero-sum sign rule dropped (a decision).
-    let sign_line = text
-        .lines()
-        .find(|l| l.contains("wire") && l.contains("l2_term ="))
-        .expect("lane term")
-        .to_string();
-    let exp_line = text
-        .lines()
-        .find(|l| l.contains("wire") && l.contains("snrm_exp ="))
-        .expect("sum exponent")
-        .to_string();
-    let zero_line = text
-        .lines()
-        .find(|l| l.contains("wire") && l.contains("s_sign ="))
-        .expect("sum sign")
-        .to_string();
+    // A definition may wrap over several lines: take the text up to its `;`.
+    let statement = |lhs: &str| -> String {
+        let start = text
+            .lines()
+            .position(|l| l.contains("wire") && l.contains(lhs))
+            .unwrap_or_else(|| panic!("no definition of {lhs}"));
+        let mut out = Vec::new();
+        for l in text.lines().skip(start) {
+            out.push(l);
+            if l.split("//").next().unwrap_or("").contains(';') {
+                break;
+            }
+        }
+        out.join("\n")
+    };
+    let sign_line = statement("l2_term =");
+    let exp_line = statement("snrm_exp =");
+    let zero_line = statement("s_sign =");
     let const_re = |l: &str| -> String {
         // the first sized decimal constant of the line, plus one
         let i = l.find("'d").expect("a decimal constant");

@@ -234,9 +234,9 @@ fn a_deliberately_broken_core_fails_with_a_counterexample_and_a_vcd() {
     // Break ties-to-even: the round-away condition loses its "odd" term.
     let line = text
         .lines()
-        .find(|l| l.contains("wire rnd_away ="))
+        .find(|l| l.contains("wire round_away ="))
         .expect("rounder line");
-    let broken = text.replace(line, &line.replace("rnd_mag_t[0]", "1'b0"));
+    let broken = text.replace(line, &line.replace("round_mag_t[0]", "1'b0"));
     assert_ne!(broken, text, "the alteration must change the core");
     std::fs::write(&vfile, broken).unwrap();
     let vcd = tmp.path().join("cx.vcd");

@@ -661,13 +661,13 @@ fn verify_from_prove_proves_a_hand_edited_core_and_refutes_a_broken_one() {
     // in Verilator as a difference from the golden model.
     let line = edited
         .lines()
-        .find(|l| l.contains("wire rnd_away ="))
+        .find(|l| l.contains("wire round_away ="))
         .expect("rounder line");
     let broken = edited.replace(
         line,
         &line.replacen(
-            "(rnd_sticky | rnd_mag_t[0])",
-            "(rnd_sticky | ~rnd_mag_t[0])",
+            "(round_sticky | round_mag_t[0])",
+            "(round_sticky | ~round_mag_t[0])",
             1,
         ),
     );

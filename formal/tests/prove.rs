@@ -253,10 +253,10 @@ fn mutate(v: &str) -> String {
     let mut done = false;
     for line in v.lines() {
         if !done
-            && line.trim_start().starts_with("wire rnd_away =")
-            && line.contains("| rnd_mag_t[0]")
+            && line.trim_start().starts_with("wire round_away =")
+            && line.contains("| round_mag_t[0]")
         {
-            out.push_str(&line.replacen("| rnd_mag_t[0]", "| ~rnd_mag_t[0]", 1));
+            out.push_str(&line.replacen("| round_mag_t[0]", "| ~round_mag_t[0]", 1));
             done = true;
         } else {
             out.push_str(line);
