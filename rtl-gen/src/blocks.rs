@@ -508,6 +508,8 @@ pub fn guard_bits(m: &Modes) -> u32 {
 struct ExpSel {
     sel: Expr,
     ew: u32,
+    /// The exponent bits are two's complement (else unsigned).
+    signed: bool,
     inc: bool,
     /// Added to the selector's exponent ([`RoundIn::exp_offset`]).
     offset: i64,
@@ -518,7 +520,7 @@ impl ExpSel {
     /// The exponent value that selector value `v` stands for.
     fn value(&self, v: u128) -> i64 {
         let raw = (v & mask(self.ew)) as i64;
-        let e = if raw >> (self.ew - 1) & 1 == 1 {
+        let e = if self.signed && raw >> (self.ew - 1) & 1 == 1 {
             raw - (1i64 << self.ew)
         } else {
             raw
@@ -837,12 +839,21 @@ impl<'a> Rounder<'a> {
             },
         );
         let inc_bits = x.exp_inc.is_some() as u32;
-        self.narrow = (x.exp.width + inc_bits <= EXP_TABLE_BITS).then(|| ExpSel {
+        // A nonnegative exponent (`{1'b0, field}`, e.g. a biased field) selects by its
+        // value bits alone.
+        let (sel_exp, signed) = match &x.exp.node {
+            crate::ast::Node::Concat(parts) if parts.len() >= 2 && parts[0].is_const(0) => {
+                (concat(&parts[1..]), false)
+            }
+            _ => (x.exp.clone(), true),
+        };
+        self.narrow = (sel_exp.width + inc_bits <= EXP_TABLE_BITS).then(|| ExpSel {
             sel: match &x.exp_inc {
-                Some(t) => concat(&[t.clone(), x.exp.clone()]),
-                None => x.exp.clone(),
+                Some(t) => concat(&[t.clone(), sel_exp.clone()]),
+                None => sel_exp.clone(),
             },
-            ew: x.exp.width,
+            ew: sel_exp.width,
+            signed,
             inc: x.exp_inc.is_some(),
             offset: x.exp_offset,
             range: (elo, ehi),
@@ -1461,6 +1472,7 @@ mod tests {
         let t = ExpSel {
             sel: concat(&[inc, exp]),
             ew: 4,
+            signed: true,
             inc: true,
             offset: 0,
             range: (-8, 5),
@@ -1487,11 +1499,13 @@ mod tests {
         // A biased selector: the exponent is the unsigned field sum + offset.
         let t = ExpSel {
             offset: -14,
+            signed: false,
             inc: false,
             range: (-14, 16),
             ..t
         };
         assert_eq!(t.value(0b0_0000), -14);
         assert_eq!(t.value(0b0_0111), -7);
+        assert_eq!(t.value(0b0_1111), 1); // unsigned: the top bit is a value bit
     }
 }

@@ -347,14 +347,31 @@ impl Netlist {
                     let _ = writeln!(out, "  reg  {}{};{note}", range(s.width), s.name);
                     let _ = writeln!(out, "  always @* begin");
                     let _ = writeln!(out, "    case ({})", self.expr(sel));
+                    // Arms with the same result share one item (several labels), wrapped
+                    // at LINE columns.
+                    let mut groups: Vec<(String, Vec<u128>)> = Vec::new();
                     for (v, a) in arms {
-                        let _ = writeln!(
-                            out,
-                            "      {}: {} = {};",
-                            lit(*v, sel.width),
-                            s.name,
-                            self.expr(a)
-                        );
+                        let r = self.expr(a);
+                        match groups.iter_mut().find(|(x, _)| *x == r) {
+                            Some((_, vs)) => vs.push(*v),
+                            None => groups.push((r, vec![*v])),
+                        }
+                    }
+                    for (r, vs) in groups {
+                        let labels: Vec<String> = vs.iter().map(|v| lit(*v, sel.width)).collect();
+                        let mut line = String::from("      ");
+                        for (i, l) in labels.iter().enumerate() {
+                            let sep = if i + 1 < labels.len() { "," } else { ":" };
+                            if line.len() + l.len() + 2 > LINE && !line.trim().is_empty() {
+                                out.push_str(line.trim_end());
+                                out.push('\n');
+                                line = String::from("      ");
+                            }
+                            line.push_str(l);
+                            line.push_str(sep);
+                            line.push(' ');
+                        }
+                        let _ = writeln!(out, "{line}{} = {r};", s.name);
                     }
                     let _ = writeln!(out, "      default: {} = {};", s.name, self.expr(d));
                     let _ = writeln!(out, "    endcase");

@@ -8,7 +8,7 @@
 //! saturation), `rnd_i` (when a stochastic mode is possible).
 
 use super::{describe, finish_core, layout};
-use crate::ast::{Expr, ModuleBuilder};
+use crate::ast::{concat, Expr, ModuleBuilder};
 use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{convert, Format, Rounding, Saturation, Tininess};
@@ -212,20 +212,32 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         },
     ]);
     let u = unpack(&mut b, &fin, &z, !far, "in");
+    // Without normalization every finite input's exponent is its biased field minus the
+    // bias (a subnormal's field 0 stands for emin - 1): the rounder gets the field and the
+    // bias as an offset, so its decisions are tables over the field (no subtraction first).
+    let (exp, exp_offset) = if far && fin.bias > 0 {
+        let (m, e) = (fin.man_bits(), fin.exp_bits());
+        (
+            concat(&[Expr::c(0, 1), z.slice(m + e - 1, m)]),
+            -(fin.bias as i64),
+        )
+    } else {
+        (u.exp.clone(), 0)
+    };
     let x = match &scale {
         None => RoundIn {
             nan: u.nan.clone(),
             inf: u.inf.clone(),
             zero: u.zero.clone(),
             sign: u.sign.clone(),
-            exp: u.exp.clone(),
+            exp,
             exp_range: u.exp_range,
             sig: u.sig.clone(),
             sticky: crate::ast::Expr::bit_c(false),
             invalid: u.snan.clone(),
             exp_inc: None,
             ftz: false,
-            exp_offset: 0,
+            exp_offset,
         },
         Some((sf, s)) => scaled_input(&mut b, &u, sf, s),
     };

@@ -88,30 +88,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   reg  round_tiny;  // e < emin
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd46: round_tiny = 1'b1;
-      7'd47: round_tiny = 1'b1;
-      7'd48: round_tiny = 1'b1;
-      7'd49: round_tiny = 1'b1;
-      7'd50: round_tiny = 1'b1;
-      7'd51: round_tiny = 1'b1;
-      7'd52: round_tiny = 1'b1;
-      7'd53: round_tiny = 1'b1;
-      7'd54: round_tiny = 1'b1;
-      7'd55: round_tiny = 1'b1;
-      7'd56: round_tiny = 1'b1;
-      7'd57: round_tiny = 1'b1;
-      7'd109: round_tiny = 1'b1;
-      7'd110: round_tiny = 1'b1;
-      7'd111: round_tiny = 1'b1;
-      7'd112: round_tiny = 1'b1;
-      7'd113: round_tiny = 1'b1;
-      7'd114: round_tiny = 1'b1;
-      7'd115: round_tiny = 1'b1;
-      7'd116: round_tiny = 1'b1;
-      7'd117: round_tiny = 1'b1;
-      7'd118: round_tiny = 1'b1;
-      7'd119: round_tiny = 1'b1;
-      7'd120: round_tiny = 1'b1;
+      7'd46, 7'd47, 7'd48, 7'd49, 7'd50, 7'd51, 7'd52, 7'd53, 7'd54, 7'd55, 7'd56, 7'd57, 7'd109,
+      7'd110, 7'd111, 7'd112, 7'd113, 7'd114, 7'd115, 7'd116, 7'd117, 7'd118, 7'd119, 7'd120: round_tiny = 1'b1;
       default: round_tiny = 1'b0;
     endcase
   end
@@ -120,30 +98,12 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd46: round_shamt = 3'd5;
-      7'd47: round_shamt = 3'd5;
-      7'd48: round_shamt = 3'd5;
-      7'd49: round_shamt = 3'd5;
-      7'd50: round_shamt = 3'd5;
-      7'd51: round_shamt = 3'd5;
-      7'd52: round_shamt = 3'd5;
-      7'd53: round_shamt = 3'd5;
-      7'd54: round_shamt = 3'd4;
-      7'd55: round_shamt = 3'd3;
-      7'd56: round_shamt = 3'd2;
-      7'd57: round_shamt = 3'd1;
-      7'd109: round_shamt = 3'd5;
-      7'd110: round_shamt = 3'd5;
-      7'd111: round_shamt = 3'd5;
-      7'd112: round_shamt = 3'd5;
-      7'd113: round_shamt = 3'd5;
-      7'd114: round_shamt = 3'd5;
-      7'd115: round_shamt = 3'd5;
-      7'd116: round_shamt = 3'd5;
-      7'd117: round_shamt = 3'd4;
-      7'd118: round_shamt = 3'd3;
-      7'd119: round_shamt = 3'd2;
-      7'd120: round_shamt = 3'd1;
+      7'd46, 7'd47, 7'd48, 7'd49, 7'd50, 7'd51, 7'd52, 7'd53, 7'd109, 7'd110, 7'd111, 7'd112,
+      7'd113, 7'd114, 7'd115, 7'd116: round_shamt = 3'd5;
+      7'd54, 7'd117: round_shamt = 3'd4;
+      7'd55, 7'd118: round_shamt = 3'd3;
+      7'd56, 7'd119: round_shamt = 3'd2;
+      7'd57, 7'd120: round_shamt = 3'd1;
       default: round_shamt = 3'd0;
     endcase
   end
@@ -175,8 +135,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   reg  round_e_ne_emin_m1;  // e != emin - 1
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd57: round_e_ne_emin_m1 = 1'b0;
-      7'd120: round_e_ne_emin_m1 = 1'b0;
+      7'd57, 7'd120: round_e_ne_emin_m1 = 1'b0;
       default: round_e_ne_emin_m1 = 1'b1;
     endcase
   end
@@ -187,32 +146,15 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   reg  round_e_above;  // above the largest binade
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd9: round_e_above = 1'b1;
-      7'd10: round_e_above = 1'b1;
-      7'd11: round_e_above = 1'b1;
-      7'd12: round_e_above = 1'b1;
-      7'd13: round_e_above = 1'b1;
-      7'd14: round_e_above = 1'b1;
-      7'd15: round_e_above = 1'b1;
-      7'd16: round_e_above = 1'b1;
-      7'd17: round_e_above = 1'b1;
-      7'd72: round_e_above = 1'b1;
-      7'd73: round_e_above = 1'b1;
-      7'd74: round_e_above = 1'b1;
-      7'd75: round_e_above = 1'b1;
-      7'd76: round_e_above = 1'b1;
-      7'd77: round_e_above = 1'b1;
-      7'd78: round_e_above = 1'b1;
-      7'd79: round_e_above = 1'b1;
-      7'd80: round_e_above = 1'b1;
+      7'd9, 7'd10, 7'd11, 7'd12, 7'd13, 7'd14, 7'd15, 7'd16, 7'd17, 7'd72, 7'd73, 7'd74, 7'd75,
+      7'd76, 7'd77, 7'd78, 7'd79, 7'd80: round_e_above = 1'b1;
       default: round_e_above = 1'b0;
     endcase
   end
   reg  round_e_top;  // in the largest binade
   always @* begin
     case ({p_raw_pp1_0[7], p_esum})
-      7'd8: round_e_top = 1'b1;
-      7'd71: round_e_top = 1'b1;
+      7'd8, 7'd71: round_e_top = 1'b1;
       default: round_e_top = 1'b0;
     endcase
   end

@@ -32,7 +32,6 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire in_is_inf = in_exp_ones & (~|in_man_field);
   wire in_exp_zero = ~|in_exp_field;
   wire in_is_zero = in_exp_zero & (~|in_man_field) & ~in_is_nan;
-  wire [8:0] in_exp = {1'b0, in_exp_field} - 9'd127;  // exponent of the MSB (two's complement)
   wire [23:0] in_sig = {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
@@ -41,35 +40,104 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win = in_sig[23:19];
   wire round_st0 = |in_sig[18:0];
-  wire round_tiny = {~in_exp[8], in_exp[7:0]} < 9'd250;  // e < emin
+
+  // Exponent decisions: tables over {exp} (e = exp), 256 entries each
+  reg  round_tiny;  // e < emin
+  always @* begin
+    case (z_i[30:23])
+      8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
+      8'd14, 8'd15, 8'd16, 8'd17, 8'd18, 8'd19, 8'd20, 8'd21, 8'd22, 8'd23, 8'd24, 8'd25, 8'd26,
+      8'd27, 8'd28, 8'd29, 8'd30, 8'd31, 8'd32, 8'd33, 8'd34, 8'd35, 8'd36, 8'd37, 8'd38, 8'd39,
+      8'd40, 8'd41, 8'd42, 8'd43, 8'd44, 8'd45, 8'd46, 8'd47, 8'd48, 8'd49, 8'd50, 8'd51, 8'd52,
+      8'd53, 8'd54, 8'd55, 8'd56, 8'd57, 8'd58, 8'd59, 8'd60, 8'd61, 8'd62, 8'd63, 8'd64, 8'd65,
+      8'd66, 8'd67, 8'd68, 8'd69, 8'd70, 8'd71, 8'd72, 8'd73, 8'd74, 8'd75, 8'd76, 8'd77, 8'd78,
+      8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
+      8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
+      8'd104, 8'd105, 8'd106, 8'd107, 8'd108, 8'd109, 8'd110, 8'd111, 8'd112, 8'd113, 8'd114,
+      8'd115, 8'd116, 8'd117, 8'd118, 8'd119, 8'd120: round_tiny = 1'b1;
+      default: round_tiny = 1'b0;
+    endcase
+  end
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [8:0] round_dd = 9'd506 - in_exp;  // emin - e
-  wire [2:0] round_shamt = round_tiny
-                           ? (({~in_exp[8], in_exp[7:0]} < 9'd245) ? 3'd5 : round_dd[2:0])
-                           : 3'd0;  // denormalization shift, clamped
+  reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  always @* begin
+    case (z_i[30:23])
+      8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
+      8'd14, 8'd15, 8'd16, 8'd17, 8'd18, 8'd19, 8'd20, 8'd21, 8'd22, 8'd23, 8'd24, 8'd25, 8'd26,
+      8'd27, 8'd28, 8'd29, 8'd30, 8'd31, 8'd32, 8'd33, 8'd34, 8'd35, 8'd36, 8'd37, 8'd38, 8'd39,
+      8'd40, 8'd41, 8'd42, 8'd43, 8'd44, 8'd45, 8'd46, 8'd47, 8'd48, 8'd49, 8'd50, 8'd51, 8'd52,
+      8'd53, 8'd54, 8'd55, 8'd56, 8'd57, 8'd58, 8'd59, 8'd60, 8'd61, 8'd62, 8'd63, 8'd64, 8'd65,
+      8'd66, 8'd67, 8'd68, 8'd69, 8'd70, 8'd71, 8'd72, 8'd73, 8'd74, 8'd75, 8'd76, 8'd77, 8'd78,
+      8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
+      8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
+      8'd104, 8'd105, 8'd106, 8'd107, 8'd108, 8'd109, 8'd110, 8'd111, 8'd112, 8'd113, 8'd114,
+      8'd115, 8'd116: round_shamt = 3'd5;
+      8'd117: round_shamt = 3'd4;
+      8'd118: round_shamt = 3'd3;
+      8'd119: round_shamt = 3'd2;
+      8'd120: round_shamt = 3'd1;
+      default: round_shamt = 3'd0;
+    endcase
+  end
   wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [11:0] round_mag_t = {round_tiny ? 9'd0 : (in_exp + 9'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [11:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd392), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
-  wire [11:0] round_mag = round_mag_t + {11'd0, round_away};  // rounded magnitude code (carry may bump the exponent)
+  wire [11:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny
+                                                             ? 9'd1
+                                                             : ({1'b0, z_i[30:23]} + 9'd393)) :
+                           round_tiny ? 9'd0 :
+                           ({1'b0, z_i[30:23]} + 9'd392),
+                           round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
+  reg  round_e_ne_emin_m1;  // e != emin - 1
+  always @* begin
+    case (z_i[30:23])
+      8'd120: round_e_ne_emin_m1 = 1'b0;
+      default: round_e_ne_emin_m1 = 1'b1;
+    endcase
+  end
   wire round_uf = round_inexact & round_tiny
-                  & ((in_exp != 9'd505) | (~(&round_win[4:1] & round_u_away)));
+                  & (round_e_ne_emin_m1 | (~(&round_win[4:1] & round_u_away)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf = (9'd264 < {~in_exp[8], in_exp[7:0]})
-                   | ((in_exp == 9'd8)
+  reg  round_e_above;  // above the largest binade
+  always @* begin
+    case (z_i[30:23])
+      8'd136, 8'd137, 8'd138, 8'd139, 8'd140, 8'd141, 8'd142, 8'd143, 8'd144, 8'd145, 8'd146,
+      8'd147, 8'd148, 8'd149, 8'd150, 8'd151, 8'd152, 8'd153, 8'd154, 8'd155, 8'd156, 8'd157,
+      8'd158, 8'd159, 8'd160, 8'd161, 8'd162, 8'd163, 8'd164, 8'd165, 8'd166, 8'd167, 8'd168,
+      8'd169, 8'd170, 8'd171, 8'd172, 8'd173, 8'd174, 8'd175, 8'd176, 8'd177, 8'd178, 8'd179,
+      8'd180, 8'd181, 8'd182, 8'd183, 8'd184, 8'd185, 8'd186, 8'd187, 8'd188, 8'd189, 8'd190,
+      8'd191, 8'd192, 8'd193, 8'd194, 8'd195, 8'd196, 8'd197, 8'd198, 8'd199, 8'd200, 8'd201,
+      8'd202, 8'd203, 8'd204, 8'd205, 8'd206, 8'd207, 8'd208, 8'd209, 8'd210, 8'd211, 8'd212,
+      8'd213, 8'd214, 8'd215, 8'd216, 8'd217, 8'd218, 8'd219, 8'd220, 8'd221, 8'd222, 8'd223,
+      8'd224, 8'd225, 8'd226, 8'd227, 8'd228, 8'd229, 8'd230, 8'd231, 8'd232, 8'd233, 8'd234,
+      8'd235, 8'd236, 8'd237, 8'd238, 8'd239, 8'd240, 8'd241, 8'd242, 8'd243, 8'd244, 8'd245,
+      8'd246, 8'd247, 8'd248, 8'd249, 8'd250, 8'd251, 8'd252, 8'd253, 8'd254, 8'd255: round_e_above = 1'b1;
+      default: round_e_above = 1'b0;
+    endcase
+  end
+  reg  round_e_top;  // in the largest binade
+  always @* begin
+    case (z_i[30:23])
+      8'd135: round_e_top = 1'b1;
+      default: round_e_top = 1'b0;
+    endcase
+  end
+  wire round_ovf = round_e_above
+                   | (round_e_top
                       & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
@@ -100,7 +168,7 @@ module fp8_project_e4m3_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, round_dd[8:3], round_den[9], round_mag[11:7]};
+  wire unused_ok = &{1'b0, round_den[9], round_mag_t[11:1], round_mag[11:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -8,7 +8,7 @@
 // Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}
 // Random:      rnd_i = 3 random bits for stochastic rounding
 // Pipeline:    2 stage(s), latency 2 cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)
-// Depth estimate 27 levels, budget 9 levels per stage.
+// Depth estimate 24 levels, budget 8 levels per stage.
 
 `default_nettype none
 
@@ -53,7 +53,6 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire in_is_inf = in_exp_ones & (~|in_man_field);
   wire in_exp_zero = ~|in_exp_field;
   wire in_is_zero = in_exp_zero & (~|in_man_field) & ~in_is_nan;
-  wire [8:0] in_exp = {1'b0, in_exp_field} - 9'd127;  // exponent of the MSB (two's complement)
   wire [23:0] in_sig = {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e5m2 (P = 3, emin = -14, emax = 15)
@@ -62,16 +61,49 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   //   significand [16:0] | input sticky -> round_st0
   wire [6:0] round_win = in_sig[23:17];
   wire round_st0 = |in_sig[16:0];
-  wire round_tiny = {~in_exp[8], in_exp[7:0]} < 9'd242;  // e < emin
+
+  // Exponent decisions: tables over {exp} (e = exp), 256 entries each
+  reg  round_tiny;  // e < emin
+  always @* begin
+    case (z_i[30:23])
+      8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
+      8'd14, 8'd15, 8'd16, 8'd17, 8'd18, 8'd19, 8'd20, 8'd21, 8'd22, 8'd23, 8'd24, 8'd25, 8'd26,
+      8'd27, 8'd28, 8'd29, 8'd30, 8'd31, 8'd32, 8'd33, 8'd34, 8'd35, 8'd36, 8'd37, 8'd38, 8'd39,
+      8'd40, 8'd41, 8'd42, 8'd43, 8'd44, 8'd45, 8'd46, 8'd47, 8'd48, 8'd49, 8'd50, 8'd51, 8'd52,
+      8'd53, 8'd54, 8'd55, 8'd56, 8'd57, 8'd58, 8'd59, 8'd60, 8'd61, 8'd62, 8'd63, 8'd64, 8'd65,
+      8'd66, 8'd67, 8'd68, 8'd69, 8'd70, 8'd71, 8'd72, 8'd73, 8'd74, 8'd75, 8'd76, 8'd77, 8'd78,
+      8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
+      8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
+      8'd104, 8'd105, 8'd106, 8'd107, 8'd108, 8'd109, 8'd110, 8'd111, 8'd112: round_tiny = 1'b1;
+      default: round_tiny = 1'b0;
+    endcase
+  end
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 2): round_win >> min(emin - e, 7), shifted-out bits are sticky
-  wire [8:0] round_dd = 9'd498 - in_exp;  // emin - e
-  wire [2:0] round_shamt = round_tiny
-                           ? (({~in_exp[8], in_exp[7:0]} < 9'd235) ? 3'd7 : round_dd[2:0])
-                           : 3'd0;  // denormalization shift, clamped
+  reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  always @* begin
+    case (z_i[30:23])
+      8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
+      8'd14, 8'd15, 8'd16, 8'd17, 8'd18, 8'd19, 8'd20, 8'd21, 8'd22, 8'd23, 8'd24, 8'd25, 8'd26,
+      8'd27, 8'd28, 8'd29, 8'd30, 8'd31, 8'd32, 8'd33, 8'd34, 8'd35, 8'd36, 8'd37, 8'd38, 8'd39,
+      8'd40, 8'd41, 8'd42, 8'd43, 8'd44, 8'd45, 8'd46, 8'd47, 8'd48, 8'd49, 8'd50, 8'd51, 8'd52,
+      8'd53, 8'd54, 8'd55, 8'd56, 8'd57, 8'd58, 8'd59, 8'd60, 8'd61, 8'd62, 8'd63, 8'd64, 8'd65,
+      8'd66, 8'd67, 8'd68, 8'd69, 8'd70, 8'd71, 8'd72, 8'd73, 8'd74, 8'd75, 8'd76, 8'd77, 8'd78,
+      8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
+      8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
+      8'd104, 8'd105, 8'd106: round_shamt = 3'd7;
+      8'd107: round_shamt = 3'd6;
+      8'd108: round_shamt = 3'd5;
+      8'd109: round_shamt = 3'd4;
+      8'd110: round_shamt = 3'd3;
+      8'd111: round_shamt = 3'd2;
+      8'd112: round_shamt = 3'd1;
+      default: round_shamt = 3'd0;
+    endcase
+  end
   wire [13:0] round_den = {round_win, 7'd0} >> round_shamt;  // {shifted | shifted out}
   wire [3:0] round_frac = round_den[10:7];
-  wire [10:0] round_mag_t = {round_tiny ? 9'd0 : (in_exp + 9'd15), round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
+  wire [10:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd400), round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
   wire round_u_rest = |round_win[2:0] | round_st0;
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
@@ -88,6 +120,39 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire round_u_sr_cin = (rm_is_srb & round_win[0])
                         | (rm_is_src & round_win[0] & (round_st0 | round_win[1]));
   wire [3:0] round_u_sr_sum = ({1'b0, round_win[3:1]} + {1'b0, rnd_i}) + {3'd0, round_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+  reg  round_e_ne_emin_m1;  // e != emin - 1
+  always @* begin
+    case (z_i[30:23])
+      8'd112: round_e_ne_emin_m1 = 1'b0;
+      default: round_e_ne_emin_m1 = 1'b1;
+    endcase
+  end
+
+  // Overflow: rounded magnitude above max finite 0x7b (from e and the window, beside the increment)
+  reg  round_e_above;  // above the largest binade
+  always @* begin
+    case (z_i[30:23])
+      8'd143, 8'd144, 8'd145, 8'd146, 8'd147, 8'd148, 8'd149, 8'd150, 8'd151, 8'd152, 8'd153,
+      8'd154, 8'd155, 8'd156, 8'd157, 8'd158, 8'd159, 8'd160, 8'd161, 8'd162, 8'd163, 8'd164,
+      8'd165, 8'd166, 8'd167, 8'd168, 8'd169, 8'd170, 8'd171, 8'd172, 8'd173, 8'd174, 8'd175,
+      8'd176, 8'd177, 8'd178, 8'd179, 8'd180, 8'd181, 8'd182, 8'd183, 8'd184, 8'd185, 8'd186,
+      8'd187, 8'd188, 8'd189, 8'd190, 8'd191, 8'd192, 8'd193, 8'd194, 8'd195, 8'd196, 8'd197,
+      8'd198, 8'd199, 8'd200, 8'd201, 8'd202, 8'd203, 8'd204, 8'd205, 8'd206, 8'd207, 8'd208,
+      8'd209, 8'd210, 8'd211, 8'd212, 8'd213, 8'd214, 8'd215, 8'd216, 8'd217, 8'd218, 8'd219,
+      8'd220, 8'd221, 8'd222, 8'd223, 8'd224, 8'd225, 8'd226, 8'd227, 8'd228, 8'd229, 8'd230,
+      8'd231, 8'd232, 8'd233, 8'd234, 8'd235, 8'd236, 8'd237, 8'd238, 8'd239, 8'd240, 8'd241,
+      8'd242, 8'd243, 8'd244, 8'd245, 8'd246, 8'd247, 8'd248, 8'd249, 8'd250, 8'd251, 8'd252,
+      8'd253, 8'd254, 8'd255: round_e_above = 1'b1;
+      default: round_e_above = 1'b0;
+    endcase
+  end
+  reg  round_e_top;  // in the largest binade
+  always @* begin
+    case (z_i[30:23])
+      8'd142: round_e_top = 1'b1;
+      default: round_e_top = 1'b0;
+    endcase
+  end
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
   //   negative values into unsigned formats, zeros
@@ -117,16 +182,19 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  rm_is_srb_q1;
   reg  rm_is_src_q1;
   reg  round_st0_q1;
-  reg  [6:0] round_den_b6_0_q1;
+  reg  [12:0] round_den_b12_0_q1;
   reg  [3:0] round_frac_q1;
   reg  [2:0] rnd_q1;
   reg  in_sign_q1;
-  reg  [10:0] round_mag_t_q1;
+  reg  round_mag_t_b0_q1;
+  reg  [7:0] z_b30_23_q1;
+  reg  round_tiny_q1;
   reg  [3:0] round_win_b6_3_q1;
   reg  round_u_rest_q1;
   reg  round_u_sr_sum_b3_q1;
-  reg  [8:0] in_exp_q1;
-  reg  round_tiny_q1;
+  reg  round_e_ne_emin_m1_q1;
+  reg  round_e_above_q1;
+  reg  round_e_top_q1;
   reg  round_ovf_to_max_q1;
   reg  sat_is_satfinite_q1;
   reg  in_is_nan_q1;
@@ -144,16 +212,19 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rm_is_srb_q1 <= rm_is_srb;
     rm_is_src_q1 <= rm_is_src;
     round_st0_q1 <= round_st0;
-    round_den_b6_0_q1 <= round_den[6:0];
+    round_den_b12_0_q1 <= round_den[12:0];
     round_frac_q1 <= round_frac;
     rnd_q1 <= rnd_i;
     in_sign_q1 <= in_sign;
-    round_mag_t_q1 <= round_mag_t;
+    round_mag_t_b0_q1 <= round_mag_t[0];
+    z_b30_23_q1 <= z_i[30:23];
+    round_tiny_q1 <= round_tiny;
     round_win_b6_3_q1 <= round_win[6:3];
     round_u_rest_q1 <= round_u_rest;
     round_u_sr_sum_b3_q1 <= round_u_sr_sum[3];
-    in_exp_q1 <= in_exp;
-    round_tiny_q1 <= round_tiny;
+    round_e_ne_emin_m1_q1 <= round_e_ne_emin_m1;
+    round_e_above_q1 <= round_e_above;
+    round_e_top_q1 <= round_e_top;
     round_ovf_to_max_q1 <= round_ovf_to_max;
     sat_is_satfinite_q1 <= sat_is_satfinite;
     in_is_nan_q1 <= in_is_nan;
@@ -164,7 +235,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   end
   wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1
                      | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
-  wire round_sticky = |round_den_b6_0_q1 | round_st0_q1;
+  wire round_sticky = |round_den_b12_0_q1[6:0] | round_st0_q1;
   wire round_inexact = |round_frac_q1 | round_sticky;
   wire round_rest = |round_frac_q1[2:0] | round_sticky;
 
@@ -182,13 +253,6 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire round_sr_cin = (rm_is_srb_q1 & round_frac_q1[0])
                       | (rm_is_src_q1 & round_frac_q1[0] & (round_sticky | round_frac_q1[1]));
   wire [3:0] round_sr_sum = ({1'b0, round_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, round_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
-  wire round_u_away = (rm_is_rne & round_win_b6_3_q1[0] & (round_u_rest_q1 | round_win_b6_3_q1[1]))
-                      | (rm_is_rna_q1 & round_win_b6_3_q1[0])
-                      | (rm_is_rtp_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1) & ~in_sign_q1)
-                      | (rm_is_rtn_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1) & in_sign_q1)
-                      | (rm_is_rto_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1)
-                         & ~round_win_b6_3_q1[1])
-                      | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & round_u_sr_sum_b3_q1);
 
   // ======== stage 2 ========
 
@@ -203,14 +267,19 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  rm_is_rne_q2;
   reg  in_sign_q2;
   reg  round_frac_b3_q2;
-  reg  [10:0] round_mag_t_q2;
+  reg  round_mag_t_b0_q2;
   reg  round_rest_q2;
   reg  round_sr_sum_b3_q2;
-  reg  [8:0] in_exp_q2;
-  reg  [2:0] round_win_b6_4_q2;
+  reg  [7:0] z_b30_23_q2;
   reg  round_tiny_q2;
+  reg  [1:0] round_den_b12_11_q2;
+  reg  [3:0] round_win_b6_3_q2;
+  reg  round_u_rest_q2;
+  reg  round_u_sr_sum_b3_q2;
   reg  round_inexact_q2;
-  reg  round_u_away_q2;
+  reg  round_e_ne_emin_m1_q2;
+  reg  round_e_above_q2;
+  reg  round_e_top_q2;
   reg  round_ovf_to_max_q2;
   reg  sat_is_satfinite_q2;
   reg  in_is_nan_q2;
@@ -229,14 +298,19 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     rm_is_rne_q2 <= rm_is_rne;
     in_sign_q2 <= in_sign_q1;
     round_frac_b3_q2 <= round_frac_q1[3];
-    round_mag_t_q2 <= round_mag_t_q1;
+    round_mag_t_b0_q2 <= round_mag_t_b0_q1;
     round_rest_q2 <= round_rest;
     round_sr_sum_b3_q2 <= round_sr_sum[3];
-    in_exp_q2 <= in_exp_q1;
-    round_win_b6_4_q2 <= round_win_b6_3_q1[3:1];
+    z_b30_23_q2 <= z_b30_23_q1;
     round_tiny_q2 <= round_tiny_q1;
+    round_den_b12_11_q2 <= round_den_b12_0_q1[12:11];
+    round_win_b6_3_q2 <= round_win_b6_3_q1;
+    round_u_rest_q2 <= round_u_rest_q1;
+    round_u_sr_sum_b3_q2 <= round_u_sr_sum_b3_q1;
     round_inexact_q2 <= round_inexact;
-    round_u_away_q2 <= round_u_away;
+    round_e_ne_emin_m1_q2 <= round_e_ne_emin_m1_q1;
+    round_e_above_q2 <= round_e_above_q1;
+    round_e_top_q2 <= round_e_top_q1;
     round_ovf_to_max_q2 <= round_ovf_to_max_q1;
     sat_is_satfinite_q2 <= sat_is_satfinite_q1;
     in_is_nan_q2 <= in_is_nan_q1;
@@ -245,19 +319,29 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     in_man_field_b22_q2 <= in_man_field_b22_q1;
     round_special_q2 <= round_special_q1;
   end
-  wire round_away = (rm_is_rne_q2 & round_frac_b3_q2 & (round_rest_q2 | round_mag_t_q2[0]))
+  wire round_away = (rm_is_rne_q2 & round_frac_b3_q2 & (round_rest_q2 | round_mag_t_b0_q2))
                     | (rm_is_rna_q2 & round_frac_b3_q2)
                     | (rm_is_rtp_q2 & (round_frac_b3_q2 | round_rest_q2) & ~in_sign_q2)
                     | (rm_is_rtn_q2 & (round_frac_b3_q2 | round_rest_q2) & in_sign_q2)
-                    | (rm_is_rto_q2 & (round_frac_b3_q2 | round_rest_q2) & ~round_mag_t_q2[0])
+                    | (rm_is_rto_q2 & (round_frac_b3_q2 | round_rest_q2) & ~round_mag_t_b0_q2)
                     | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_sr_sum_b3_q2);
-  wire [10:0] round_mag = round_mag_t_q2 + {10'd0, round_away};  // rounded magnitude code (carry may bump the exponent)
+  wire [10:0] round_mag = {(&round_den_b12_11_q2 & round_away) ? (round_tiny_q2
+                                                                  ? 9'd1
+                                                                  : ({1'b0, z_b30_23_q2} + 9'd401)) :
+                           round_tiny_q2 ? 9'd0 :
+                           ({1'b0, z_b30_23_q2} + 9'd400),
+                           round_den_b12_11_q2 + {1'b0, round_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire round_u_away = (rm_is_rne_q2 & round_win_b6_3_q2[0]
+                       & (round_u_rest_q2 | round_win_b6_3_q2[1]))
+                      | (rm_is_rna_q2 & round_win_b6_3_q2[0])
+                      | (rm_is_rtp_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2) & ~in_sign_q2)
+                      | (rm_is_rtn_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2) & in_sign_q2)
+                      | (rm_is_rto_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2)
+                         & ~round_win_b6_3_q2[1])
+                      | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_u_sr_sum_b3_q2);
   wire round_uf = round_inexact_q2 & round_tiny_q2
-                  & ((in_exp_q2 != 9'd497) | (~(&round_win_b6_4_q2 & round_u_away_q2)));
-
-  // Overflow: rounded magnitude above max finite 0x7b (from e and the window, beside the increment)
-  wire round_ovf = (9'd271 < {~in_exp_q2[8], in_exp_q2[7:0]})
-                   | ((in_exp_q2 == 9'd15) & &round_win_b6_4_q2[1:0] & round_away);
+                  & (round_e_ne_emin_m1_q2 | (~(&round_win_b6_3_q2[3:1] & round_u_away)));
+  wire round_ovf = round_e_above_q2 | (round_e_top_q2 & &round_win_b6_3_q2[2:1] & round_away);
   wire [7:0] round_fin_code = round_ovf
                               ? (round_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
                                  in_sign_q2 ? E5M2_NEG_INF :
@@ -290,8 +374,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, round_dd[8:3], round_den[13], round_sr_sum[2:0], round_mag[10:7],
-                    round_u_sr_sum[2:0]};
+  wire unused_ok = &{1'b0, round_den[13], round_mag_t[10:1], round_sr_sum[2:0], round_mag[10:7],
+                    round_u_sr_sum[2:0], round_den_b12_0_q1[10:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
