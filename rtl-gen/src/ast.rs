@@ -844,6 +844,74 @@ pub enum SigKind {
     /// Pipeline register: `src` (a signal or a slice of one) delayed by one clock
     /// (created by the pipeliner).
     Reg(Expr),
+    /// A state register of the design (an accumulator, a sticky flag, a lane counter …),
+    /// created by [`ModuleBuilder::state`]: on every rising edge of `clk_i` it loads `next`
+    /// when `enable` is 1 (always when `None`); with `reset: Some(v)` a synchronous
+    /// active-low `rst_ni` sets it to the constant `v` first (`None`: no reset, a data
+    /// register whose validity travels elsewhere). `next` and `enable` may read signals
+    /// defined after the register (the register breaks the loop), unlike a wire's
+    /// definition. Printed in the module's one state `always` block.
+    State {
+        /// The value loaded at the clock edge (an error node until
+        /// [`ModuleBuilder::set_next`] sets it).
+        next: Expr,
+        /// Synchronous reset value (`rst_ni = 0`), or no reset.
+        reset: Option<u128>,
+        /// Load enable (1 bit); `None` loads every cycle.
+        enable: Option<Expr>,
+    },
+    /// An output port of a module instance, driven by the instance: the
+    /// [`Item::Instance`] that lists this signal among its outputs declares and connects it.
+    InstanceOut,
+}
+
+/// A port of a module: of a finished [`crate::emit::Netlist`] (in declaration order), or of
+/// a module that [`ModuleBuilder::instance`] instantiates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDecl {
+    /// Name.
+    pub name: String,
+    /// Input (true) or output.
+    pub input: bool,
+    /// Width.
+    pub width: u32,
+}
+
+/// A handle on a state register created by [`ModuleBuilder::state`]: the signal it reads as
+/// ([`StateReg::q`]) and the key [`ModuleBuilder::set_next`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateReg {
+    /// The register's signal.
+    pub id: SigId,
+    /// Its width.
+    pub width: u32,
+}
+
+impl StateReg {
+    /// The register's current value (its output).
+    pub fn q(&self) -> Expr {
+        Expr {
+            node: Node::Sig(self.id),
+            width: self.width,
+        }
+    }
+}
+
+/// A module instance ([`Item::Instance`]): a sub-module of the same file placed in this
+/// module, its ports connected by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The instantiated module's name.
+    pub module: String,
+    /// The instance name (`u_fma`, …).
+    pub name: String,
+    /// Whether the sub-module has `clk_i` and `rst_ni` (connected to this module's own,
+    /// which makes this module clocked).
+    pub clocked: bool,
+    /// Input connections (port, driving expression), in the sub-module's port order.
+    pub inputs: Vec<(String, Expr)>,
+    /// Output connections (port, [`SigKind::InstanceOut`] signal), in port order.
+    pub outputs: Vec<(String, SigId)>,
 }
 
 /// A named signal.
@@ -864,12 +932,23 @@ pub struct Signal {
 pub enum Item {
     /// A comment block (each line printed as `// line`).
     Comment(Vec<String>),
-    /// A signal definition.
+    /// A signal definition (a wire, an output's `assign`, a state register's declaration).
     Def(SigId),
+    /// A module instance: declares its output signals and connects its ports. Instances are
+    /// never removed as dead logic, so what drives their inputs stays live.
+    Instance(Instance),
 }
 
-/// Builds one flat module: inputs, wires (in definition order, each referring only to earlier
+/// Builds one module: inputs, wires (in definition order, each referring only to earlier
 /// signals), outputs; [`ModuleBuilder::finish`] pipelines it and removes dead logic.
+///
+/// A wrapper module may also hold state registers ([`ModuleBuilder::state`]) and instances
+/// of sub-modules ([`ModuleBuilder::instance`]). The one exception to "each definition
+/// refers only to earlier signals" is a state register's next value and enable
+/// ([`ModuleBuilder::set_next`]), which may read any signal: the register breaks the loop.
+/// Wires, outputs and instance inputs still read only earlier signals, so the module has no
+/// combinational loop. Such a module is clocked (`clk_i`, `rst_ni`) and is not pipelined
+/// (`finish` with `stages > 0` is an error); the cores it instantiates are.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleBuilder {
     /// Signals (ports, wires, registers).
@@ -880,6 +959,11 @@ pub struct ModuleBuilder {
     pub ports: Vec<SigId>,
     /// The first error met while building (reported by `finish`).
     pub error: Option<String>,
+    /// The `valid_i` control port as a signal, once [`ModuleBuilder::valid_in`] asked for it.
+    pub valid_in: Option<SigId>,
+    /// The `valid_o` control port's signal when [`ModuleBuilder::set_valid_out`] drives it
+    /// (otherwise `finish` drives it: `valid_i` delayed by the pipeline).
+    pub valid_out: Option<SigId>,
 }
 
 impl ModuleBuilder {
@@ -976,6 +1060,201 @@ impl ModuleBuilder {
     /// A comment block from owned lines.
     pub fn comment_owned(&mut self, lines: Vec<String>) {
         self.items.push(Item::Comment(lines));
+    }
+
+    fn fail(&mut self, msg: String) {
+        if self.error.is_none() {
+            self.error = Some(msg);
+        }
+    }
+
+    /// The `valid_i` control port as an expression (declared by `finish` in its usual place,
+    /// after `clk_i`/`rst_ni`), for a module that routes it itself (to an instance, an
+    /// enable …).
+    pub fn valid_in(&mut self) -> Expr {
+        if let Some(id) = self.valid_in {
+            return self.sig(id);
+        }
+        let id = self.push("valid_i", 1, SigKind::Input);
+        if self.sigs[id].name != "valid_i" {
+            self.fail("valid_in: a signal named valid_i already exists".into());
+        }
+        self.valid_in = Some(id);
+        self.sig(id)
+    }
+
+    /// Drives the `valid_o` control port with `e` (1 bit) instead of the pipeline's valid
+    /// chain; only for modules finished with 0 stages.
+    pub fn set_valid_out(&mut self, e: Expr) {
+        self.note_error(&e, "valid_o");
+        if self.valid_out.is_some() {
+            return self.fail("valid_o driven twice".into());
+        }
+        if e.width != 1 {
+            return self.fail(format!("valid_o driven by a {}-bit expression", e.width));
+        }
+        let id = self.push("valid_o", 1, SigKind::Output(e));
+        if self.sigs[id].name != "valid_o" {
+            self.fail("set_valid_out: a signal named valid_o already exists".into());
+        }
+        self.valid_out = Some(id);
+        self.items.push(Item::Def(id));
+    }
+
+    /// Declares a state register `name` of `width` bits with the synchronous reset value
+    /// `reset` (`None`: no reset), at this point of the body. Its next value and enable are
+    /// given later by [`ModuleBuilder::set_next`] (they may read signals defined after it).
+    pub fn state(&mut self, name: &str, width: u32, reset: Option<u128>) -> StateReg {
+        if width == 0 || width > MAX_WIDTH {
+            self.fail(format!("state register {name}: width {width} out of range"));
+        } else if reset.is_some_and(|v| v & !mask(width) != 0) {
+            self.fail(format!(
+                "state register {name}: reset value does not fit in {width} bits"
+            ));
+        }
+        let next = err(format!(
+            "state register {name} has no next value (ModuleBuilder::set_next)"
+        ));
+        let id = self.push(
+            name,
+            width,
+            SigKind::State {
+                next,
+                reset,
+                enable: None,
+            },
+        );
+        self.items.push(Item::Def(id));
+        StateReg { id, width }
+    }
+
+    /// Sets what the state register `reg` loads at each clock edge: `next` (as wide as the
+    /// register) when `enable` (1 bit) is 1, or every cycle when `enable` is `None`.
+    pub fn set_next(&mut self, reg: &StateReg, next: Expr, enable: Option<Expr>) {
+        let name = match self.sigs.get(reg.id) {
+            Some(s) => s.name.clone(),
+            None => return self.fail(format!("set_next: no signal {}", reg.id)),
+        };
+        self.note_error(&next, &name);
+        if let Some(e) = &enable {
+            self.note_error(e, &name);
+        }
+        if next.width != reg.width {
+            return self.fail(format!(
+                "state register {name}: next value of {} bits for {} bits",
+                next.width, reg.width
+            ));
+        }
+        if enable.as_ref().is_some_and(|e| e.width != 1) {
+            return self.fail(format!("state register {name}: enable is not 1 bit"));
+        }
+        match &mut self.sigs[reg.id].kind {
+            SigKind::State {
+                next: n,
+                enable: en,
+                ..
+            } => {
+                if n.error().is_none() {
+                    return self.fail(format!("state register {name}: next value set twice"));
+                }
+                *n = next;
+                *en = enable;
+            }
+            _ => self.fail(format!("set_next: {name} is not a state register")),
+        }
+    }
+
+    /// Places an instance `name` of the module `module`, whose ports are `ports` (in
+    /// declaration order). Every input port but `clk_i`/`rst_ni` (connected to this module's
+    /// own) must be driven by one entry of `inputs` (port, expression of the port's width);
+    /// every output port must be named in `outputs` (port, name of the wire it drives).
+    /// Returns the output wires in the order of `outputs` (error values on a mismatch, which
+    /// `finish` reports).
+    pub fn instance(
+        &mut self,
+        module: &str,
+        name: &str,
+        ports: &[PortDecl],
+        inputs: &[(&str, Expr)],
+        outputs: &[(&str, &str)],
+    ) -> Vec<Expr> {
+        let what = format!("instance {name} of {module}");
+        let failed = |b: &mut ModuleBuilder, msg: String| -> Vec<Expr> {
+            b.fail(format!("{what}: {msg}"));
+            outputs.iter().map(|_| err(msg.clone())).collect()
+        };
+        if self
+            .items
+            .iter()
+            .any(|it| matches!(it, Item::Instance(i) if i.name == name))
+        {
+            return failed(self, "instance name used twice".into());
+        }
+        let has = |p: &str| ports.iter().any(|d| d.name == p && d.input);
+        let clocked = has("clk_i");
+        if clocked != has("rst_ni") {
+            return failed(self, "clk_i without rst_ni or the reverse".into());
+        }
+        for (p, e) in inputs {
+            if let Some(m) = e.error() {
+                return failed(self, format!("input {p}: {m}"));
+            }
+            match ports.iter().find(|d| d.name == *p) {
+                Some(d) if d.input && d.width == e.width && !matches!(*p, "clk_i" | "rst_ni") => {}
+                Some(d) if d.input && d.width != e.width => {
+                    return failed(
+                        self,
+                        format!("input {p} of {} bits driven by {} bits", d.width, e.width),
+                    )
+                }
+                _ => return failed(self, format!("{p} is not a data input port")),
+            }
+        }
+        for (p, _) in outputs {
+            if !ports.iter().any(|d| d.name == *p && !d.input) {
+                return failed(self, format!("{p} is not an output port"));
+            }
+        }
+        let mut conn_in = Vec::new();
+        let mut conn_out = Vec::new();
+        let mut out_ids = vec![0; outputs.len()];
+        for d in ports {
+            if d.input {
+                if matches!(d.name.as_str(), "clk_i" | "rst_ni") {
+                    continue;
+                }
+                let mut it = inputs.iter().filter(|(p, _)| *p == d.name);
+                match (it.next(), it.next()) {
+                    (Some((_, e)), None) => conn_in.push((d.name.clone(), e.clone())),
+                    (None, _) => return failed(self, format!("input {} not connected", d.name)),
+                    _ => return failed(self, format!("input {} connected twice", d.name)),
+                }
+            } else {
+                let pos: Vec<usize> = outputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (p, _))| *p == d.name)
+                    .map(|(k, _)| k)
+                    .collect();
+                match pos[..] {
+                    [k] => {
+                        let id = self.push(outputs[k].1, d.width, SigKind::InstanceOut);
+                        out_ids[k] = id;
+                        conn_out.push((d.name.clone(), id));
+                    }
+                    [] => return failed(self, format!("output {} not connected", d.name)),
+                    _ => return failed(self, format!("output {} connected twice", d.name)),
+                }
+            }
+        }
+        self.items.push(Item::Instance(Instance {
+            module: module.to_string(),
+            name: name.to_string(),
+            clocked,
+            inputs: conn_in,
+            outputs: conn_out,
+        }));
+        out_ids.iter().map(|&id| self.sig(id)).collect()
     }
 }
 
@@ -1162,6 +1441,103 @@ mod tests {
         ];
         for (e, msg) in cases {
             assert_eq!(e.error().as_deref(), Some(msg));
+        }
+    }
+
+    #[test]
+    fn state_and_instance_misuse_is_reported_by_finish() {
+        type Build = Box<dyn Fn(&mut ModuleBuilder)>;
+        let cases: Vec<(&str, Build)> = vec![
+            (
+                "state register acc_q has no next value (ModuleBuilder::set_next)",
+                Box::new(|b| {
+                    let acc = b.state("acc_q", 8, Some(0));
+                    b.output("r_o", acc.q());
+                }),
+            ),
+            (
+                "state register acc_q: next value of 4 bits for 8 bits",
+                Box::new(|b| {
+                    let acc = b.state("acc_q", 8, Some(0));
+                    b.set_next(&acc, acc.q().slice(3, 0), None);
+                }),
+            ),
+            (
+                "state register acc_q: enable is not 1 bit",
+                Box::new(|b| {
+                    let acc = b.state("acc_q", 8, None);
+                    b.set_next(&acc, acc.q(), Some(acc.q()));
+                }),
+            ),
+            (
+                "state register acc_q: next value set twice",
+                Box::new(|b| {
+                    let acc = b.state("acc_q", 8, Some(0));
+                    b.set_next(&acc, acc.q(), None);
+                    b.set_next(&acc, acc.q(), None);
+                }),
+            ),
+            (
+                "state register f_q: reset value does not fit in 1 bits",
+                Box::new(|b| {
+                    b.state("f_q", 1, Some(2));
+                }),
+            ),
+            (
+                "instance u of sub: input a_i not connected",
+                Box::new(|b| {
+                    let v = b.valid_in();
+                    b.instance("sub", "u", &sub_ports(), &[("valid_i", v)], &[]);
+                }),
+            ),
+            (
+                "instance u of sub: input a_i of 8 bits driven by 4 bits",
+                Box::new(|b| {
+                    let a = b.input("a_i", 4);
+                    b.instance("sub", "u", &sub_ports(), &[("a_i", a)], &[]);
+                }),
+            ),
+            (
+                "instance u of sub: output valid_o not connected",
+                Box::new(|b| {
+                    let v = b.valid_in();
+                    let a = b.input("a_i", 8);
+                    let o = b.instance(
+                        "sub",
+                        "u",
+                        &sub_ports(),
+                        &[("valid_i", v), ("a_i", a)],
+                        &[("r_o", "r")],
+                    );
+                    assert_eq!(o.len(), 1);
+                    assert!(o[0].error().is_some(), "an error value, not a panic");
+                }),
+            ),
+            (
+                "instance u of sub: q_o is not an output port",
+                Box::new(|b| {
+                    b.instance("sub", "u", &sub_ports(), &[], &[("q_o", "q")]);
+                }),
+            ),
+        ];
+        fn sub_ports() -> Vec<PortDecl> {
+            let port = |name: &str, input: bool, width: u32| PortDecl {
+                name: name.into(),
+                input,
+                width,
+            };
+            vec![
+                port("valid_i", true, 1),
+                port("a_i", true, 8),
+                port("r_o", false, 8),
+                port("valid_o", false, 1),
+            ]
+        }
+        for (msg, build) in cases {
+            let mut b = ModuleBuilder::new();
+            build(&mut b);
+            let e = b.finish("t", vec![], 0).expect_err(msg);
+            assert!(e.ends_with(msg), "{e:?} should end with {msg:?}");
         }
     }
 

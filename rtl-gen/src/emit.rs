@@ -5,21 +5,19 @@
 //! The valid handshake is a chain of `N` registers (`valid_q1 … valid_qN`) cleared by the
 //! synchronous active-low reset `rst_ni`; data registers have no reset. A pipelined core
 //! therefore computes exactly the combinational function, `N` cycles later.
+//!
+//! A wrapper module (0 stages) may hold state registers, printed as one
+//! `always @(posedge clk_i)` block (registers without reset first, then
+//! `if (!rst_ni) … else …`, each group of registers sharing an enable under one `if`), placed
+//! right after the last definition they read; and instances of sub-modules, printed with
+//! their output wires and one named connection per line. [`file`] puts a top module and the
+//! sub-modules it instantiates in one file.
 
-use crate::ast::{mask, BinOp, Expr, Item, ModuleBuilder, Node, SigId, SigKind, Signal};
+use crate::ast::{mask, BinOp, Expr, Instance, Item, ModuleBuilder, Node, SigId, SigKind, Signal};
 use crate::pipeline;
 use std::fmt::Write as _;
 
-/// A port of the finished module, in declaration order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortDecl {
-    /// Name.
-    pub name: String,
-    /// Input (true) or output.
-    pub input: bool,
-    /// Width.
-    pub width: u32,
-}
+pub use crate::ast::PortDecl;
 
 /// A finished, pipelined module ready to print.
 #[derive(Clone, Debug)]
@@ -39,6 +37,8 @@ pub struct Netlist {
     regs: Vec<Vec<SigId>>,
     /// Unused bits to sink: (signal, mask of unused bits).
     unused: Vec<(SigId, u128)>,
+    /// `valid_o` is driven by the module's logic (no valid handshake to print).
+    own_valid_out: bool,
     /// Total depth estimate and per-stage budget (for the header).
     pub depth: u32,
     /// Depth budget per stage.
@@ -47,25 +47,59 @@ pub struct Netlist {
 
 impl ModuleBuilder {
     /// Checks, removes dead logic, places `stages` pipeline registers (the passes of
-    /// [`crate::pipeline`]) and returns the netlist. With `stages > 0` the ports `clk_i`,
-    /// `rst_ni` and `valid_i` are added in front and `valid_o` at the end; with
-    /// `stages == 0`, `valid_i`/`valid_o` are a pass-through.
+    /// [`crate::pipeline`]) and returns the netlist. The ports `clk_i` and `rst_ni` are added
+    /// in front when the module is clocked (`stages > 0`, a state register, or an instance of
+    /// a clocked module), then `valid_i`, and `valid_o` at the end; unless
+    /// [`ModuleBuilder::set_valid_out`] drives it, `valid_o` is `valid_i` delayed by the
+    /// `stages` (a pass-through with `stages == 0`). A module with state registers, instances
+    /// or a driven `valid_o` takes no pipeline stages (an error otherwise).
     pub fn finish(self, name: &str, header: Vec<String>, stages: u32) -> Result<Netlist, String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
         for s in &self.sigs {
-            if let Some(m) = pipeline::def_expr(s).and_then(|e| e.error()) {
-                return Err(format!("{}: {m}", s.name));
+            for e in pipeline::sig_reads(s) {
+                if let Some(m) = e.error() {
+                    return Err(format!("{}: {m}", s.name));
+                }
             }
         }
+        for e in pipeline::instance_reads(&self.items) {
+            if let Some(m) = e.error() {
+                return Err(format!("{name}: instance input: {m}"));
+            }
+        }
+        let has_state = self
+            .sigs
+            .iter()
+            .any(|s| matches!(s.kind, SigKind::State { .. }));
+        let instances: Vec<&Instance> = self
+            .items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Instance(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        if stages > 0 && (has_state || !instances.is_empty() || self.valid_out.is_some()) {
+            return Err(format!(
+                "{name}: a module with state registers, instances or its own valid_o is not \
+                 pipelined (build it with 0 stages and pipeline the cores it instantiates), \
+                 asked for {stages} stage(s)"
+            ));
+        }
+        let clocked = stages > 0 || has_state || instances.iter().any(|i| i.clocked);
         let mut sigs = self.sigs;
-        let live = pipeline::live_signals(&sigs);
+        let live = pipeline::live_signals(&sigs, &self.items);
         let end = pipeline::depths(&sigs);
         let plan = pipeline::assign_stages(&sigs, &live, &end, stages);
         let regs = pipeline::insert_registers(&mut sigs, &live, &plan.stage, stages);
+        let mut unused = pipeline::unused_bits(&sigs, &live, &self.items);
+        if self.valid_out.is_none() {
+            // The valid handshake reads valid_i.
+            unused.retain(|&(id, _)| Some(id) != self.valid_in);
+        }
         let items = pipeline::stage_items(self.items, &live, &plan.stage);
-        let unused = pipeline::unused_bits(&sigs, &live);
         // Ports: control ports around the data ports.
         let port = |name: &str, input: bool, width: u32| PortDecl {
             name: name.into(),
@@ -73,7 +107,7 @@ impl ModuleBuilder {
             width,
         };
         let mut ports = Vec::new();
-        if stages > 0 {
+        if clocked {
             ports.push(port("clk_i", true, 1));
             ports.push(port("rst_ni", true, 1));
         }
@@ -92,6 +126,7 @@ impl ModuleBuilder {
             items,
             regs,
             unused,
+            own_valid_out: self.valid_out.is_some(),
             depth: plan.depth,
             budget: plan.budget,
         })
@@ -387,25 +422,185 @@ impl Netlist {
                 let body = self.rhs(e, lhs.len());
                 let _ = writeln!(out, "{lhs}{body};");
             }
+            SigKind::State { .. } => {
+                let _ = writeln!(out, "  reg  {}{};{note}", range(s.width), s.name);
+            }
             _ => {}
+        }
+    }
+
+    /// An instance: its output wires, then the instance with one named connection per line
+    /// (`clk_i`/`rst_ni` first when the sub-module is clocked, then its ports in order).
+    fn emit_instance(&self, out: &mut String, inst: &Instance) {
+        for &(_, id) in &inst.outputs {
+            let s = &self.sigs[id];
+            let _ = writeln!(out, "  wire {}{};", range(s.width), s.name);
+        }
+        let _ = writeln!(out, "  {} {} (", inst.module, inst.name);
+        let mut conns: Vec<String> = Vec::new();
+        if inst.clocked {
+            conns.push(".clk_i(clk_i)".into());
+            conns.push(".rst_ni(rst_ni)".into());
+        }
+        for (p, e) in &inst.inputs {
+            let head = format!("    .{p}(");
+            conns.push(format!(".{p}({})", self.rhs(e, head.len())));
+        }
+        for (p, id) in &inst.outputs {
+            conns.push(format!(".{p}({})", self.name_of(*id)));
+        }
+        let _ = writeln!(out, "    {}\n  );", conns.join(",\n    "));
+    }
+
+    /// The live state registers, in definition order.
+    fn state_regs(&self) -> Vec<SigId> {
+        self.items
+            .iter()
+            .filter_map(|(_, it)| match it {
+                Item::Def(id) if matches!(self.sigs[*id].kind, SigKind::State { .. }) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Index (in `self.items`) of the item after which the state block goes: the last item
+    /// that declares a state register or defines a signal their next values and enables read.
+    fn state_block_position(&self, regs: &[SigId]) -> Option<usize> {
+        let mut defined_at: std::collections::BTreeMap<SigId, usize> = Default::default();
+        for (k, (_, it)) in self.items.iter().enumerate() {
+            match it {
+                Item::Def(id) => {
+                    defined_at.insert(*id, k);
+                }
+                Item::Instance(inst) => inst.outputs.iter().for_each(|&(_, id)| {
+                    defined_at.insert(id, k);
+                }),
+                Item::Comment(_) => {}
+            }
+        }
+        let mut pos = None;
+        for &r in regs {
+            let mut at = |id: SigId| {
+                if let Some(&k) = defined_at.get(&id) {
+                    pos = pos.max(Some(k));
+                }
+            };
+            at(r);
+            for e in pipeline::sig_reads(&self.sigs[r]) {
+                e.visit(&mut |x| match &x.node {
+                    Node::Sig(id) | Node::Slice(id, _, _) => at(*id),
+                    _ => {}
+                });
+            }
+        }
+        pos
+    }
+
+    /// The state registers' `always @(posedge clk_i)` block.
+    fn emit_state_block(&self, out: &mut String, regs: &[SigId]) {
+        let reset_of = |id: SigId| match &self.sigs[id].kind {
+            SigKind::State { reset, .. } => *reset,
+            _ => None,
+        };
+        out.push_str("  always @(posedge clk_i) begin\n");
+        let plain: Vec<SigId> = regs
+            .iter()
+            .copied()
+            .filter(|&r| reset_of(r).is_none())
+            .collect();
+        self.emit_updates(out, &plain, 4);
+        let reset: Vec<SigId> = regs
+            .iter()
+            .copied()
+            .filter(|&r| reset_of(r).is_some())
+            .collect();
+        if !reset.is_empty() {
+            out.push_str("    if (!rst_ni) begin\n");
+            let w = reset
+                .iter()
+                .map(|&r| self.name_of(r).len())
+                .max()
+                .unwrap_or(0);
+            for &r in &reset {
+                let s = &self.sigs[r];
+                let v = reset_of(r).unwrap_or(0);
+                let _ = writeln!(out, "      {:<w$} <= {};", s.name, lit(v, s.width));
+            }
+            out.push_str("    end else begin\n");
+            self.emit_updates(out, &reset, 6);
+            out.push_str("    end\n");
+        }
+        out.push_str("  end\n");
+    }
+
+    /// The loads of `regs` at indentation `ind`: registers without an enable first, then one
+    /// `if (enable) begin … end` per distinct enable (in order of first use), names aligned
+    /// within each group.
+    fn emit_updates(&self, out: &mut String, regs: &[SigId], ind: usize) {
+        let mut groups: Vec<(Option<&Expr>, Vec<SigId>)> = vec![(None, Vec::new())];
+        for &r in regs {
+            let SigKind::State { enable, .. } = &self.sigs[r].kind else {
+                continue;
+            };
+            match groups.iter_mut().find(|(e, _)| *e == enable.as_ref()) {
+                Some((_, v)) => v.push(r),
+                None => groups.push((enable.as_ref(), vec![r])),
+            }
+        }
+        for (en, group) in groups {
+            if group.is_empty() {
+                continue;
+            }
+            let pad = " ".repeat(ind);
+            let inner = match en {
+                Some(e) => {
+                    let _ = writeln!(out, "{pad}if ({}) begin", self.expr(e));
+                    ind + 2
+                }
+                None => ind,
+            };
+            let ipad = " ".repeat(inner);
+            let w = group
+                .iter()
+                .map(|&r| self.name_of(r).len())
+                .max()
+                .unwrap_or(0);
+            for &r in &group {
+                let SigKind::State { next, .. } = &self.sigs[r].kind else {
+                    continue;
+                };
+                let lhs = format!("{ipad}{:<w$} <= ", self.name_of(r));
+                let body = self.rhs(next, lhs.len());
+                let _ = writeln!(out, "{lhs}{body};");
+            }
+            if en.is_some() {
+                let _ = writeln!(out, "{pad}end");
+            }
         }
     }
 
     /// The named constants of the module's logic (`Expr::named`): name → (value, width).
     fn named_constants(&self) -> std::collections::BTreeMap<String, (u128, u32)> {
         let mut m = std::collections::BTreeMap::new();
-        for s in &self.sigs {
-            if let SigKind::Wire(e) | SigKind::Output(e) = &s.kind {
-                e.visit(&mut |x| {
-                    if let Node::Const(v, Some(n)) = &x.node {
-                        let prev = m.insert(n.to_string(), (*v, x.width));
-                        debug_assert!(
-                            prev.is_none() || prev == Some((*v, x.width)),
-                            "localparam {n} defined twice with different values"
-                        );
-                    }
-                });
-            }
+        let exprs = self
+            .sigs
+            .iter()
+            .filter(|s| !matches!(s.kind, SigKind::Reg(_)))
+            .flat_map(pipeline::sig_reads)
+            .chain(self.items.iter().flat_map(|(_, it)| match it {
+                Item::Instance(inst) => inst.inputs.iter().map(|(_, e)| e).collect(),
+                _ => Vec::new(),
+            }));
+        for e in exprs {
+            e.visit(&mut |x| {
+                if let Node::Const(v, Some(n)) = &x.node {
+                    let prev = m.insert(n.to_string(), (*v, x.width));
+                    debug_assert!(
+                        prev.is_none() || prev == Some((*v, x.width)),
+                        "localparam {n} defined twice with different values"
+                    );
+                }
+            });
         }
         m
     }
@@ -442,6 +637,8 @@ impl Netlist {
                 let _ = writeln!(out, "  localparam {}{n} = {w}'h{v:x};", range(*w));
             }
         }
+        let state = self.state_regs();
+        let state_at = self.state_block_position(&state);
         for st in 0..=self.stages {
             if self.stages > 0 {
                 let _ = writeln!(out, "\n  // ======== stage {st} ========");
@@ -460,7 +657,7 @@ impl Netlist {
                 }
                 out.push_str("  end\n");
             }
-            for (s, it) in &self.items {
+            for (k, (s, it)) in self.items.iter().enumerate() {
                 if *s != st {
                     continue;
                 }
@@ -476,13 +673,20 @@ impl Netlist {
                         }
                     }
                     Item::Def(id) => self.emit_def(&mut out, *id),
+                    Item::Instance(inst) => self.emit_instance(&mut out, inst),
+                }
+                if state_at == Some(k) {
+                    self.emit_state_block(&mut out, &state);
                 }
             }
         }
-        out.push_str("\n  // Valid handshake\n");
-        if self.stages == 0 {
+        if self.own_valid_out {
+            // valid_o is an output of the module's own logic, printed with it.
+        } else if self.stages == 0 {
+            out.push_str("\n  // Valid handshake\n");
             out.push_str("  assign valid_o = valid_i;\n");
         } else {
+            out.push_str("\n  // Valid handshake\n");
             for k in 1..=self.stages {
                 let _ = writeln!(out, "  reg  valid_q{k};");
             }
@@ -553,5 +757,108 @@ impl Netlist {
         }
         out.push_str("\nendmodule\n\n`default_nettype wire\n");
         out
+    }
+}
+
+/// One Verilog file: the sub-modules `subs` (printed modules, in order, separated by a blank
+/// line) and then the `top` module that instantiates them. Verilator's DECLFILENAME (a module
+/// not named after its file) is waived around the sub-modules only.
+pub fn file(subs: &[&str], top: &str) -> String {
+    let mut v = String::from("/* verilator lint_off DECLFILENAME */\n");
+    v.push_str(&subs.join("\n"));
+    v.push_str("/* verilator lint_on DECLFILENAME */\n\n");
+    v.push_str(top);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wrapper around `sub(clk_i, rst_ni, valid_i, a_i[8], r_o[8], valid_o)`: a delayed
+    /// copy without reset, a counter with an enable, a result register, its own valid_o.
+    #[test]
+    fn state_block_and_instance_print_as_one_always_block_after_their_sources() {
+        let p = |name: &str, input: bool, width: u32| PortDecl {
+            name: name.into(),
+            input,
+            width,
+        };
+        let sub = [
+            p("clk_i", true, 1),
+            p("rst_ni", true, 1),
+            p("valid_i", true, 1),
+            p("a_i", true, 8),
+            p("r_o", false, 8),
+            p("valid_o", false, 1),
+        ];
+        let mut b = ModuleBuilder::new();
+        let v = b.valid_in();
+        let a = b.input("a_i", 8);
+        let res = b.state("res_q", 8, Some(0));
+        let cnt = b.state("count_q", 4, Some(5));
+        let dly = b.state("a_d1_q", 8, None);
+        b.set_next(&dly, a.clone(), None);
+        let sum = b.wire("a_sum", a.add(&res.q()));
+        let o = b.instance(
+            "sub",
+            "u_sub",
+            &sub,
+            &[("valid_i", v.clone()), ("a_i", sum)],
+            &[("r_o", "sub_r"), ("valid_o", "sub_valid")],
+        );
+        b.set_next(&res, o[0].clone(), Some(o[1].clone()));
+        b.set_next(&cnt, cnt.q().add(&Expr::c(1, 4)), Some(v));
+        b.output("r_o", res.q().xor(&dly.q()));
+        b.output("n_o", cnt.q());
+        b.set_valid_out(o[1].clone());
+        let n = b.finish("top", vec!["hdr".into()], 0).expect("finish");
+        let text = n.emit();
+        let body = text
+            .split_once(");\n")
+            .map(|(_, b)| b)
+            .expect("module header");
+        let want = "  reg  [7:0] res_q;
+  reg  [3:0] count_q;
+  reg  [7:0] a_d1_q;
+  wire [7:0] a_sum = a_i + res_q;
+  wire [7:0] sub_r;
+  wire sub_valid;
+  sub u_sub (
+    .clk_i(clk_i),
+    .rst_ni(rst_ni),
+    .valid_i(valid_i),
+    .a_i(a_sum),
+    .r_o(sub_r),
+    .valid_o(sub_valid)
+  );
+  always @(posedge clk_i) begin
+    a_d1_q <= a_i;
+    if (!rst_ni) begin
+      res_q   <= 8'd0;
+      count_q <= 4'd5;
+    end else begin
+      if (sub_valid) begin
+        res_q <= sub_r;
+      end
+      if (valid_i) begin
+        count_q <= count_q + 4'd1;
+      end
+    end
+  end
+  assign r_o = res_q ^ a_d1_q;
+  assign n_o = count_q;
+  assign valid_o = sub_valid;
+
+endmodule
+
+`default_nettype wire
+";
+        assert_eq!(body, want, "got:\n{body}");
+        let names: Vec<&str> = n.ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["clk_i", "rst_ni", "valid_i", "a_i", "r_o", "n_o", "valid_o"]
+        );
     }
 }

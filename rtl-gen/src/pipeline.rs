@@ -3,8 +3,9 @@
 //! inserts the registers that carry values across stage boundaries. It knows nothing about
 //! Verilog text; [`crate::emit`] prints its result.
 //!
-//! * **Dead logic** ([`live_signals`]): a signal is live when an output port reads it,
-//!   directly or through other signals. Inputs are always live (they are ports).
+//! * **Dead logic** ([`live_signals`]): a signal is live when an output port or an instance
+//!   reads it, directly or through other signals (a state register's next value and enable
+//!   included). Inputs and instance outputs are always live (ports; instances are kept).
 //! * **Depth** ([`depths`]): the sum of [`Expr::cost`] along a signal's longest input path.
 //! * **Stages** ([`assign_stages`]): with `N` stages and total depth `D`, cuts sit at depths
 //!   `B, 2B, …, NB` with `B = ⌈D/(N+1)⌉`. A wire whose logic ends above a cut lives in the
@@ -17,6 +18,10 @@
 //!   emitter sinks for Verilator's `-Wall`.
 //!
 //! A pipelined core computes exactly the combinational function, `N` cycles later.
+//!
+//! State registers and instance outputs are stage-0 sources like inputs (depth 0). A module
+//! holding state or instances is built with 0 stages (`ModuleBuilder::finish` refuses more),
+//! so the stage and register passes never move them.
 
 use crate::ast::{mask, Expr, Item, Node, SigId, SigKind, Signal};
 use std::collections::BTreeMap;
@@ -39,20 +44,57 @@ fn refs(e: &Expr) -> Vec<SigId> {
     v
 }
 
-/// Live flags: outputs, inputs and everything an output reads. Signals are in definition
-/// order (each refers only to earlier ones), so one backward pass suffices.
-pub fn live_signals(sigs: &[Signal]) -> Vec<bool> {
-    let n = sigs.len();
-    let mut live: Vec<bool> = sigs
+/// Every expression a signal's definition reads: a wire's, output's or pipeline register's
+/// source, a state register's next value and enable (none for inputs and instance outputs).
+pub fn sig_reads(s: &Signal) -> Vec<&Expr> {
+    match &s.kind {
+        SigKind::Wire(e) | SigKind::Output(e) | SigKind::Reg(e) => vec![e],
+        SigKind::State { next, enable, .. } => std::iter::once(next).chain(enable).collect(),
+        SigKind::Input | SigKind::InstanceOut => Vec::new(),
+    }
+}
+
+/// The expressions driving instance inputs among `items`.
+pub fn instance_reads(items: &[Item]) -> Vec<&Expr> {
+    items
         .iter()
-        .map(|s| matches!(s.kind, SigKind::Output(_) | SigKind::Input))
-        .collect();
-    for i in (0..n).rev() {
-        if live[i] {
-            if let Some(e) = def_expr(&sigs[i]) {
-                for r in refs(e) {
-                    live[r] = true;
-                }
+        .flat_map(|it| match it {
+            Item::Instance(inst) => inst.inputs.iter().map(|(_, e)| e).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Live flags: outputs, inputs, instance outputs, and everything an output or an instance
+/// input reads, through wires and state registers. A state register's next value may read
+/// a later signal (a feedback loop), so this is a worklist over the read graph rather than
+/// one backward pass.
+pub fn live_signals(sigs: &[Signal], items: &[Item]) -> Vec<bool> {
+    let mut live = vec![false; sigs.len()];
+    let mut work: Vec<SigId> = Vec::new();
+    let mark = |r: SigId, live: &mut [bool], work: &mut Vec<SigId>| {
+        if !live[r] {
+            live[r] = true;
+            work.push(r);
+        }
+    };
+    for (i, s) in sigs.iter().enumerate() {
+        if matches!(
+            s.kind,
+            SigKind::Output(_) | SigKind::Input | SigKind::InstanceOut
+        ) {
+            mark(i, &mut live, &mut work);
+        }
+    }
+    for e in instance_reads(items) {
+        for r in refs(e) {
+            mark(r, &mut live, &mut work);
+        }
+    }
+    while let Some(i) = work.pop() {
+        for e in sig_reads(&sigs[i]) {
+            for r in refs(e) {
+                mark(r, &mut live, &mut work);
             }
         }
     }
@@ -84,7 +126,8 @@ fn expr_depth(e: &Expr, end: &[u32]) -> u32 {
     d + e.cost()
 }
 
-/// Depth at which each signal's logic ends (inputs and registers: 0).
+/// Depth at which each signal's logic ends (inputs, registers, state registers and instance
+/// outputs: 0).
 pub fn depths(sigs: &[Signal]) -> Vec<u32> {
     let mut end = vec![0u32; sigs.len()];
     for i in 0..sigs.len() {
@@ -121,7 +164,7 @@ pub fn assign_stages(sigs: &[Signal], live: &[bool], end: &[u32], stages: u32) -
             continue;
         }
         stage[i] = match &sigs[i].kind {
-            SigKind::Input | SigKind::Reg(_) => 0,
+            SigKind::Input | SigKind::Reg(_) | SigKind::State { .. } | SigKind::InstanceOut => 0,
             SigKind::Output(_) => stages,
             SigKind::Wire(e) => {
                 let by_depth = end[i].saturating_sub(1) / budget;
@@ -303,32 +346,37 @@ pub fn stage_items(items: Vec<Item>, live: &[bool], stage: &[u32]) -> Vec<(u32, 
                 dead_since = false;
                 out.push((stage[id], Item::Def(id)));
             }
+            Item::Instance(inst) => {
+                for c in pending.drain(..) {
+                    out.push((0, Item::Comment(c)));
+                }
+                dead_since = false;
+                out.push((0, Item::Instance(inst)));
+            }
         }
     }
     out
 }
 
 /// Bits of live signals (the first `live.len()` signals as flagged, every later one, i.e.
-/// the registers, always) that nothing reads, outputs excepted: (signal, mask of unused bits).
-pub fn unused_bits(sigs: &[Signal], live: &[bool]) -> Vec<(SigId, u128)> {
+/// the registers, always) that nothing reads (no live definition, no input of an instance
+/// among `items`), outputs excepted: (signal, mask of unused bits).
+pub fn unused_bits(sigs: &[Signal], live: &[bool], items: &[Item]) -> Vec<(SigId, u128)> {
     let is_live = |i: usize| i >= live.len() || live[i];
     let mut used = vec![0u128; sigs.len()];
+    let mut mark = |e: &Expr| {
+        e.visit(&mut |x| match &x.node {
+            Node::Sig(r) => used[*r] = mask(sigs[*r].width),
+            Node::Slice(r, h, l) => used[*r] |= mask(h - l + 1) << l,
+            _ => {}
+        })
+    };
     for (i, s) in sigs.iter().enumerate() {
-        if !is_live(i) {
-            continue;
-        }
-        let mut mark = |e: &Expr| {
-            e.visit(&mut |x| match &x.node {
-                Node::Sig(r) => used[*r] = mask(sigs[*r].width),
-                Node::Slice(r, h, l) => used[*r] |= mask(h - l + 1) << l,
-                _ => {}
-            })
-        };
-        match &s.kind {
-            SigKind::Wire(e) | SigKind::Output(e) | SigKind::Reg(e) => mark(e),
-            SigKind::Input => {}
+        if is_live(i) {
+            sig_reads(s).into_iter().for_each(&mut mark);
         }
     }
+    instance_reads(items).into_iter().for_each(&mut mark);
     let mut unused = Vec::new();
     for (i, s) in sigs.iter().enumerate() {
         if !is_live(i) || matches!(s.kind, SigKind::Output(_)) {
@@ -368,7 +416,7 @@ mod tests {
     #[test]
     fn dead_logic_is_not_live() {
         let m = chain();
-        let live = live_signals(&m.sigs);
+        let live = live_signals(&m.sigs, &m.items);
         assert!(!live[id(&m.sigs, "dead")]);
         for n in ["a_i", "b_i", "s1", "s2", "s3", "r_o"] {
             assert!(live[id(&m.sigs, n)], "{n}");
@@ -395,7 +443,7 @@ mod tests {
     #[test]
     fn stages_follow_the_budget() {
         let m = chain();
-        let live = live_signals(&m.sigs);
+        let live = live_signals(&m.sigs, &m.items);
         let end = depths(&m.sigs);
         // depth 6, 2 stages: budget 2, cuts after s1 (depth 2) and s2 (depth 4)
         let p = assign_stages(&m.sigs, &live, &end, 2);
@@ -414,7 +462,7 @@ mod tests {
     #[test]
     fn registers_are_placed_on_every_crossing_and_shared() {
         let mut m = chain();
-        let live = live_signals(&m.sigs);
+        let live = live_signals(&m.sigs, &m.items);
         let end = depths(&m.sigs);
         let p = assign_stages(&m.sigs, &live, &end, 2);
         let regs = insert_registers(&mut m.sigs, &live, &p.stage, 2);
@@ -457,7 +505,7 @@ mod tests {
         let x2 = m.wire("x2", x.add(&x));
         let y = m.wire("y", x2.slice(3, 0).add(&w.slice(3, 2).zext(4)));
         m.output("r_o", y);
-        let live = live_signals(&m.sigs);
+        let live = live_signals(&m.sigs, &m.items);
         let end = depths(&m.sigs);
         let p = assign_stages(&m.sigs, &live, &end, 2);
         assert_eq!(
@@ -487,9 +535,128 @@ mod tests {
         let a = m.input("a_i", 8);
         let _dead = m.wire("dead", a.add(&a));
         m.output("r_o", a.slice(5, 2));
-        let live = live_signals(&m.sigs);
-        let un = unused_bits(&m.sigs, &live);
+        let live = live_signals(&m.sigs, &m.items);
+        let un = unused_bits(&m.sigs, &live, &m.items);
         assert_eq!(un, vec![(id(&m.sigs, "a_i"), 0b1100_0011)]);
+    }
+
+    /// The ports of a sub-module `sub(clk_i, rst_ni, valid_i, a_i[8], r_o[8], valid_o)`.
+    fn sub_ports() -> Vec<crate::ast::PortDecl> {
+        let p = |name: &str, input: bool, width: u32| crate::ast::PortDecl {
+            name: name.into(),
+            input,
+            width,
+        };
+        vec![
+            p("clk_i", true, 1),
+            p("rst_ni", true, 1),
+            p("valid_i", true, 1),
+            p("a_i", true, 8),
+            p("r_o", false, 8),
+            p("valid_o", false, 1),
+        ]
+    }
+
+    #[test]
+    fn liveness_follows_a_feedback_register() {
+        // acc <- en ? acc + x : acc, where the sum and the enable are wires defined after
+        // the register (they read it); a second register feeds only itself and is dead.
+        let mut m = ModuleBuilder::new();
+        let x = m.input("x_i", 8);
+        let e = m.input("e_i", 1);
+        let acc = m.state("acc_q", 8, Some(0));
+        let lone = m.state("lone_q", 8, Some(0));
+        let _dead = m.wire("dead", x.sub(&acc.q()));
+        let sum = m.wire("sum", acc.q().add(&x));
+        let en = m.wire("en", e.and(&sum.msb().not()));
+        m.set_next(&acc, sum, Some(en));
+        m.set_next(&lone, lone.q().add(&Expr::c(1, 8)), None);
+        m.output("r_o", acc.q());
+        let live = live_signals(&m.sigs, &m.items);
+        for n in ["x_i", "e_i", "acc_q", "sum", "en", "r_o"] {
+            assert!(live[id(&m.sigs, n)], "{n} is live");
+        }
+        for n in ["lone_q", "dead"] {
+            assert!(!live[id(&m.sigs, n)], "{n} is dead");
+        }
+        // state registers are depth-0 sources; the sum after them is one adder deep
+        let end = depths(&m.sigs);
+        assert_eq!(end[id(&m.sigs, "acc_q")], 0);
+        assert_eq!(end[id(&m.sigs, "sum")], 2);
+        // the register's reads count as uses: nothing but the dead logic is unused
+        assert!(unused_bits(&m.sigs, &live, &m.items).is_empty());
+    }
+
+    #[test]
+    fn an_instance_keeps_its_inputs_live_even_with_unused_outputs() {
+        // Instances are never dead logic: what drives their inputs stays live, and their
+        // outputs are live signals whose unread bits are reported (sunk for -Wall).
+        let mut m = ModuleBuilder::new();
+        let v = m.valid_in();
+        let a = m.input("a_i", 8);
+        let w = m.wire("w", a.add(&Expr::c(1, 8)));
+        let _unread = m.wire("unread", a.sub(&Expr::c(1, 8)));
+        let o = m.instance(
+            "sub",
+            "u_sub",
+            &sub_ports(),
+            &[("valid_i", v), ("a_i", w)],
+            &[("r_o", "sub_r"), ("valid_o", "sub_valid")],
+        );
+        m.output("r_o", o[0].slice(3, 0));
+        assert_eq!(m.error, None);
+        let live = live_signals(&m.sigs, &m.items);
+        for n in ["w", "sub_r", "sub_valid"] {
+            assert!(live[id(&m.sigs, n)], "{n} is live");
+        }
+        assert!(!live[id(&m.sigs, "unread")]);
+        let un = unused_bits(&m.sigs, &live, &m.items);
+        assert_eq!(
+            un,
+            vec![(id(&m.sigs, "sub_r"), 0xf0), (id(&m.sigs, "sub_valid"), 1)]
+        );
+        // the instance stays in the body
+        let items = stage_items(m.items.clone(), &live, &vec![0; m.sigs.len()]);
+        assert!(items
+            .iter()
+            .any(|(_, it)| matches!(it, Item::Instance(i) if i.name == "u_sub")));
+    }
+
+    #[test]
+    fn state_or_instances_with_stages_is_an_error() {
+        let mut m = ModuleBuilder::new();
+        let x = m.input("x_i", 8);
+        let acc = m.state("acc_q", 8, Some(0));
+        m.set_next(&acc, acc.q().add(&x), None);
+        m.output("r_o", acc.q());
+        let e = m
+            .clone()
+            .finish("t", vec![], 2)
+            .expect_err("state + stages");
+        assert!(
+            e.contains("state registers, instances or its own valid_o is not pipelined"),
+            "{e}"
+        );
+        let n = m.finish("t", vec![], 0).expect("0 stages");
+        let names: Vec<&str> = n.ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["clk_i", "rst_ni", "valid_i", "x_i", "r_o", "valid_o"]
+        );
+        let mut m = ModuleBuilder::new();
+        let a = m.input("a_i", 8);
+        let v = m.valid_in();
+        let o = m.instance(
+            "sub",
+            "u_sub",
+            &sub_ports(),
+            &[("valid_i", v), ("a_i", a)],
+            &[("r_o", "sub_r"), ("valid_o", "sub_valid")],
+        );
+        m.output("r_o", o[0].clone());
+        m.set_valid_out(o[1].clone());
+        assert!(m.clone().finish("t", vec![], 1).is_err());
+        assert!(m.finish("t", vec![], 0).is_ok());
     }
 
     #[test]
@@ -503,7 +670,7 @@ mod tests {
         let _dead2 = m.wire("dead2", a.sub(&a));
         let s = m.wire("s", a.add(&Expr::c(1, 8)));
         m.output("r_o", s);
-        let live = live_signals(&m.sigs);
+        let live = live_signals(&m.sigs, &m.items);
         let mut stage = vec![0; m.sigs.len()];
         stage[id(&m.sigs, "s")] = 1;
         stage[id(&m.sigs, "r_o")] = 1;

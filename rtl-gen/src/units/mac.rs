@@ -20,14 +20,14 @@
 //!   e.g. for `II` dot products, to use every cycle).
 //!
 //! The Verilog file holds two modules: `<top>_fma` (the generated FMA core, pipelined by the
-//! generator) and `<top>` (the accumulator wrapper).
+//! generator) and `<top>` (the accumulator wrapper: state registers around an instance of the
+//! core, built with the same [`ModuleBuilder`] as every datapath, with 0 stages).
 
-use super::finish_core;
 use super::fma::{header_lines, top_name, FmaModel};
-use crate::ast::ModuleBuilder;
-use crate::manifest::{Direction, Unit};
+use super::{check_interface, finish_core, port_decls};
+use crate::ast::{Expr, ModuleBuilder, StateReg};
+use crate::manifest::{Role, Unit};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
-use std::fmt::Write as _;
 
 /// Latency and initiation interval of the `mac` core with `stages` FMA pipeline stages.
 pub fn latency(stages: u32) -> u32 {
@@ -220,6 +220,23 @@ impl MacModel {
     }
 }
 
+/// The wrapper's data inputs `clear_i`, `x_i`, `y_i` and the mode ports of `req` (`rm_i`,
+/// `sat_i`, as the unit's interface declares them): (`clear_i`, `x_i`, `y_i`, modes by name).
+fn wrapper_inputs(
+    b: &mut ModuleBuilder,
+    req: &GenRequest,
+) -> (Expr, Expr, Expr, Vec<(String, Expr)>) {
+    let clear = b.input("clear_i", 1);
+    let x = b.input("x_i", req.formats.x.k);
+    let y = b.input("y_i", super::modes::y_format(req).k);
+    let modes = super::interface(req)
+        .iter()
+        .filter(|p| matches!(p.role, Role::Rounding | Role::Saturation))
+        .map(|p| (p.name.clone(), b.input(&p.name, p.width)))
+        .collect();
+    (clear, x, y, modes)
+}
+
 /// Generates the MAC core (FMA module + accumulator wrapper in one file).
 pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     super::fma::validate(req)?;
@@ -254,94 +271,66 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let n = req.stages;
     let lat = latency(n);
     let ii = initiation_interval(n, nl.max(1));
-    let dyn_rm = req.rounding == RoundingSel::Dynamic;
-    let dyn_sat = req.saturation == SaturationSel::Dynamic;
-    // Wrapper ports: the unit's interface.
-    let ports = super::interface(req);
-    let mut v = String::new();
-    let _ = writeln!(v, "// {}", crate::header_line(req));
-    v.push_str("//\n");
-    let _ = writeln!(
-        v,
-        "// Unit:        mac  acc <- x * y + acc (binary32 accumulator, one rounding per step)"
-    );
-    for l in header_lines(req) {
-        let _ = writeln!(v, "// {l}");
-    }
-    let _ = writeln!(
-        v,
-        "// Protocol:    valid_i issues a step with z = clear_i ? +0 : acc; clear_i without valid_i is ignored"
-    );
-    let _ = writeln!(
-        v,
-        "//              acc_o/flags_o = accumulator and flags of the last completed step (held); valid_o pulses"
-    );
-    let _ = writeln!(
-        v,
-        "//              when a step completes; rst_ni = 0 (synchronous) sets acc = +0, flags = 0"
-    );
-    let _ = writeln!(
-        v,
-        "// Pipeline:    fma stages {n}; latency {lat} cycle(s); initiation interval {ii} (issue at most one step every {ii} cycle(s))"
-    );
-    module_open(&mut v, &top, &ports);
-    v.push_str("  reg  [31:0] acc_q;\n  reg  [3:0] flags_q;\n  reg  done_q;\n");
-    if nl > 1 {
-        interleave_decl(&mut v, nl, n);
-    } else {
-        v.push_str("  wire [31:0] fma_z = clear_i ? 32'h0 : acc_q;\n");
-    }
-    v.push_str("  wire [31:0] fma_r;\n  wire [3:0] fma_flags;\n  wire fma_valid;\n");
-    let _ = writeln!(v, "  {fma_top} u_fma (");
-    let mut conns = Vec::new();
-    if n > 0 {
-        conns.push(".clk_i(clk_i)".to_string());
-        conns.push(".rst_ni(rst_ni)".to_string());
-    }
-    conns.push(".valid_i(valid_i)".to_string());
-    conns.push(".x_i(x_i)".to_string());
-    conns.push(".y_i(y_i)".to_string());
-    conns.push(".z_i(fma_z)".to_string());
-    if dyn_rm {
-        conns.push(".rm_i(rm_i)".to_string());
-    }
-    if dyn_sat {
-        conns.push(".sat_i(sat_i)".to_string());
-    }
-    conns.push(".r_o(fma_r)".to_string());
-    conns.push(".flags_o(fma_flags)".to_string());
-    conns.push(".valid_o(fma_valid)".to_string());
-    let _ = writeln!(v, "    {}\n  );", conns.join(",\n    "));
-    if nl > 1 {
-        interleave_regs(&mut v, nl, n);
-    }
-    v.push_str(
-        "  always @(posedge clk_i) begin
-    if (!rst_ni) begin
-      acc_q <= 32'h0;
-      flags_q <= 4'h0;
-      done_q <= 1'b0;
-    end else begin
-      done_q <= fma_valid;
-      if (fma_valid) begin
-        acc_q <= fma_r;
-        flags_q <= fma_flags;
-      end
-    end
-  end
-  assign acc_o = acc_q;
-  assign flags_o = flags_q;
-  assign valid_o = done_q;
-endmodule
 
-`default_nettype wire
-",
+    // ---- wrapper: the accumulator around the fma core ----
+    let mut header = vec![
+        crate::header_line(req),
+        String::new(),
+        "Unit:        mac  acc <- x * y + acc (binary32 accumulator, one rounding per step)".into(),
+    ];
+    header.extend(header_lines(req));
+    header.extend([
+        "Protocol:    valid_i issues a step with z = clear_i ? +0 : acc; clear_i without valid_i is ignored".to_string(),
+        "             acc_o/flags_o = accumulator and flags of the last completed step (held); valid_o pulses".to_string(),
+        "             when a step completes; rst_ni = 0 (synchronous) sets acc = +0, flags = 0".to_string(),
+        format!("Pipeline:    fma stages {n}; latency {lat} cycle(s); initiation interval {ii} (issue at most one step every {ii} cycle(s))"),
+    ]);
+    let mut b = ModuleBuilder::new();
+    let valid = b.valid_in();
+    let (clear, x, y, modes) = wrapper_inputs(&mut b, req);
+    let acc = b.state("acc_q", 32, Some(0));
+    let flags = b.state("flags_q", 4, Some(0));
+    let done = b.state("done_q", 1, Some(0));
+    let lanes = (nl > 1).then(|| Interleave::declare(&mut b, nl, n, &clear));
+    let z = match &lanes {
+        Some(l) => l.z.clone(),
+        None => b.wire("fma_z", Expr::mux(&clear, &Expr::c(0, 32), &acc.q())),
+    };
+    let mut inputs = vec![
+        ("valid_i", valid.clone()),
+        ("x_i", x),
+        ("y_i", y),
+        ("z_i", z),
+    ];
+    inputs.extend(modes.iter().map(|(p, e)| (p.as_str(), e.clone())));
+    let o = b.instance(
+        &fma_top,
+        "u_fma",
+        &port_decls(&core.manifest.ports),
+        &inputs,
+        &[
+            ("r_o", "fma_r"),
+            ("flags_o", "fma_flags"),
+            ("valid_o", "fma_valid"),
+        ],
     );
+    let (fma_r, fma_flags, fma_valid) = (&o[0], &o[1], &o[2]);
+    b.set_next(&done, fma_valid.clone(), None);
+    b.set_next(&acc, fma_r.clone(), Some(fma_valid.clone()));
+    b.set_next(&flags, fma_flags.clone(), Some(fma_valid.clone()));
+    if let Some(l) = &lanes {
+        l.update(&mut b, &valid, &clear, fma_r, fma_valid);
+    }
+    b.output("acc_o", acc.q());
+    b.output("flags_o", flags.q());
+    if let Some(l) = &lanes {
+        b.output("lane_o", l.lane.q());
+    }
+    b.set_valid_out(done.q());
+    let net = b.finish(&top, header, 0).map_err(GenError::Internal)?;
+    let ports = check_interface(req, &net)?;
     // The FMA core shares the file with the wrapper (named after the file).
-    let mut verilog = String::from("/* verilator lint_off DECLFILENAME */\n");
-    verilog.push_str(&core.verilog);
-    verilog.push_str("/* verilator lint_on DECLFILENAME */\n\n");
-    verilog.push_str(&v);
+    let verilog = crate::emit::file(&[&core.verilog], &net.emit());
     let mut manifest = core.manifest.clone();
     manifest.unit = Unit::Mac;
     manifest.top = top.clone();
@@ -357,27 +346,6 @@ endmodule
         top,
         depth: core.depth,
     })
-}
-
-/// `` `default_nettype none`` and the wrapper's module header with its port list.
-fn module_open(v: &mut String, top: &str, ports: &[crate::manifest::Port]) {
-    v.push_str("\n`default_nettype none\n\n");
-    let _ = writeln!(v, "module {top} (");
-    for (i, p) in ports.iter().enumerate() {
-        let d = if p.direction == Direction::Input {
-            "input "
-        } else {
-            "output"
-        };
-        let r = if p.width == 1 {
-            String::new()
-        } else {
-            format!("[{}:0] ", p.width - 1)
-        };
-        let comma = if i + 1 < ports.len() { "," } else { "" };
-        let _ = writeln!(v, "    {d} wire {r:<7}{}{comma}", p.name);
-    }
-    v.push_str(");\n");
 }
 
 /// Pipeline stages of the exact MAC's product half (the rest go after the accumulator).
@@ -532,168 +500,136 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let back = b.finish(&back_top, bh, sb).map_err(GenError::Internal)?;
     let back_depth = back.depth;
 
-    // ---- wrapper ----
-    let ports = super::interface(req);
+    // ---- wrapper: the accumulator between the two cores ----
     let lat = n + 1;
-    let mut v = String::new();
-    let _ = writeln!(v, "// {}", crate::header_line(req));
-    v.push_str("//\n");
-    let _ = writeln!(
-        v,
-        "// Unit:        mac  acc <- acc + x * y, EXACT ({bits}-bit two's-complement accumulator, LSB 2^{lsb}; {guard} guard bits: 2^{guard} products of any magnitude), one rounding on output"
+    let mut header = vec![
+        crate::header_line(req),
+        String::new(),
+        format!("Unit:        mac  acc <- acc + x * y, EXACT ({bits}-bit two's-complement accumulator, LSB 2^{lsb}; {guard} guard bits: 2^{guard} products of any magnitude), one rounding on output"),
+    ];
+    header.extend(header_lines(req));
+    header.extend([
+        "Protocol:    valid_i issues a step: acc <- (clear_i ? 0 : acc) + x*y, every cycle (initiation interval 1)".to_string(),
+        "             acc_o/flags_o = the sum so far rounded once (modes of the last step); valid_o pulses when a step lands".to_string(),
+        "             guard overflow: acc_o = NaN, flags_o = invalid | overflow until the next clear".to_string(),
+        format!("Pipeline:    {sf} stage(s) before the accumulator, {sb} after; latency {lat} cycle(s); initiation interval 1"),
+    ]);
+    let mut b = ModuleBuilder::new();
+    let valid = b.valid_in();
+    let (clear, x, y, modes) = wrapper_inputs(&mut b, req);
+    let mut inputs = vec![
+        ("valid_i", valid),
+        ("x_i", x),
+        ("y_i", y),
+        ("clear_i", clear),
+    ];
+    inputs.extend(modes.iter().map(|(p, e)| (p.as_str(), e.clone())));
+    // The term core's outputs: (port, wire), the mode ports delayed alongside.
+    let mut outs: Vec<(String, String)> = [
+        "term", "nan", "inv", "pinf", "ninf", "zero", "sign", "clear",
+    ]
+    .iter()
+    .map(|p| (format!("{p}_o"), format!("t_{p}")))
+    .collect();
+    for (p, _) in &modes {
+        let m = p.trim_end_matches("_i");
+        outs.push((format!("{m}_o"), format!("t_{m}")));
+    }
+    outs.push(("valid_o".into(), "t_valid".into()));
+    let out_refs: Vec<(&str, &str)> = outs.iter().map(|(p, w)| (p.as_str(), w.as_str())).collect();
+    let t = b.instance(&front_top, "u_term", &front.ports, &inputs, &out_refs);
+    let (term, t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear) =
+        (&t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]);
+    let t_modes = &t[8..8 + modes.len()];
+    let t_valid = &t[8 + modes.len()];
+    b.comment_owned(vec![format!(
+        "The loop: one {bits}-bit adder. Signed overflow (operands of one sign, a sum of the other) is sticky."
+    )]);
+    let acc = b.state("acc_q", bits, Some(0));
+    // The state beside the sum: sticky class flags (allz: every term so far was a zero).
+    let flag = |b: &mut ModuleBuilder, name: &str, reset: u128| b.state(name, 1, Some(reset));
+    let nan = flag(&mut b, "nan_q", 0);
+    let inv = flag(&mut b, "inv_q", 0);
+    let pinf = flag(&mut b, "pinf_q", 0);
+    let ninf = flag(&mut b, "ninf_q", 0);
+    let ovf = flag(&mut b, "ovf_q", 0);
+    let allz = flag(&mut b, "allz_q", 1);
+    let zpos = flag(&mut b, "zpos_q", 0);
+    let zneg = flag(&mut b, "zneg_q", 0);
+    let done = flag(&mut b, "done_q", 0);
+    let mode_q: Vec<StateReg> = modes
+        .iter()
+        .map(|(p, e)| b.state(&format!("{}_q", p.trim_end_matches("_i")), e.width, Some(0)))
+        .collect();
+    let base = b.wire("a_base", Expr::mux(t_clear, &Expr::c(0, bits), &acc.q()));
+    let sum = b.wire("a_sum", base.add(term));
+    let a_ovf = b.wire(
+        "a_ovf",
+        base.msb().eq(&term.msb()).and(&sum.msb().ne(&base.msb())),
     );
-    for l in header_lines(req) {
-        let _ = writeln!(v, "// {l}");
+    let keep = t_clear.not();
+    let en = Some(t_valid.clone());
+    b.set_next(&done, t_valid.clone(), None);
+    b.set_next(&acc, sum, en.clone());
+    for (r, set) in [
+        (&nan, t_nan.clone()),
+        (&inv, t_inv.clone()),
+        (&pinf, t_pinf.clone()),
+        (&ninf, t_ninf.clone()),
+        (&ovf, a_ovf),
+    ] {
+        b.set_next(r, keep.and(&r.q()).or(&set), en.clone());
     }
-    let _ = writeln!(
-        v,
-        "// Protocol:    valid_i issues a step: acc <- (clear_i ? 0 : acc) + x*y, every cycle (initiation interval 1)"
+    b.set_next(&allz, t_clear.or(&allz.q()).and(t_zero), en.clone());
+    b.set_next(
+        &zpos,
+        keep.and(&zpos.q()).or(&t_zero.and(&t_sign.not())),
+        en.clone(),
     );
-    let _ = writeln!(
-        v,
-        "//              acc_o/flags_o = the sum so far rounded once (modes of the last step); valid_o pulses when a step lands"
+    b.set_next(
+        &zneg,
+        keep.and(&zneg.q()).or(&t_zero.and(t_sign)),
+        en.clone(),
     );
-    let _ = writeln!(
-        v,
-        "//              guard overflow: acc_o = NaN, flags_o = invalid | overflow until the next clear"
+    for (r, e) in mode_q.iter().zip(t_modes) {
+        b.set_next(r, e.clone(), en.clone());
+    }
+    let mut inputs = vec![("valid_i", done.q()), ("acc_i", acc.q())];
+    for (p, r) in [
+        ("nan_i", &nan),
+        ("inv_i", &inv),
+        ("pinf_i", &pinf),
+        ("ninf_i", &ninf),
+        ("ovf_i", &ovf),
+        ("allz_i", &allz),
+        ("zpos_i", &zpos),
+        ("zneg_i", &zneg),
+    ] {
+        inputs.push((p, r.q()));
+    }
+    inputs.extend(
+        modes
+            .iter()
+            .zip(&mode_q)
+            .map(|((p, _), r)| (p.as_str(), r.q())),
     );
-    let _ = writeln!(
-        v,
-        "// Pipeline:    {sf} stage(s) before the accumulator, {sb} after; latency {lat} cycle(s); initiation interval 1"
+    let o = b.instance(
+        &back_top,
+        "u_round",
+        &back.ports,
+        &inputs,
+        &[
+            ("r_o", "round_acc"),
+            ("flags_o", "round_flags"),
+            ("valid_o", "round_valid"),
+        ],
     );
-    module_open(&mut v, &top, &ports);
-    let bw = bits - 1;
-    let _ = writeln!(v, "  wire [{bw}:0] t_term;");
-    v.push_str("  wire t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear, t_valid;\n");
-    if dyn_rm {
-        let _ = writeln!(
-            v,
-            "  wire [{}:0] t_rm;\n  reg  [{}:0] rm_q;",
-            rmw - 1,
-            rmw - 1
-        );
-    }
-    if dyn_sat {
-        v.push_str("  wire [1:0] t_sat;\n  reg  [1:0] sat_q;\n");
-    }
-    let _ = writeln!(v, "  {front_top} u_term (");
-    let mut c = Vec::new();
-    if sf > 0 {
-        c.push(".clk_i(clk_i)".to_string());
-        c.push(".rst_ni(rst_ni)".to_string());
-    }
-    c.extend(
-        [
-            ".valid_i(valid_i)",
-            ".x_i(x_i)",
-            ".y_i(y_i)",
-            ".clear_i(clear_i)",
-        ]
-        .map(String::from),
-    );
-    if dyn_rm {
-        c.push(".rm_i(rm_i)".into());
-    }
-    if dyn_sat {
-        c.push(".sat_i(sat_i)".into());
-    }
-    c.extend(
-        [
-            ".term_o(t_term)",
-            ".nan_o(t_nan)",
-            ".inv_o(t_inv)",
-            ".pinf_o(t_pinf)",
-            ".ninf_o(t_ninf)",
-            ".zero_o(t_zero)",
-            ".sign_o(t_sign)",
-            ".clear_o(t_clear)",
-        ]
-        .map(String::from),
-    );
-    if dyn_rm {
-        c.push(".rm_o(t_rm)".into());
-    }
-    if dyn_sat {
-        c.push(".sat_o(t_sat)".into());
-    }
-    c.push(".valid_o(t_valid)".into());
-    let _ = writeln!(v, "    {}\n  );", c.join(",\n    "));
-    let _ = writeln!(
-        v,
-        "  // The loop: one {bits}-bit adder. Signed overflow (operands of one sign, a sum of the other) is sticky."
-    );
-    let _ = writeln!(v, "  reg  [{bw}:0] acc_q;");
-    v.push_str("  reg  nan_q, inv_q, pinf_q, ninf_q, ovf_q, allz_q, zpos_q, zneg_q, done_q;\n");
-    let _ = writeln!(v, "  wire [{bw}:0] a_base = t_clear ? {bits}'h0 : acc_q;");
-    let _ = writeln!(v, "  wire [{bw}:0] a_sum = a_base + t_term;");
-    let _ = writeln!(
-        v,
-        "  wire a_ovf = (a_base[{bw}] == t_term[{bw}]) & (a_sum[{bw}] != a_base[{bw}]);"
-    );
-    v.push_str("  always @(posedge clk_i) begin\n    if (!rst_ni) begin\n");
-    let _ = writeln!(v, "      acc_q <= {bits}'h0;");
-    v.push_str(
-        "      {nan_q, inv_q, pinf_q, ninf_q, ovf_q, zpos_q, zneg_q, done_q} <= 8'h0;\n      allz_q <= 1'b1;\n",
-    );
-    if dyn_rm {
-        let _ = writeln!(v, "      rm_q <= {rmw}'h0;");
-    }
-    if dyn_sat {
-        v.push_str("      sat_q <= 2'h0;\n");
-    }
-    v.push_str("    end else begin\n      done_q <= t_valid;\n      if (t_valid) begin\n");
-    v.push_str("        acc_q  <= a_sum;\n");
-    v.push_str("        nan_q  <= (~t_clear & nan_q) | t_nan;\n");
-    v.push_str("        inv_q  <= (~t_clear & inv_q) | t_inv;\n");
-    v.push_str("        pinf_q <= (~t_clear & pinf_q) | t_pinf;\n");
-    v.push_str("        ninf_q <= (~t_clear & ninf_q) | t_ninf;\n");
-    v.push_str("        ovf_q  <= (~t_clear & ovf_q) | a_ovf;\n");
-    v.push_str("        allz_q <= (t_clear | allz_q) & t_zero;\n");
-    v.push_str("        zpos_q <= (~t_clear & zpos_q) | (t_zero & ~t_sign);\n");
-    v.push_str("        zneg_q <= (~t_clear & zneg_q) | (t_zero & t_sign);\n");
-    if dyn_rm {
-        v.push_str("        rm_q   <= t_rm;\n");
-    }
-    if dyn_sat {
-        v.push_str("        sat_q  <= t_sat;\n");
-    }
-    v.push_str("      end\n    end\n  end\n");
-    let _ = writeln!(v, "  {back_top} u_round (");
-    let mut c = Vec::new();
-    if sb > 0 {
-        c.push(".clk_i(clk_i)".to_string());
-        c.push(".rst_ni(rst_ni)".to_string());
-    }
-    c.extend(
-        [
-            ".valid_i(done_q)",
-            ".acc_i(acc_q)",
-            ".nan_i(nan_q)",
-            ".inv_i(inv_q)",
-            ".pinf_i(pinf_q)",
-            ".ninf_i(ninf_q)",
-            ".ovf_i(ovf_q)",
-            ".allz_i(allz_q)",
-            ".zpos_i(zpos_q)",
-            ".zneg_i(zneg_q)",
-        ]
-        .map(String::from),
-    );
-    if dyn_rm {
-        c.push(".rm_i(rm_q)".into());
-    }
-    if dyn_sat {
-        c.push(".sat_i(sat_q)".into());
-    }
-    c.extend([".r_o(acc_o)", ".flags_o(flags_o)", ".valid_o(valid_o)"].map(String::from));
-    let _ = writeln!(v, "    {}\n  );", c.join(",\n    "));
-    v.push_str("endmodule\n\n`default_nettype wire\n");
-    let mut verilog = String::from("/* verilator lint_off DECLFILENAME */\n");
-    verilog.push_str(&front.emit());
-    verilog.push('\n');
-    verilog.push_str(&back.emit());
-    verilog.push_str("/* verilator lint_on DECLFILENAME */\n\n");
-    verilog.push_str(&v);
+    b.output("acc_o", o[0].clone());
+    b.output("flags_o", o[1].clone());
+    b.set_valid_out(o[2].clone());
+    let net = b.finish(&top, header, 0).map_err(GenError::Internal)?;
+    let ports = check_interface(req, &net)?;
+    let verilog = crate::emit::file(&[&front.emit(), &back.emit()], &net.emit());
     let manifest = crate::manifest::Manifest {
         schema: crate::manifest::MANIFEST_SCHEMA,
         generator: format!("fp8gen {}", golden::VERSION),
@@ -720,85 +656,89 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     })
 }
 
-/// Declarations of the interleaved accumulators (`--interleave L`): the accumulator of the
-/// issuing step (`clear ? 0 : k_q`), its value (+0 when it starts fresh), the lane index
-/// delayed alongside the FMA pipeline.
-fn interleave_decl(v: &mut String, nl: u32, stages: u32) {
-    let lw = lane_width(nl);
-    let r = |w: u32| {
-        if w == 1 {
-            String::new()
-        } else {
-            format!("[{}:0] ", w - 1)
-        }
-    };
-    let _ = writeln!(
-        v,
-        "  // {nl} interleaved accumulators: step k after a clear goes to accumulator k mod {nl};"
-    );
-    let _ = writeln!(
-        v,
-        "  // a clear starts all of them afresh (lane 0 with its product, the others at their next step)"
-    );
-    for j in 0..nl {
-        let _ = writeln!(v, "  reg  [31:0] lacc{j}_q;");
-    }
-    let _ = writeln!(v, "  reg  {}fresh_q;", r(nl));
-    let _ = writeln!(v, "  reg  {}k_q;", r(lw));
-    let _ = writeln!(v, "  reg  {}lane_q;", r(lw));
-    let _ = writeln!(v, "  wire {}lane_in = clear_i ? {lw}'h0 : k_q;", r(lw));
-    let mut sel = String::from("32'h0");
-    for j in (0..nl).rev() {
-        sel = format!("(lane_in == {lw}'h{j:x}) ? lacc{j}_q :\n                          {sel}");
-    }
-    let _ = writeln!(v, "  wire [31:0] lane_acc = {sel};");
-    let _ = writeln!(
-        v,
-        "  wire [31:0] fma_z = (clear_i | fresh_q[lane_in]) ? 32'h0 : lane_acc;"
-    );
-    for d in 1..=stages {
-        let _ = writeln!(v, "  reg  {}lane_d{d}_q;", r(lw));
-    }
-    let done = if stages == 0 {
-        "lane_in".to_string()
-    } else {
-        format!("lane_d{stages}_q")
-    };
-    let _ = writeln!(v, "  wire {}lane_done = {done};", r(lw));
+/// The interleaved accumulators of a binary32 mac (`--interleave L`): `L` accumulator
+/// registers, which of them start fresh, the lane counter, the lane index delayed alongside
+/// the FMA pipeline, and the lane of the last completed step (`lane_o`).
+struct Interleave {
+    lacc: Vec<StateReg>,
+    fresh: StateReg,
+    k: StateReg,
+    lane: StateReg,
+    /// The lane of the issuing step (`clear_i ? 0 : k`).
+    lane_in: Expr,
+    /// `lane_in` one-hot.
+    onehot: Expr,
+    /// The lane of the step leaving the FMA (`lane_in` delayed by the FMA's stages).
+    lane_done: Expr,
+    /// The FMA's addend: the issuing lane's accumulator, +0 when it starts fresh.
+    z: Expr,
 }
 
-/// The always block of the interleaved accumulators.
-fn interleave_regs(v: &mut String, nl: u32, stages: u32) {
-    let lw = lane_width(nl);
-    v.push_str("  always @(posedge clk_i) begin\n");
-    if stages > 0 {
-        let _ = writeln!(v, "    lane_d1_q <= lane_in;");
-        for d in 2..=stages {
-            let _ = writeln!(v, "    lane_d{d}_q <= lane_d{}_q;", d - 1);
+impl Interleave {
+    /// The registers and the addend selection, before the FMA instance.
+    fn declare(b: &mut ModuleBuilder, nl: u32, stages: u32, clear: &Expr) -> Interleave {
+        let lw = lane_width(nl);
+        b.comment_owned(vec![
+            format!("{nl} interleaved accumulators: step k after a clear goes to accumulator k mod {nl};"),
+            "a clear starts all of them afresh (lane 0 with its product, the others at their next step)".into(),
+        ]);
+        let lacc: Vec<StateReg> = (0..nl)
+            .map(|j| b.state(&format!("lacc{j}_q"), 32, Some(0)))
+            .collect();
+        let fresh = b.state("fresh_q", nl, Some(0));
+        let k = b.state("k_q", lw, Some(0));
+        let lane = b.state("lane_q", lw, Some(0));
+        let lane_in = b.wire("lane_in", Expr::mux(clear, &Expr::c(0, lw), &k.q()));
+        let onehot = b.wire("lane_onehot", Expr::c(1, nl).shl(&lane_in));
+        let arms = (0..nl).map(|j| (j as u128, lacc[j as usize].q())).collect();
+        let lane_acc = b.wire("lane_acc", Expr::case(&lane_in, arms, &Expr::c(0, 32)));
+        let lane_fresh = b.wire("lane_fresh", fresh.q().and(&onehot).red_or());
+        let z = b.wire(
+            "fma_z",
+            Expr::mux(&clear.or(&lane_fresh), &Expr::c(0, 32), &lane_acc),
+        );
+        // The lane index travels beside the FMA pipeline (no reset: fma_valid qualifies it).
+        let mut lane_done = lane_in.clone();
+        for d in 1..=stages {
+            let r = b.state(&format!("lane_d{d}_q"), lw, None);
+            b.set_next(&r, lane_done, None);
+            lane_done = r.q();
+        }
+        Interleave {
+            lacc,
+            fresh,
+            k,
+            lane,
+            lane_in,
+            onehot,
+            lane_done,
+            z,
         }
     }
-    v.push_str("    if (!rst_ni) begin\n");
-    for j in 0..nl {
-        let _ = writeln!(v, "      lacc{j}_q <= 32'h0;");
+
+    /// The register updates, once the FMA's result is known: an issued step advances the
+    /// lane counter and marks its lane used (a clear marks every other lane fresh); a
+    /// completed step writes its lane's accumulator and `lane_q`.
+    fn update(&self, b: &mut ModuleBuilder, valid: &Expr, clear: &Expr, r: &Expr, done: &Expr) {
+        let nl = self.lacc.len() as u32;
+        let lw = lane_width(nl);
+        let last = self.lane_in.eq_c(nl as u128 - 1);
+        let k_next = Expr::mux(&last, &Expr::c(0, lw), &self.lane_in.add(&Expr::c(1, lw)));
+        b.set_next(&self.k, k_next, Some(valid.clone()));
+        let all_but_0 = crate::ast::mask(nl) & !1;
+        let fresh_next = Expr::mux(
+            clear,
+            &Expr::c(all_but_0, nl),
+            &self.fresh.q().and(&self.onehot.not()),
+        );
+        b.set_next(&self.fresh, fresh_next, Some(valid.clone()));
+        b.set_next(&self.lane, self.lane_done.clone(), Some(done.clone()));
+        let we = b.wire(
+            "lacc_we",
+            Expr::repl(nl, done).and(&Expr::c(1, nl).shl(&self.lane_done)),
+        );
+        for (j, l) in self.lacc.iter().enumerate() {
+            b.set_next(l, r.clone(), Some(we.bit(j as u32)));
+        }
     }
-    let _ = writeln!(
-        v,
-        "      fresh_q <= {nl}'h0;\n      k_q <= {lw}'h0;\n      lane_q <= {lw}'h0;"
-    );
-    v.push_str("    end else begin\n      if (valid_i) begin\n");
-    let _ = writeln!(
-        v,
-        "        k_q <= (lane_in == {lw}'h{:x}) ? {lw}'h0 : lane_in + {lw}'h1;",
-        nl - 1
-    );
-    let _ = writeln!(
-        v,
-        "        if (clear_i) fresh_q <= {{{{{}{{1'b1}}}}, 1'b0}};\n        else fresh_q[lane_in] <= 1'b0;",
-        nl - 1
-    );
-    v.push_str("      end\n      if (fma_valid) begin\n        lane_q <= lane_done;\n        case (lane_done)\n");
-    for j in 0..nl {
-        let _ = writeln!(v, "          {lw}'h{j:x}: lacc{j}_q <= fma_r;");
-    }
-    v.push_str("          default: ;\n        endcase\n      end\n    end\n  end\n  assign lane_o = lane_q;\n");
 }

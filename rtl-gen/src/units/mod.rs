@@ -11,8 +11,9 @@ pub mod modes;
 pub mod mul;
 pub mod project;
 
-use crate::ast::ModuleBuilder;
+use crate::ast::{ModuleBuilder, PortDecl};
 use crate::blocks::rm_port_width;
+use crate::emit::Netlist;
 use crate::manifest::{Direction, FileList, Manifest, Modes, Port, Role, Unit, MANIFEST_SCHEMA};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{Format, Specials};
@@ -282,22 +283,7 @@ pub(crate) fn finish_core(
             net.depth, net.budget
         ));
     }
-    let ports = interface(req);
-    let declared: Vec<(&str, bool, u32)> = net
-        .ports
-        .iter()
-        .map(|p| (p.name.as_str(), p.input, p.width))
-        .collect();
-    let expected: Vec<(&str, bool, u32)> = ports
-        .iter()
-        .map(|p| (p.name.as_str(), p.direction == Direction::Input, p.width))
-        .collect();
-    if declared != expected {
-        return Err(GenError::Internal(format!(
-            "the {} generator declared ports {declared:?}, its interface says {expected:?}",
-            req.unit.name()
-        )));
-    }
+    let ports = check_interface(req, &net)?;
     let depth = net.depth;
     let verilog = net.emit();
     let manifest = Manifest {
@@ -324,4 +310,38 @@ pub(crate) fn finish_core(
         top: top.to_string(),
         depth,
     })
+}
+
+/// The interface of `req` ([`interface`]) after checking that the finished module `net`
+/// declares exactly these ports (names, order, directions, widths).
+pub(crate) fn check_interface(req: &GenRequest, net: &Netlist) -> Result<Vec<Port>, GenError> {
+    let ports = interface(req);
+    let declared: Vec<(&str, bool, u32)> = net
+        .ports
+        .iter()
+        .map(|p| (p.name.as_str(), p.input, p.width))
+        .collect();
+    let expected: Vec<(&str, bool, u32)> = ports
+        .iter()
+        .map(|p| (p.name.as_str(), p.direction == Direction::Input, p.width))
+        .collect();
+    if declared != expected {
+        return Err(GenError::Internal(format!(
+            "the {} generator declared ports {declared:?}, its interface says {expected:?}",
+            req.unit.name()
+        )));
+    }
+    Ok(ports)
+}
+
+/// The ports of a manifest as the port list [`ModuleBuilder::instance`] takes.
+pub(crate) fn port_decls(ports: &[Port]) -> Vec<PortDecl> {
+    ports
+        .iter()
+        .map(|p| PortDecl {
+            name: p.name.clone(),
+            input: p.direction == Direction::Input,
+            width: p.width,
+        })
+        .collect()
 }

@@ -270,7 +270,14 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2 (
     output wire        valid_o
 );
   wire [52:0] t_term;
-  wire t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear, t_valid;
+  wire t_nan;
+  wire t_inv;
+  wire t_pinf;
+  wire t_ninf;
+  wire t_zero;
+  wire t_sign;
+  wire t_clear;
+  wire t_valid;
   fp8_mac_e4m3_rne_satfinite_accx16_s2_term u_term (
     .clk_i(clk_i),
     .rst_ni(rst_ni),
@@ -288,17 +295,33 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2 (
     .clear_o(t_clear),
     .valid_o(t_valid)
   );
+
   // The loop: one 53-bit adder. Signed overflow (operands of one sign, a sum of the other) is sticky.
   reg  [52:0] acc_q;
-  reg  nan_q, inv_q, pinf_q, ninf_q, ovf_q, allz_q, zpos_q, zneg_q, done_q;
+  reg  nan_q;
+  reg  inv_q;
+  reg  pinf_q;
+  reg  ninf_q;
+  reg  ovf_q;
+  reg  allz_q;
+  reg  zpos_q;
+  reg  zneg_q;
+  reg  done_q;
   wire [52:0] a_base = t_clear ? 53'h0 : acc_q;
   wire [52:0] a_sum = a_base + t_term;
   wire a_ovf = (a_base[52] == t_term[52]) & (a_sum[52] != a_base[52]);
   always @(posedge clk_i) begin
     if (!rst_ni) begin
-      acc_q <= 53'h0;
-      {nan_q, inv_q, pinf_q, ninf_q, ovf_q, zpos_q, zneg_q, done_q} <= 8'h0;
+      acc_q  <= 53'h0;
+      nan_q  <= 1'b0;
+      inv_q  <= 1'b0;
+      pinf_q <= 1'b0;
+      ninf_q <= 1'b0;
+      ovf_q  <= 1'b0;
       allz_q <= 1'b1;
+      zpos_q <= 1'b0;
+      zneg_q <= 1'b0;
+      done_q <= 1'b0;
     end else begin
       done_q <= t_valid;
       if (t_valid) begin
@@ -314,6 +337,9 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2 (
       end
     end
   end
+  wire [31:0] round_acc;
+  wire [3:0] round_flags;
+  wire round_valid;
   fp8_mac_e4m3_rne_satfinite_accx16_s2_round u_round (
     .clk_i(clk_i),
     .rst_ni(rst_ni),
@@ -327,10 +353,14 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2 (
     .allz_i(allz_q),
     .zpos_i(zpos_q),
     .zneg_i(zneg_q),
-    .r_o(acc_o),
-    .flags_o(flags_o),
-    .valid_o(valid_o)
+    .r_o(round_acc),
+    .flags_o(round_flags),
+    .valid_o(round_valid)
   );
+  assign acc_o = round_acc;
+  assign flags_o = round_flags;
+  assign valid_o = round_valid;
+
 endmodule
 
 `default_nettype wire

@@ -253,13 +253,13 @@ module fp8_mac_e4m3_rne_satfinite_s0 (
   );
   always @(posedge clk_i) begin
     if (!rst_ni) begin
-      acc_q <= 32'h0;
-      flags_q <= 4'h0;
-      done_q <= 1'b0;
+      acc_q   <= 32'h0;
+      flags_q <= 4'd0;
+      done_q  <= 1'b0;
     end else begin
       done_q <= fma_valid;
       if (fma_valid) begin
-        acc_q <= fma_r;
+        acc_q   <= fma_r;
         flags_q <= fma_flags;
       end
     end
@@ -267,6 +267,7 @@ module fp8_mac_e4m3_rne_satfinite_s0 (
   assign acc_o = acc_q;
   assign flags_o = flags_q;
   assign valid_o = done_q;
+
 endmodule
 
 `default_nettype wire
