@@ -60,7 +60,20 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   end
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  reg  [2:0] round_shamt_lo;  // low bits of emin - e (exact when 0 < emin - e < L)
+  always @* begin
+    case (z_i[25:23])
+      3'd0: round_shamt_lo = 3'd1;
+      3'd2: round_shamt_lo = 3'd7;
+      3'd3: round_shamt_lo = 3'd6;
+      3'd4: round_shamt_lo = 3'd5;
+      3'd5: round_shamt_lo = 3'd4;
+      3'd6: round_shamt_lo = 3'd3;
+      3'd7: round_shamt_lo = 3'd2;
+      default: round_shamt_lo = 3'd0;
+    endcase
+  end
+  reg  round_den_all;  // emin - e >= L: the whole window shifts out
   always @* begin
     case (z_i[30:23])
       8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
@@ -72,15 +85,14 @@ module fp8_project_e4m3_rne_satfinite_s0 (
       8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
       8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
       8'd104, 8'd105, 8'd106, 8'd107, 8'd108, 8'd109, 8'd110, 8'd111, 8'd112, 8'd113, 8'd114,
-      8'd115, 8'd116: round_shamt = 3'd5;
-      8'd117: round_shamt = 3'd4;
-      8'd118: round_shamt = 3'd3;
-      8'd119: round_shamt = 3'd2;
-      8'd120: round_shamt = 3'd1;
-      default: round_shamt = 3'd0;
+      8'd115, 8'd116: round_den_all = 1'b1;
+      default: round_den_all = 1'b0;
     endcase
   end
-  wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
+  wire [9:0] round_den_sh = {round_win, 5'd0} >> round_shamt_lo;  // {win, 0} >> (emin - e) mod 2^sw
+  wire [9:0] round_den = round_tiny
+                         ? (round_den_all ? {5'd0, round_win} : round_den_sh)
+                         : {round_win, 5'd0};  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
   wire [11:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd392), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}

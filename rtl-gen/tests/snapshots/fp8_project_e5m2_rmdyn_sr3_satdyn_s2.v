@@ -80,7 +80,20 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   end
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 2): round_win >> min(emin - e, 7), shifted-out bits are sticky
-  reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
+  reg  [2:0] round_shamt_lo;  // low bits of emin - e (exact when 0 < emin - e < L)
+  always @* begin
+    case (z_i[25:23])
+      3'd0: round_shamt_lo = 3'd1;
+      3'd2: round_shamt_lo = 3'd7;
+      3'd3: round_shamt_lo = 3'd6;
+      3'd4: round_shamt_lo = 3'd5;
+      3'd5: round_shamt_lo = 3'd4;
+      3'd6: round_shamt_lo = 3'd3;
+      3'd7: round_shamt_lo = 3'd2;
+      default: round_shamt_lo = 3'd0;
+    endcase
+  end
+  reg  round_den_all;  // emin - e >= L: the whole window shifts out
   always @* begin
     case (z_i[30:23])
       8'd0, 8'd1, 8'd2, 8'd3, 8'd4, 8'd5, 8'd6, 8'd7, 8'd8, 8'd9, 8'd10, 8'd11, 8'd12, 8'd13,
@@ -91,17 +104,14 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
       8'd66, 8'd67, 8'd68, 8'd69, 8'd70, 8'd71, 8'd72, 8'd73, 8'd74, 8'd75, 8'd76, 8'd77, 8'd78,
       8'd79, 8'd80, 8'd81, 8'd82, 8'd83, 8'd84, 8'd85, 8'd86, 8'd87, 8'd88, 8'd89, 8'd90, 8'd91,
       8'd92, 8'd93, 8'd94, 8'd95, 8'd96, 8'd97, 8'd98, 8'd99, 8'd100, 8'd101, 8'd102, 8'd103,
-      8'd104, 8'd105, 8'd106: round_shamt = 3'd7;
-      8'd107: round_shamt = 3'd6;
-      8'd108: round_shamt = 3'd5;
-      8'd109: round_shamt = 3'd4;
-      8'd110: round_shamt = 3'd3;
-      8'd111: round_shamt = 3'd2;
-      8'd112: round_shamt = 3'd1;
-      default: round_shamt = 3'd0;
+      8'd104, 8'd105, 8'd106: round_den_all = 1'b1;
+      default: round_den_all = 1'b0;
     endcase
   end
-  wire [13:0] round_den = {round_win, 7'd0} >> round_shamt;  // {shifted | shifted out}
+  wire [13:0] round_den_sh = {round_win, 7'd0} >> round_shamt_lo;  // {win, 0} >> (emin - e) mod 2^sw
+  wire [13:0] round_den = round_tiny
+                          ? (round_den_all ? {7'd0, round_win} : round_den_sh)
+                          : {round_win, 7'd0};  // {shifted | shifted out}
   wire [3:0] round_frac = round_den[10:7];
   wire [10:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd400), round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
   wire round_u_rest = |round_win[2:0] | round_st0;
