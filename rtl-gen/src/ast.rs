@@ -1578,61 +1578,40 @@ mod tests {
             };
             let k = rng.below(10) as u128;
             let sh = Expr::c(k.min(7), 3);
-            let (folded, unfolded) = match rng.below(14) {
-                0 => (
-                    a.add(&b),
-                    raw(Node::Bin(BinOp::Add, a.clone().into(), b.clone().into()), w),
+            // Each case: the folding constructor and the node it would build unfolded.
+            type Bin = fn(&Expr, &Expr) -> Expr;
+            let bins: [(Bin, BinOp); 5] = [
+                (Expr::add, BinOp::Add),
+                (Expr::sub, BinOp::Sub),
+                (Expr::and, BinOp::And),
+                (Expr::or, BinOp::Or),
+                (Expr::xor, BinOp::Xor),
+            ];
+            let cmps: [(Bin, CmpOp); 3] = [
+                (Expr::eq, CmpOp::Eq),
+                (Expr::ne, CmpOp::Ne),
+                (Expr::gt, CmpOp::Gt),
+            ];
+            let (x, y) = (Box::new(a.clone()), Box::new(b.clone()));
+            let (folded, unfolded) = match rng.below(14) as usize {
+                i @ 0..=4 => (bins[i].0(&a, &b), raw(Node::Bin(bins[i].1, x, y), w)),
+                i @ 5..=7 => (
+                    cmps[i - 5].0(&a, &b),
+                    raw(Node::Cmp(cmps[i - 5].1, x, y), 1),
                 ),
-                1 => (
-                    a.sub(&b),
-                    raw(Node::Bin(BinOp::Sub, a.clone().into(), b.clone().into()), w),
-                ),
-                2 => (
-                    a.and(&b),
-                    raw(Node::Bin(BinOp::And, a.clone().into(), b.clone().into()), w),
-                ),
-                3 => (
-                    a.or(&b),
-                    raw(Node::Bin(BinOp::Or, a.clone().into(), b.clone().into()), w),
-                ),
-                4 => (
-                    a.xor(&b),
-                    raw(Node::Bin(BinOp::Xor, a.clone().into(), b.clone().into()), w),
-                ),
-                5 => (
-                    a.eq(&b),
-                    raw(Node::Cmp(CmpOp::Eq, a.clone().into(), b.clone().into()), 1),
-                ),
-                6 => (
-                    a.ne(&b),
-                    raw(Node::Cmp(CmpOp::Ne, a.clone().into(), b.clone().into()), 1),
-                ),
-                7 => (
-                    a.gt(&b),
-                    raw(Node::Cmp(CmpOp::Gt, a.clone().into(), b.clone().into()), 1),
-                ),
-                8 => (a.red_or(), raw(Node::Red(RedOp::Or, a.clone().into()), 1)),
-                9 => (a.red_and(), raw(Node::Red(RedOp::And, a.clone().into()), 1)),
+                8 => (a.red_or(), raw(Node::Red(RedOp::Or, x), 1)),
+                9 => (a.red_and(), raw(Node::Red(RedOp::And, x), 1)),
                 10 => (
                     Expr::mux(&s1, &a, &b),
-                    raw(
-                        Node::Mux(s1.clone().into(), a.clone().into(), b.clone().into()),
-                        w,
-                    ),
+                    raw(Node::Mux(s1.clone().into(), x, y), w),
                 ),
                 11 => (
                     a.shl(&sh),
-                    raw(
-                        Node::Shift(ShiftDir::Left, a.clone().into(), sh.clone().into()),
-                        w,
-                    ),
+                    raw(Node::Shift(ShiftDir::Left, x, sh.into()), w),
                 ),
                 12 => (
                     a.shr(&sh),
-                    raw(
-                        Node::Shift(ShiftDir::Right, a.clone().into(), sh.clone().into()),
-                        w,
-                    ),
+                    raw(Node::Shift(ShiftDir::Right, x, sh.into()), w),
                 ),
                 _ => {
                     let lo = (k % 6) as u32;

@@ -909,6 +909,29 @@ impl<'a> Rounder<'a> {
         self.x.ftz && self.f.signed && self.subn && self.man > 0 && self.x.exp_range.0 < self.emin
     }
 
+    /// Rounding the window at precision P with an unbounded exponent carries into the next
+    /// binade (all P kept bits ones and rounded away): for e = emin − 1 that reaches 2^emin,
+    /// so the value is not tiny after rounding.
+    fn carries_at_p(&self, b: &mut ModuleBuilder, win: &Expr, st0: &Expr) -> Expr {
+        let (p, g, l) = (self.p, self.g, self.l);
+        let odd_u = if p > 1 {
+            win.bit(l - p)
+        } else {
+            Expr::bit_c(false)
+        };
+        let away_u = decide(
+            b,
+            self.m,
+            &self.x.sign,
+            &odd_u,
+            &win.slice(g - 1, 0),
+            st0,
+            &Self::name("u"),
+            "at precision P, unbounded exponent (tininess after rounding)",
+        );
+        win.slice(l - 1, l - p).red_and().and(&away_u)
+    }
+
     /// Flush-to-zero of tiny values (`fast_ftz`): every value below 2^emin becomes ±0
     /// except one that its subnormal rounding carries up to 2^emin. Only e = emin − 1 can:
     /// its subnormal rounding is the window shifted right by one place (kept bits
@@ -953,19 +976,7 @@ impl<'a> Rounder<'a> {
         );
         // Rounding at precision P (unbounded exponent) carries 2^(emin-1)·1.1…1 to 2^emin.
         let min_tiny = match self.m.tininess {
-            Tininess::AfterRounding => {
-                let away_u = decide(
-                    b,
-                    self.m,
-                    &self.x.sign,
-                    &win.bit(l - p),
-                    &win.slice(g - 1, 0),
-                    st0,
-                    &Self::name("u"),
-                    "at precision P, unbounded exponent (tininess after rounding)",
-                );
-                win.slice(l - 1, l - p).red_and().and(&away_u).not()
-            }
+            Tininess::AfterRounding => self.carries_at_p(b, win, st0).not(),
             Tininess::BeforeRounding => Expr::bit_c(true),
         };
         Some(Flush { keep_min, min_tiny })
@@ -1175,7 +1186,7 @@ impl<'a> Rounder<'a> {
         inexact: &Expr,
         flush: Option<&Flush>,
     ) -> Expr {
-        let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
+        let (emin, iw) = (self.emin, self.iw);
         if self.x.exp_range.0 >= emin {
             return Expr::bit_c(false);
         }
@@ -1189,22 +1200,7 @@ impl<'a> Rounder<'a> {
         }
         let tiny_ok = match (self.m.tininess, self.may_den()) {
             (Tininess::AfterRounding, true) => {
-                let odd_u = if p > 1 {
-                    win.bit(l - p)
-                } else {
-                    Expr::bit_c(false)
-                };
-                let away_u = decide(
-                    b,
-                    self.m,
-                    &self.x.sign,
-                    &odd_u,
-                    &win.slice(g - 1, 0),
-                    st0,
-                    &Self::name("u"),
-                    "at precision P, unbounded exponent (tininess after rounding)",
-                );
-                let carry = win.slice(l - 1, l - p).red_and().and(&away_u);
+                let carry = self.carries_at_p(b, win, st0);
                 // e != emin - 1 (dd != 1), decided from e beside the shift amount: a table
                 // for a narrow exponent, else a compare.
                 let not_below = match &self.narrow {

@@ -234,13 +234,7 @@ impl Netlist {
                 format!("{o}{}", self.atom(a))
             }
             Node::Bin(op, a, b) => {
-                let o = match op {
-                    crate::ast::BinOp::Add => "+",
-                    crate::ast::BinOp::Sub => "-",
-                    crate::ast::BinOp::And => "&",
-                    crate::ast::BinOp::Or => "|",
-                    crate::ast::BinOp::Xor => "^",
-                };
+                let o = bin_op(*op);
                 // Chains of the same associative operator print without extra parentheses.
                 let side = |x: &Expr| match &x.node {
                     Node::Bin(o2, _, _)
@@ -779,19 +773,7 @@ mod tests {
     /// copy without reset, a counter with an enable, a result register, its own valid_o.
     #[test]
     fn state_block_and_instance_print_as_one_always_block_after_their_sources() {
-        let p = |name: &str, input: bool, width: u32| PortDecl {
-            name: name.into(),
-            input,
-            width,
-        };
-        let sub = [
-            p("clk_i", true, 1),
-            p("rst_ni", true, 1),
-            p("valid_i", true, 1),
-            p("a_i", true, 8),
-            p("r_o", false, 8),
-            p("valid_o", false, 1),
-        ];
+        let sub = crate::pipeline::tests::sub_ports();
         let mut b = ModuleBuilder::new();
         let v = b.valid_in();
         let a = b.input("a_i", 8);

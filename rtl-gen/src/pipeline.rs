@@ -391,7 +391,7 @@ pub fn unused_bits(sigs: &[Signal], live: &[bool], items: &[Item]) -> Vec<(SigId
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ast::ModuleBuilder;
 
@@ -541,7 +541,7 @@ mod tests {
     }
 
     /// The ports of a sub-module `sub(clk_i, rst_ni, valid_i, a_i[8], r_o[8], valid_o)`.
-    fn sub_ports() -> Vec<crate::ast::PortDecl> {
+    pub(crate) fn sub_ports() -> Vec<crate::ast::PortDecl> {
         let p = |name: &str, input: bool, width: u32| crate::ast::PortDecl {
             name: name.into(),
             input,

@@ -201,14 +201,20 @@ def fp8gen_label(r):
     return (r["unit"] if r["format"] == "-" else f'{r["unit"]} {r["format"]}') + f' s{r["stages"]}'
 
 
-def read_reference(path):
-    """Reference rows (published designs) of `path`, typed; [] for no path."""
+def read_data_file(path, columns):
+    """Rows of a committed data file (`path`; [] for no path) that must have `columns`."""
     if not path:
         return []
     rows = read_csv(path)
-    missing = [c for c in REFERENCE_COLUMNS if rows and c not in rows[0]]
+    missing = [c for c in columns if rows and c not in rows[0]]
     if missing:
         raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    return rows
+
+
+def read_reference(path):
+    """Reference rows (published designs) of `path`, typed; [] for no path."""
+    rows = read_data_file(path, REFERENCE_COLUMNS)
     for r in rows:
         r["stages"] = int(r["stages"])
         r["size"] = int(r["size"])
@@ -219,12 +225,7 @@ def read_reference(path):
 
 def read_targets(path):
     """Target rows of `path`; max_stages / min_fmax_mhz / max_cells None when empty."""
-    if not path:
-        return []
-    rows = read_csv(path)
-    missing = [c for c in TARGET_COLUMNS if rows and c not in rows[0]]
-    if missing:
-        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    rows = read_data_file(path, TARGET_COLUMNS)
     for r in rows:
         for k, conv in (("max_stages", int), ("min_fmax_mhz", float), ("max_cells", int)):
             v = (r.get(k) or "").strip()

@@ -68,8 +68,13 @@ pub fn spec_from_ports(
     )
 }
 
-/// `rm`/`sat` parts of a top module name.
+/// `rm`/`sat` parts of a top module name, with the tininess tag ([`tininess_tag`]).
 pub fn mode_tag(req: &GenRequest) -> String {
+    format!("{}{}", rm_sat_tag(req), tininess_tag(req))
+}
+
+/// `<rounding>_<saturation>` of a top module name (`rmdyn[_srN]`, `satdyn` for mode ports).
+pub fn rm_sat_tag(req: &GenRequest) -> String {
     let rm = match req.rounding {
         RoundingSel::Fixed(r) => r.to_string(),
         RoundingSel::Dynamic if req.sr_bits > 0 => format!("rmdyn_sr{}", req.sr_bits),
@@ -79,11 +84,16 @@ pub fn mode_tag(req: &GenRequest) -> String {
         SaturationSel::Fixed(s) => s.name().replace('-', "_"),
         SaturationSel::Dynamic => "satdyn".into(),
     };
-    let mut t = format!("{rm}_{sat}");
+    format!("{rm}_{sat}")
+}
+
+/// `_tb` in a top module name when tininess is detected before rounding, else empty.
+pub fn tininess_tag(req: &GenRequest) -> &'static str {
     if req.options.tininess == Tininess::BeforeRounding {
-        t.push_str("_tb");
+        "_tb"
+    } else {
+        ""
     }
-    t
 }
 
 /// `_sc_<scale format>` in the top name of a core with block scales, else empty.

@@ -147,22 +147,15 @@ fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> R
 /// Top module name: `fp8_project_<format>_<rounding>_<saturation>[_from_<in>][_tb][_nc<code>]_s<N>`.
 pub fn top_name(req: &GenRequest) -> String {
     let f = req.formats.r;
-    let rm = match req.rounding {
-        RoundingSel::Fixed(r) => r.to_string(),
-        RoundingSel::Dynamic if req.sr_bits > 0 => format!("rmdyn_sr{}", req.sr_bits),
-        RoundingSel::Dynamic => "rmdyn".into(),
-    };
-    let sat = match req.saturation {
-        SaturationSel::Fixed(s) => s.name().replace('-', "_"),
-        SaturationSel::Dynamic => "satdyn".into(),
-    };
-    let mut name = format!("fp8_project_{}_{rm}_{sat}", f.ident());
+    let mut name = format!(
+        "fp8_project_{}_{}",
+        f.ident(),
+        super::modes::rm_sat_tag(req)
+    );
     if req.formats.x != Format::BINARY32 {
         name.push_str(&format!("_from_{}", req.formats.x.ident()));
     }
-    if req.options.tininess == Tininess::BeforeRounding {
-        name.push_str("_tb");
-    }
+    name.push_str(super::modes::tininess_tag(req));
     if !f.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
     }
