@@ -9,7 +9,7 @@
 
 use super::{describe, finish_core, layout};
 use crate::ast::{concat, Expr, ModuleBuilder};
-use crate::blocks::{guard_bits, rm_port_width, round, unpack, Modes, RoundIn, Unpacked};
+use crate::blocks::{guard_bits, round, unpack, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use golden::{convert, Format, Rounding, Saturation, Tininess};
 
@@ -169,24 +169,11 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let fin = req.formats.x;
     let f = req.formats.r;
     let top = top_name(req);
-    let n = req.random_bits();
     let mut b = ModuleBuilder::new();
     let z = b.input("z_i", fin.k);
     let scale = req.formats.scale.map(|f| (f, b.input("s_i", f.k)));
-    let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
-    let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
-    let rnd = (n > 0).then(|| b.input("rnd_i", n));
-    let modes = Modes::new(
-        &mut b,
-        req.rounding,
-        req.saturation,
-        n,
-        rm,
-        sat,
-        rnd,
-        req.options.tininess,
-        req.options.nonan_code,
-    );
+    let modes = super::modes::mode_ports(&mut b, req);
+    let n = req.random_bits();
     // Subnormal inputs need exact normalization unless all of them lie so far below the
     // result's smallest quantum that only "nonzero and tiny" matters (see docs/rtl.md).
     let l = (f.p + guard_bits(&modes)) as i64;
