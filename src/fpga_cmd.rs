@@ -131,12 +131,12 @@ pub fn board(
 /// `fp8gen board-test`.
 pub fn board_test(port: &Path, dir: &Path) -> Result<(), CliError> {
     let lpath = dir.join("shell.json");
-    let text = std::fs::read_to_string(&lpath).map_err(|e| {
-        CliError::usage(format!(
-            "--dir: cannot read {}: {e}; point it at the output directory of `fp8gen board`",
-            lpath.display()
-        ))
-    })?;
+    let text = iface::read_text_bounded(&lpath, iface::MAX_JSON_BYTES, "shell layouts")
+        .map_err(|e| {
+            CliError::usage(format!(
+                "--dir: {e}; point it at the output directory of `fp8gen board`"
+            ))
+        })?;
     let layout: fpga::ShellLayout = serde_json::from_str(&text)
         .map_err(|e| CliError::usage(format!("{} is not a shell layout: {e}", lpath.display())))?;
     let mut tty = fpga::open_serial(port, layout.baud).map_err(fpga_err)?;

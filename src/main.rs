@@ -301,9 +301,13 @@ fn main() {
 
 fn cache(action: &str) -> Result<(), CliError> {
     let dir = sim::default_cache_dir();
+    let sim_err = |e: sim::SimError| match e {
+        sim::SimError::Usage(_) => CliError::usage(e.to_string()),
+        _ => CliError::failed(e.to_string()),
+    };
     match action {
         "clean" => {
-            let r = sim::clean_cache(&dir).map_err(|e| CliError::failed(e.to_string()))?;
+            let r = sim::clean_cache(&dir).map_err(sim_err)?;
             out::println(&format!(
                 "cleaned {}: {} models, {} runtimes, {} temporary directories, {:.1} MiB freed",
                 dir.display(),
@@ -311,14 +315,24 @@ fn cache(action: &str) -> Result<(), CliError> {
                 r.runtimes,
                 r.temporaries,
                 r.bytes as f64 / (1 << 20) as f64
-            ))
+            ))?;
+            if let Some(first) = r.left.first() {
+                eprintln!(
+                    "note: left {} entries the cache did not create (e.g. {}); remove them yourself if they are not needed",
+                    r.left.len(),
+                    first.display()
+                );
+            }
+            Ok(())
         }
         "info" => {
-            let (n, bytes) = sim::cache_usage(&dir);
+            let (n, bytes) = sim::cache_usage(&dir).map_err(sim_err)?;
+            let limit = sim::cache_limit_bytes().map_err(sim_err)?;
             out::println(&format!(
-                "{}: {n} models, {:.1} MiB (limit FP8GEN_CACHE_MAX_MB, default 4096)",
+                "{}: {n} models, {:.1} MiB (limit {} MiB: FP8GEN_CACHE_MAX_MB, default 4096)",
                 dir.display(),
-                bytes as f64 / (1 << 20) as f64
+                bytes as f64 / (1 << 20) as f64,
+                limit >> 20
             ))
         }
         a => Err(CliError::usage(format!(

@@ -38,7 +38,7 @@ pub struct ProveArgs {
 
 pub(crate) fn cli_err(e: FormalError) -> CliError {
     match e {
-        FormalError::Unsupported(_) => CliError::usage(e.to_string()),
+        FormalError::Unsupported(_) | FormalError::Output(_) => CliError::usage(e.to_string()),
         _ => CliError::failed(e.to_string()),
     }
 }

@@ -45,6 +45,8 @@ pub enum FormalError {
     Sim(String),
     /// File system error.
     Io(String, std::io::Error),
+    /// The `--keep` directory cannot be used ([`iface::outdir`]): what and what to do.
+    Output(String),
 }
 
 impl fmt::Display for FormalError {
@@ -55,6 +57,7 @@ impl fmt::Display for FormalError {
             FormalError::Tool(m) => write!(f, "{m}"),
             FormalError::Sim(m) => write!(f, "counterexample replay failed: {m}"),
             FormalError::Io(what, e) => write!(f, "{what}: {e}"),
+            FormalError::Output(m) => f.write_str(m),
         }
     }
 }

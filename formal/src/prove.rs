@@ -216,7 +216,8 @@ pub fn mode_assumptions(req: &GenRequest) -> Vec<String> {
     v
 }
 
-/// A fresh work directory (kept or temporary).
+/// A fresh work directory (kept or temporary). A kept one, `<work_dir>/<tag>`, must be new
+/// or empty: nothing in it is deleted ([`prove_request`] gives a fresh directory of its own).
 fn work_dir(opts: &ProveOptions, tag: &str) -> Result<(PathBuf, bool), FormalError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -231,7 +232,15 @@ fn work_dir(opts: &ProveOptions, tag: &str) -> Result<(PathBuf, bool), FormalErr
             false,
         ),
     };
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(FormalError::Output(format!(
+            "work directory {} is not empty; give a new one",
+            dir.display()
+        )));
+    }
+    if !keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| FormalError::Io(format!("creating {}", dir.display()), e))?;
     Ok((dir, keep))
@@ -1220,6 +1229,9 @@ pub fn prove_core_against_reference(
 
 /// `fp8gen prove`: the optimized combinational core of `req` against the reference; with
 /// `req.stages > 0` also the N-stage core against the combinational one. One report per proof.
+/// With `opts.work_dir` (`--keep DIR`) the proofs run in a fresh directory that replaces
+/// `DIR` when they end: `DIR` must be new, empty or an earlier `prove --keep` run's
+/// ([`iface::outdir`]), checked before anything runs.
 pub fn prove_request(
     req: &GenRequest,
     opts: &ProveOptions,
@@ -1230,6 +1242,59 @@ pub fn prove_request(
             req.unit.name()
         )));
     }
+    let Some(keep) = &opts.work_dir else {
+        return prove_request_in(req, opts);
+    };
+    use iface::outdir::{OutDir, OutDirError, Rule, LISTING};
+    let out_err = |e: OutDirError| match e {
+        OutDirError::Refused(m) => FormalError::Output(m),
+        OutDirError::Failed(m) => FormalError::Io(
+            "writing the --keep directory".into(),
+            std::io::Error::other(m),
+        ),
+    };
+    let read = |d: &Path| iface::outdir::read_listing(d, "prove");
+    let out = OutDir::prepare(
+        keep,
+        &Rule {
+            command: "prove",
+            option: "--keep",
+            replace: Ok(()),
+            listing: LISTING,
+            earlier: &read,
+            in_place: false,
+        },
+    )
+    .map_err(out_err)?;
+    let built = out.stage().map_err(out_err)?;
+    let mut inner = opts.clone();
+    inner.work_dir = Some(built.clone());
+    let mut reports = match prove_request_in(req, &inner) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&built);
+            return Err(e);
+        }
+    };
+    let shown = out.install(&built, true).map_err(out_err)?;
+    let moved = |p: &mut Option<PathBuf>| {
+        if let Some(rest) = p.as_ref().and_then(|q| q.strip_prefix(&built).ok()) {
+            *p = Some(shown.join(rest));
+        }
+    };
+    for r in &mut reports {
+        moved(&mut r.work_dir);
+        if let Some(c) = &mut r.counterexample {
+            moved(&mut c.yosys_vcd);
+        }
+    }
+    Ok(reports)
+}
+
+fn prove_request_in(
+    req: &GenRequest,
+    opts: &ProveOptions,
+) -> Result<Vec<ProofReport>, FormalError> {
     let comb_req = GenRequest {
         stages: 0,
         ..req.clone()

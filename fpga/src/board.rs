@@ -161,8 +161,8 @@ pub struct BoardRequest {
     pub core: Core,
     /// Serial baud rate (115200 is safe on all three boards).
     pub baud: u32,
-    /// Output directory (must not exist or be empty): bitstream, `shell.json`, Verilog,
-    /// logs and reports are written there.
+    /// Output directory (new, empty, or an earlier `board` build's, which is replaced; see
+    /// [`iface::outdir`]): bitstream, `shell.json`, Verilog, logs and reports are written there.
     pub out_dir: PathBuf,
     /// Allow DSP blocks.
     pub use_dsp: bool,
@@ -218,6 +218,7 @@ fn pack_tool(target: Target) -> Tool {
 /// Builds a bitstream of `req.core` inside the UART shell for `req.board`.
 pub fn board_build(req: &BoardRequest) -> Result<BoardBuildReport, FpgaError> {
     req.core.validate(64)?;
+    let out = crate::build_dir::prepare_output(&req.out_dir, "board", "-o")?;
     let board = req.board;
     let target = board.target();
     let layout = ShellLayout::new(&req.core, board.clk_hz(), req.baud)?;
@@ -226,7 +227,7 @@ pub fn board_build(req: &BoardRequest) -> Result<BoardBuildReport, FpgaError> {
     let nextpnr = tools::find(pnr_tool)?;
     let pack = tools::find(pack_tool(target))?;
 
-    let mut bd = BuildDir::new("fp8gen-board", Some(&req.out_dir))?;
+    let mut bd = BuildDir::new("fp8gen-board", Some(out))?;
     match build_in(req, &layout, &yosys, &nextpnr, &pack, bd.path()) {
         Ok(mut rep) => {
             let dest = bd.finish()?.unwrap_or_else(|| req.out_dir.clone());

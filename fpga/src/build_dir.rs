@@ -1,10 +1,14 @@
 //! Private build directories: created fresh, removed when dropped, or — when the caller
-//! asked to keep the artifacts — renamed into place in one step at the end, so that a
-//! failed run never leaves a half-written output directory behind.
+//! asked to keep the artifacts — put in place of the output directory in one step at the end
+//! ([`iface::outdir`]: a new or empty directory, or an earlier run's of the same command), so
+//! that a failed run never leaves a half-written output directory behind and a directory
+//! holding files fp8gen did not write is refused before anything runs.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use iface::outdir::{OutDir, OutDirError, Rule, LISTING};
 
 use crate::FpgaError;
 
@@ -14,15 +18,42 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug)]
 pub struct BuildDir {
     path: PathBuf,
-    dest: Option<PathBuf>,
+    dest: Option<OutDir>,
     done: bool,
 }
 
+fn out_err(e: OutDirError) -> FpgaError {
+    match e {
+        OutDirError::Refused(m) => FpgaError::BadRequest(m),
+        OutDirError::Failed(m) => {
+            FpgaError::io("writing the output directory", std::io::Error::other(m))
+        }
+    }
+}
+
+/// Checks an output directory of `command` (`board`, `synth`) named by `option` before
+/// anything is built: new, empty, or an earlier run's of the same command (which is then
+/// replaced); a directory holding anything else is refused.
+pub fn prepare_output(dir: &Path, command: &str, option: &str) -> Result<OutDir, FpgaError> {
+    let read = |d: &Path| iface::outdir::read_listing(d, command);
+    OutDir::prepare(
+        dir,
+        &Rule {
+            command,
+            option,
+            replace: Ok(()),
+            listing: LISTING,
+            earlier: &read,
+            in_place: false,
+        },
+    )
+    .map_err(out_err)
+}
+
 impl BuildDir {
-    /// Creates a fresh directory in the system temp directory. With `keep = Some(dest)`,
-    /// `dest` must not exist yet or be an empty directory; [`BuildDir::finish`] moves the
-    /// build there.
-    pub fn new(prefix: &str, keep: Option<&Path>) -> Result<BuildDir, FpgaError> {
+    /// Creates a fresh directory in the system temp directory. With `keep = Some(dest)`
+    /// (checked by [`prepare_output`]), [`BuildDir::finish`] moves the build there.
+    pub fn new(prefix: &str, keep: Option<OutDir>) -> Result<BuildDir, FpgaError> {
         let unique = format!(
             "{}-{}-{}-{}",
             prefix,
@@ -33,30 +64,12 @@ impl BuildDir {
                 .unwrap_or(0),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
-        let dest = match keep {
-            Some(dest) => {
-                if dest.exists() {
-                    let empty = std::fs::read_dir(dest)
-                        .map(|mut d| d.next().is_none())
-                        .unwrap_or(false);
-                    if !empty {
-                        return Err(FpgaError::BadRequest(format!(
-                            "output directory {} already exists and is not empty; \
-                             remove it or choose another",
-                            dest.display()
-                        )));
-                    }
-                }
-                Some(dest.to_path_buf())
-            }
-            None => None,
-        };
         let path = std::env::temp_dir().join(unique);
         std::fs::create_dir(&path)
             .map_err(|e| FpgaError::io(format!("creating {}", path.display()), e))?;
         Ok(BuildDir {
             path,
-            dest,
+            dest: keep,
             done: false,
         })
     }
@@ -66,46 +79,13 @@ impl BuildDir {
         &self.path
     }
 
-    /// Moves the directory to its destination (if one was given) and returns the final
-    /// location; without a destination the directory is deleted and `None` returned.
+    /// Moves the directory to its destination (if one was given, with a listing of what it
+    /// holds) and returns the final location; without a destination the directory is
+    /// deleted and `None` returned.
     pub fn finish(mut self) -> Result<Option<PathBuf>, FpgaError> {
         self.done = true;
         match self.dest.take() {
-            Some(dest) => {
-                if dest.is_dir() {
-                    // Checked empty at creation; remove so the rename can take its place.
-                    std::fs::remove_dir(&dest).map_err(|e| {
-                        FpgaError::io(format!("replacing empty {}", dest.display()), e)
-                    })?;
-                }
-                if let Some(parent) = dest.parent() {
-                    if !parent.as_os_str().is_empty() {
-                        std::fs::create_dir_all(parent).map_err(|e| {
-                            FpgaError::io(format!("creating {}", parent.display()), e)
-                        })?;
-                    }
-                }
-                if std::fs::rename(&self.path, &dest).is_err() {
-                    // Different file system: copy into a hidden sibling, then rename it.
-                    let name = dest
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| "out".into());
-                    let staging = dest.with_file_name(format!(".{name}.partial"));
-                    let _ = std::fs::remove_dir_all(&staging);
-                    let copied = copy_dir(&self.path, &staging).and_then(|()| {
-                        std::fs::rename(&staging, &dest)
-                            .map_err(|e| FpgaError::io(format!("moving to {}", dest.display()), e))
-                    });
-                    if let Err(e) = copied {
-                        let _ = std::fs::remove_dir_all(&staging);
-                        let _ = std::fs::remove_dir_all(&self.path);
-                        return Err(e);
-                    }
-                    let _ = std::fs::remove_dir_all(&self.path);
-                }
-                Ok(Some(dest))
-            }
+            Some(dest) => dest.install(&self.path, true).map(Some).map_err(out_err),
             None => {
                 let _ = std::fs::remove_dir_all(&self.path);
                 Ok(None)
@@ -120,24 +100,6 @@ impl BuildDir {
     pub fn keep_for_debugging(&mut self) {
         self.done = true;
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<(), FpgaError> {
-    std::fs::create_dir(to).map_err(|e| FpgaError::io(format!("creating {}", to.display()), e))?;
-    let entries = std::fs::read_dir(from)
-        .map_err(|e| FpgaError::io(format!("reading {}", from.display()), e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| FpgaError::io(format!("reading {}", from.display()), e))?;
-        let src = entry.path();
-        let dst = to.join(entry.file_name());
-        if src.is_dir() {
-            copy_dir(&src, &dst)?;
-        } else {
-            std::fs::copy(&src, &dst)
-                .map_err(|e| FpgaError::io(format!("copying {}", src.display()), e))?;
-        }
-    }
-    Ok(())
 }
 
 impl Drop for BuildDir {

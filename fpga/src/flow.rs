@@ -30,8 +30,8 @@ pub struct SynthRequest {
     /// Place and route with this many seeds (`seed`, `seed + 1`, …) after one synthesis and
     /// report the median Fmax with the minimum and maximum (one seed is noise).
     pub seeds: u32,
-    /// Keep all artifacts (Verilog, netlist, logs, reports) in this directory, which must
-    /// not exist yet or be empty.
+    /// Keep all artifacts (Verilog, netlist, logs, reports) in this directory: new, empty,
+    /// or an earlier `synth --keep` run's, which is replaced ([`iface::outdir`]).
     pub keep_dir: Option<PathBuf>,
 }
 
@@ -286,11 +286,16 @@ pub fn synth(req: &SynthRequest) -> Result<SynthReport, FpgaError> {
             req.seeds
         )));
     }
+    let keep = req
+        .keep_dir
+        .as_deref()
+        .map(|d| crate::build_dir::prepare_output(d, "synth", "--keep"))
+        .transpose()?;
     let yosys = tools::find(Tool::Yosys)?;
     let pnr_tool = nextpnr_tool(req.target);
     let nextpnr = tools::find(pnr_tool)?;
 
-    let mut bd = BuildDir::new("fp8gen-synth", req.keep_dir.as_deref())?;
+    let mut bd = BuildDir::new("fp8gen-synth", keep)?;
     let result = synth_in(req, &yosys, &nextpnr, bd.path());
     match result {
         Ok(mut rep) => {

@@ -12,6 +12,13 @@
 
 #![forbid(unsafe_code)]
 
+mod bounded;
+pub mod outdir;
+
+pub use bounded::{
+    human_size, read_bounded, read_text_bounded, ReadError, MAX_JSON_BYTES, MAX_SOURCE_BYTES,
+};
+
 use golden::Format;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -658,11 +665,14 @@ impl Manifest {
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| {
-            ManifestError(format!(
-                "cannot read {}: {e}; point at a directory written by `fp8gen gen` (or holding a manifest.json in the same schema)",
-                file.display()
-            ))
+        let text = read_text_bounded(&file, MAX_JSON_BYTES, "manifests").map_err(|e| {
+            ManifestError(if e.io.is_some() {
+                format!(
+                    "{e}; point at a directory written by `fp8gen gen` (or holding a manifest.json in the same schema)"
+                )
+            } else {
+                e.message
+            })
         })?;
         let dir = file
             .parent()

@@ -22,7 +22,7 @@ pub use units::interface;
 use golden::{Format, Rounding, Saturation, Tininess};
 use manifest::{Formats, Manifest, Unit};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Rounding mode: fixed at generation (smallest logic) or chosen at run time by `rm_i`
 /// (encoding [`manifest::ROUNDING_ENCODING`]).
@@ -443,70 +443,36 @@ pub fn header_line(req: &GenRequest) -> String {
     )
 }
 
-/// A fresh path next to `dir` (`.<name>.<tag>-<pid>-<n>`); with `create`, the directory is
-/// created atomically (so concurrent writers never share it).
-fn tmp_sibling(dir: &Path, tag: &str, create: bool) -> std::io::Result<PathBuf> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "core".into());
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    loop {
-        let i = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let p = parent.join(format!(".{name}.{tag}-{}-{i}", std::process::id()));
-        if !create {
-            if !p.exists() {
-                return Ok(p);
-            }
-            continue;
-        }
-        match std::fs::create_dir(&p) {
-            Ok(()) => return Ok(p),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// Writes `<top>.v`, `manifest.json` and the FuseSoC `<top>.core` ([`fusesoc`]) into `dir`
 /// atomically: the files are written into a temporary directory next to `dir`, which is then
-/// renamed into place, so `dir` is never half-written. An existing non-empty `dir` is replaced only with `force`.
+/// renamed into place, so `dir` is never half-written. `dir` must be new or empty, or (with
+/// `force`) hold only the files of an earlier `fp8gen gen` (those its `manifest.json` lists);
+/// a directory holding anything else is refused ([`iface::outdir`]).
 pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), GenError> {
+    use iface::outdir::{OutDir, OutDirError, Rule};
+    let out_err = |e: OutDirError| match e {
+        OutDirError::Refused(m) => GenError::BadRequest(m),
+        OutDirError::Failed(m) => GenError::Io(
+            "cannot write the output directory".into(),
+            std::io::Error::other(m),
+        ),
+    };
+    let rule = Rule {
+        command: "gen",
+        option: "-o",
+        replace: if force {
+            Ok(())
+        } else {
+            Err("pass --force to replace it")
+        },
+        listing: "manifest.json",
+        earlier: &iface::outdir::read_gen_manifest,
+        in_place: false,
+    };
+    let out = OutDir::prepare(dir, &rule).map_err(out_err)?;
+    let tmp = out.stage().map_err(out_err)?;
     let io = |what: String| move |e: std::io::Error| GenError::Io(what, e);
-    if dir.exists() {
-        if !dir.is_dir() {
-            return Err(GenError::BadRequest(format!(
-                "output path {} exists and is not a directory",
-                dir.display()
-            )));
-        }
-        let non_empty = std::fs::read_dir(dir)
-            .map_err(io(format!("cannot read {}", dir.display())))?
-            .next()
-            .is_some();
-        if non_empty && !force {
-            return Err(GenError::BadRequest(format!(
-                "output directory {} is not empty; choose another directory or pass --force to replace it",
-                dir.display()
-            )));
-        }
-    }
-    if let Some(parent) = dir.parent() {
-        if !parent.as_os_str().is_empty() && !parent.exists() {
-            std::fs::create_dir_all(parent)
-                .map_err(io(format!("cannot create {}", parent.display())))?;
-        }
-    }
-    let tmp = tmp_sibling(dir, "tmp", true).map_err(io(format!(
-        "cannot create a temporary directory next to {}",
-        dir.display()
-    )))?;
-    let result = (|| -> Result<(), GenError> {
+    let written = (|| -> Result<(), GenError> {
         let vpath = tmp.join(format!("{}.v", core.top));
         std::fs::write(&vpath, &core.verilog)
             .map_err(io(format!("cannot write {}", vpath.display())))?;
@@ -516,27 +482,12 @@ pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), G
         let cpath = tmp.join(format!("{}.core", core.top));
         std::fs::write(&cpath, fusesoc::core_file(&core.manifest))
             .map_err(io(format!("cannot write {}", cpath.display())))?;
-        if dir.exists() {
-            let old = tmp_sibling(dir, "old", false)
-                .map_err(io(format!("cannot pick a name next to {}", dir.display())))?;
-            std::fs::rename(dir, &old)
-                .map_err(io(format!("cannot move {} aside", dir.display())))?;
-            if let Err(e) = std::fs::rename(&tmp, dir) {
-                let _ = std::fs::rename(&old, dir);
-                return Err(GenError::Io(
-                    format!("cannot rename into {}", dir.display()),
-                    e,
-                ));
-            }
-            let _ = std::fs::remove_dir_all(&old);
-        } else {
-            std::fs::rename(&tmp, dir)
-                .map_err(io(format!("cannot rename into {}", dir.display())))?;
-        }
         Ok(())
     })();
-    if result.is_err() {
+    if let Err(e) = written {
         let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
     }
-    result
+    out.install(&tmp, false).map_err(out_err)?;
+    Ok(())
 }

@@ -89,12 +89,12 @@ impl Sources {
         };
         let mut files = Vec::new();
         for p in m.source_paths(dir) {
-            let text = fs::read_to_string(&p).map_err(|e| {
-                SimError::InvalidSpec(format!(
-                    "cannot read the source file {} named by the manifest: {e}",
-                    p.display()
-                ))
-            })?;
+            let text = iface::read_text_bounded(&p, iface::MAX_SOURCE_BYTES, "source files")
+                .map_err(|e| {
+                    SimError::InvalidSpec(format!(
+                        "source file named by the manifest: {e}; a manifest names regular Verilog files"
+                    ))
+                })?;
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -112,6 +112,22 @@ impl Sources {
                     "include directory {} named by the manifest does not exist",
                     d.display()
                 )));
+            }
+            // Every regular file of an include directory is hashed into the cache key: each
+            // must be a readable size (a FIFO or device there is never opened).
+            for f in fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = f.path();
+                if let Some(meta) = fs::metadata(&p).ok().filter(|m| m.is_file()) {
+                    if meta.len() > iface::MAX_SOURCE_BYTES {
+                        return Err(SimError::InvalidSpec(format!(
+                            "{} (in include directory {}) is {}; source files over {} are refused",
+                            p.display(),
+                            d.display(),
+                            iface::human_size(meta.len()),
+                            iface::human_size(iface::MAX_SOURCE_BYTES)
+                        )));
+                    }
+                }
             }
             include_dirs.push(abs(d));
         }
@@ -158,7 +174,15 @@ impl Sources {
             names.sort();
             for n in names {
                 key.field("inc", n.to_string_lossy().as_bytes());
-                key.field("inc-text", &fs::read(&n).unwrap_or_default());
+                match iface::read_bounded(&n, iface::MAX_SOURCE_BYTES, "source files") {
+                    Ok(text) => key.field("inc-text", &text),
+                    // Changed since it was checked: a key no other build has.
+                    Err(e) => key.field(
+                        "inc-unreadable",
+                        format!("{e} {} {:?}", std::process::id(), std::time::SystemTime::now())
+                            .as_bytes(),
+                    ),
+                };
             }
         }
         for (k, v) in &self.defines {
@@ -865,6 +889,7 @@ pub(crate) fn build_model(
         )));
     }
     let cache = opts.resolved_cache_dir();
+    let max_cache_bytes = max_models_bytes()?;
     sweep_temp(&cache);
     let wrapper = wrapper_verilog(spec, lanes, &sources.parameters);
     let harness = harness_cpp(spec, lanes);
@@ -1043,7 +1068,7 @@ pub(crate) fn build_model(
     }
     write_stamp(&tmp, &[so_name.to_string()])?;
     let dir = publish(&tmp, &dest)?;
-    evict(&cache, max_models_bytes(), &dir);
+    evict(&cache, max_cache_bytes, &dir);
     Ok(BuiltModel {
         so_path: dir.join(so_name),
         dir,

@@ -9,7 +9,9 @@
 //!   removed whenever a build starts;
 //! * after a build, the least recently used models are evicted while the cache holds more
 //!   than `FP8GEN_CACHE_MAX_MB` (default 4096) MiB of models;
-//! * [`clean`] (`fp8gen cache clean`) empties it.
+//! * [`clean`] (`fp8gen cache clean`) empties it: only the entries and temporary directories
+//!   it created (named by a cache key, or `<model|runtime|discard>-<pid>-<nanos>-<n>`), so a
+//!   cache pointed at a directory holding other files never loses them.
 //!
 //! Location, first match wins: `$FP8GEN_CACHE`; `<cargo target dir>/fp8gen-cache` when the
 //! running executable lives under a directory named `target` (a workspace build);
@@ -201,7 +203,26 @@ fn pid_alive(pid: u32) -> bool {
         || !Path::new("/proc").is_dir()
 }
 
-/// Removes temporary build directories left by processes that are gone, or older than a day.
+/// Prefixes of the temporary directories [`make_temp_dir`] creates.
+const TEMP_PREFIXES: [&str; 3] = ["model", "runtime", "discard"];
+
+/// Whether `name` is a temporary directory name of this cache: `<prefix>-<pid>-<nanos>-<n>`.
+fn is_temp_name(name: &str) -> bool {
+    let parts: Vec<&str> = name.rsplitn(4, '-').collect();
+    parts.len() == 4
+        && TEMP_PREFIXES.contains(&parts[3])
+        && parts[..3]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether `name` is a model or runtime entry name: a cache key ([`KeyHasher::hex`]).
+fn is_entry_name(name: &str) -> bool {
+    name.len() == 32 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Removes temporary build directories left by processes that are gone, or older than a day
+/// (only directories named like the ones [`make_temp_dir`] creates).
 pub(crate) fn sweep_temp(root: &Path) -> u64 {
     let mut removed = 0;
     let Ok(rd) = fs::read_dir(root.join("tmp")) else {
@@ -209,6 +230,9 @@ pub(crate) fn sweep_temp(root: &Path) -> u64 {
     };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
+        if !is_temp_name(&name) || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         // <prefix>-<pid>-<nanos>-<n>
         let parts: Vec<&str> = name.rsplitn(4, '-').collect();
         let pid: Option<u32> = parts.get(2).and_then(|p| p.parse().ok());
@@ -240,13 +264,22 @@ fn dir_size(p: &Path) -> u64 {
     n
 }
 
-/// Cache size limit for models in bytes (`FP8GEN_CACHE_MAX_MB`, default 4096 MiB).
-pub(crate) fn max_models_bytes() -> u64 {
-    env::var("FP8GEN_CACHE_MAX_MB")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(4096)
-        .saturating_mul(1 << 20)
+/// Cache size limit for models in bytes (`FP8GEN_CACHE_MAX_MB`, default 4096 MiB); a value
+/// that is not a number of MiB is an error naming the variable.
+pub fn max_models_bytes() -> Result<u64> {
+    match env::var("FP8GEN_CACHE_MAX_MB") {
+        Err(env::VarError::NotPresent) => Ok(4096 << 20),
+        Ok(v) if v.trim().parse::<u64>().is_ok() => {
+            Ok(v.trim().parse::<u64>().unwrap_or(4096).saturating_mul(1 << 20))
+        }
+        Ok(v) => Err(SimError::Usage(format!(
+            "FP8GEN_CACHE_MAX_MB={v} is not a number of MiB; give e.g. FP8GEN_CACHE_MAX_MB=4096 (the default) or unset it"
+        ))),
+        Err(env::VarError::NotUnicode(v)) => Err(SimError::Usage(format!(
+            "FP8GEN_CACHE_MAX_MB={} is not a number of MiB; give e.g. FP8GEN_CACHE_MAX_MB=4096 (the default) or unset it",
+            v.to_string_lossy()
+        ))),
+    }
 }
 
 /// Evicts the least recently used models (by stamp time) until the models take at most
@@ -257,6 +290,10 @@ pub(crate) fn evict(root: &Path, max_bytes: u64, keep: &Path) -> u64 {
     };
     let mut entries: Vec<(SystemTime, u64, PathBuf)> = rd
         .flatten()
+        .filter(|e| {
+            is_entry_name(&e.file_name().to_string_lossy())
+                && e.file_type().is_ok_and(|t| t.is_dir())
+        })
         .map(|e| {
             let p = e.path();
             let t = fs::metadata(p.join(STAMP))
@@ -295,10 +332,26 @@ pub struct CleanReport {
     pub temporaries: u64,
     /// Bytes freed.
     pub bytes: u64,
+    /// Entries of `models/`, `runtime/` and `tmp/` the cache did not create, left in place.
+    pub left: Vec<PathBuf>,
 }
 
-/// Empties the cache at `root` (models, Verilator runtimes, temporary directories).
+/// The cache directory must be a directory (or not exist yet).
+fn check_root(root: &Path) -> Result<()> {
+    match fs::metadata(root) {
+        Ok(m) if !m.is_dir() => Err(SimError::Usage(format!(
+            "the cache {} is not a directory; point FP8GEN_CACHE at a directory (or unset it)",
+            root.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Empties the cache at `root`: the model and Verilator runtime entries (directories named by
+/// a cache key) and the temporary build directories. Anything else (a cache pointed at a
+/// directory holding other files) is left and reported in [`CleanReport::left`].
 pub fn clean(root: &Path) -> Result<CleanReport> {
+    check_root(root)?;
     let mut r = CleanReport {
         dir: root.to_path_buf(),
         ..CleanReport::default()
@@ -311,7 +364,20 @@ pub fn clean(root: &Path) -> Result<CleanReport> {
         let Ok(rd) = fs::read_dir(root.join(sub)) else {
             continue;
         };
-        for e in rd.flatten() {
+        let mut v: Vec<_> = rd.flatten().collect();
+        v.sort_by_key(|e| e.file_name());
+        for e in v {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = e.file_type().is_ok_and(|t| t.is_dir())
+                && if sub == "tmp" {
+                    is_temp_name(&name)
+                } else {
+                    is_entry_name(&name)
+                };
+            if !ours {
+                r.left.push(e.path());
+                continue;
+            }
             let size = dir_size(&e.path());
             fs::remove_dir_all(e.path())
                 .map_err(|err| SimError::io(format!("removing {}", e.path().display()), err))?;
@@ -323,12 +389,20 @@ pub fn clean(root: &Path) -> Result<CleanReport> {
 }
 
 /// Number of model entries and their total size in bytes.
-pub fn usage(root: &Path) -> (u64, u64) {
+pub fn usage(root: &Path) -> Result<(u64, u64)> {
+    check_root(root)?;
     let Ok(rd) = fs::read_dir(root.join("models")) else {
-        return (0, 0);
+        return Ok((0, 0));
     };
-    let v: Vec<u64> = rd.flatten().map(|e| dir_size(&e.path())).collect();
-    (v.len() as u64, v.iter().sum())
+    let v: Vec<u64> = rd
+        .flatten()
+        .filter(|e| {
+            is_entry_name(&e.file_name().to_string_lossy())
+                && e.file_type().is_ok_and(|t| t.is_dir())
+        })
+        .map(|e| dir_size(&e.path()))
+        .collect();
+    Ok((v.len() as u64, v.iter().sum()))
 }
 
 #[cfg(test)]
@@ -391,13 +465,39 @@ mod tests {
         fs::create_dir_all(&dead).unwrap();
         assert_eq!(sweep_temp(root.path()), 1);
         assert!(mine.exists() && !dead.exists());
-        let m = root.path().join("models").join("a");
+        let m = root.path().join("models").join(KeyHasher::new().hex());
         fs::create_dir_all(&m).unwrap();
         fs::write(m.join("model.so"), [1u8; 10]).unwrap();
-        assert_eq!(usage(root.path()), (1, 10));
+        // Not the cache's: a user's directories and files under the same names.
+        let theirs = [
+            root.path().join("models").join("photos"),
+            root.path().join("tmp").join("notes-1-2-3"),
+            root.path().join("runtime").join("x.txt"),
+        ];
+        for t in &theirs[..2] {
+            fs::create_dir_all(t).unwrap();
+        }
+        fs::write(&theirs[2], "mine").unwrap();
+        assert_eq!(usage(root.path()).unwrap(), (1, 10));
         let r = clean(root.path()).unwrap();
         assert_eq!((r.models, r.temporaries, r.bytes), (1, 1, 10));
-        assert_eq!(usage(root.path()), (0, 0));
+        assert_eq!(usage(root.path()).unwrap(), (0, 0));
+        assert!(theirs.iter().all(|t| t.exists()), "{:?}", r.left);
+        assert_eq!(r.left.len(), 3);
+        // Older than a day or not, a directory not named like a build is never swept.
+        assert_eq!(sweep_temp(root.path()), 0);
+        assert!(theirs[1].exists());
+    }
+
+    #[test]
+    fn a_cache_that_is_a_file_is_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        let f = root.path().join("file");
+        fs::write(&f, "x").unwrap();
+        let e = clean(&f).unwrap_err().to_string();
+        assert!(e.contains("is not a directory; point FP8GEN_CACHE at a directory"), "{e}");
+        assert!(usage(&f).is_err());
+        assert_eq!(fs::read_to_string(&f).unwrap(), "x");
     }
 
     #[test]
@@ -410,11 +510,11 @@ mod tests {
             write_stamp(&d, &["model.so".to_string()]).unwrap();
             d
         };
-        let a = mk("a");
+        let a = mk(&"a".repeat(32));
         std::thread::sleep(Duration::from_millis(20));
-        let b = mk("b");
+        let b = mk(&"b".repeat(32));
         std::thread::sleep(Duration::from_millis(20));
-        let c = mk("c");
+        let c = mk(&"c".repeat(32));
         assert!(entry_ok(&a)); // touch a: now b is the oldest
         assert_eq!(evict(root.path(), 300, &c), 1);
         assert!(a.exists() && !b.exists() && c.exists());

@@ -25,7 +25,10 @@ mod spec;
 mod toolchain;
 
 pub use builder::{BuildOptions, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE};
-pub use cache::{clean as clean_cache, default_cache_dir, usage as cache_usage, CleanReport};
+pub use cache::{
+    clean as clean_cache, default_cache_dir, max_models_bytes as cache_limit_bytes,
+    usage as cache_usage, CleanReport,
+};
 pub use equiv::{
     check_equivalence, check_equivalence_batched, check_streams, Counterexample, EquivConfig,
     Exhaustive, FnSpace, Phases, PortValues, Progress, ProgressFn, Shard, StreamSpace, Summary,

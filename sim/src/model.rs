@@ -194,8 +194,12 @@ impl ModelLibrary {
         spec: &CoreSpec,
         options: &BuildOptions,
     ) -> Result<ModelLibrary> {
-        let text = std::fs::read_to_string(verilog_path)
-            .map_err(|e| SimError::io(format!("reading {}", verilog_path.display()), e))?;
+        let text =
+            iface::read_text_bounded(verilog_path, iface::MAX_SOURCE_BYTES, "source files")
+                .map_err(|e| match e.io {
+                    Some(io) => SimError::io(format!("reading {}", verilog_path.display()), io),
+                    None => SimError::InvalidSpec(e.message),
+                })?;
         Self::build(tc, &text, spec, options)
     }
 

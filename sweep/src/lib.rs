@@ -679,6 +679,97 @@ fn check_safe(s: &str, what: &str) -> Result<(), SweepError> {
     Ok(())
 }
 
+/// `plan.json` of a sweep directory, if there is one (read as a user-named file:
+/// [`iface::read_bounded`]).
+fn read_plan(path: &Path) -> Result<Option<SweepPlan>, SweepError> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    let text = iface::read_text_bounded(path, iface::MAX_JSON_BYTES, "sweep plans")
+        .map_err(|e| usage(e.to_string()))?;
+    let plan: SweepPlan = serde_json::from_str(&text).map_err(|e| {
+        usage(format!(
+            "{} is not a sweep plan ({e}); use an empty --out directory",
+            path.display()
+        ))
+    })?;
+    Ok(Some(plan))
+}
+
+/// What a sweep directory of `plan` holds that fp8gen wrote: `plan.json`, `jobs.tsv`,
+/// `sweep.sbatch`, `qor.csv` (merge), their temporary names, `logs/` (Slurm's task logs),
+/// each job's `<job>.json` and the task's temporary `.<job>.json.<id>.tmp`.
+fn sweep_owns(plan: &SweepPlan) -> iface::outdir::Owns {
+    let jobs: std::collections::BTreeSet<String> =
+        plan.jobs.iter().map(|j| j.name.clone()).collect();
+    Box::new(move |rel: &Path| {
+        let mut parts = rel.components();
+        let first = parts
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if first == "logs" {
+            return true;
+        }
+        if parts.next().is_some() {
+            return false;
+        }
+        let n = first.as_str();
+        const OWN: [&str; 8] = [
+            "plan.json",
+            "jobs.tsv",
+            "sweep.sbatch",
+            "qor.csv",
+            "plan.tmp-fp8gen",
+            "jobs.tmp-fp8gen",
+            "sweep.tmp-fp8gen",
+            "qor.tmp-fp8gen",
+        ];
+        if OWN.contains(&n) {
+            return true;
+        }
+        if let Some(job) = n.strip_suffix(".json") {
+            return jobs.contains(job);
+        }
+        // `.<job>.json.<Slurm job id>.tmp`
+        n.strip_prefix('.')
+            .and_then(|t| t.strip_suffix(".tmp"))
+            .and_then(|t| t.rsplit_once(".json."))
+            .is_some_and(|(job, id)| jobs.contains(job) && id.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+/// The `--out` directory must be new, empty, or an earlier sweep's ([`iface::outdir`]; the
+/// same plan is then checked by [`write_slurm`]): nothing else is written into.
+fn prepare_sweep_dir(dir: &Path) -> Result<(), SweepError> {
+    use iface::outdir::{Earlier, OutDir, OutDirError, Rule};
+    let earlier = |d: &Path| match read_plan(&d.join("plan.json")) {
+        Ok(None) => Earlier::None,
+        Ok(Some(p)) if p.generator.starts_with("fp8gen ") => Earlier::Owned(sweep_owns(&p)),
+        Ok(Some(p)) => Earlier::Foreign(format!(
+            "plan.json was not written by fp8gen (generator '{}')",
+            p.generator
+        )),
+        Err(e) => Earlier::Foreign(e.to_string()),
+    };
+    OutDir::prepare(
+        dir,
+        &Rule {
+            command: "sweep slurm",
+            option: "--out",
+            replace: Ok(()),
+            listing: "plan.json",
+            earlier: &earlier,
+            in_place: true,
+        },
+    )
+    .map(|_| ())
+    .map_err(|e| match e {
+        OutDirError::Refused(m) => usage(m),
+        OutDirError::Failed(m) => failed(m),
+    })
+}
+
 /// Writes `DIR/plan.json`, `DIR/jobs.tsv` and `DIR/sweep.sbatch`. A directory that holds a
 /// different plan is refused (results of two sweeps never mix); the same plan keeps its
 /// finished results, and the script's `--array` lists only the jobs without one.
@@ -707,6 +798,7 @@ pub fn write_slurm(
     }
     let fp8gen = o.fp8gen.display().to_string();
     check_safe(&fp8gen, "the fp8gen path")?;
+    prepare_sweep_dir(dir)?;
     std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
     let dir = dir
         .canonicalize()
@@ -714,13 +806,7 @@ pub fn write_slurm(
     let dir_s = dir.display().to_string();
     check_safe(&dir_s, "--out")?;
     let plan_path = dir.join("plan.json");
-    if let Ok(old) = std::fs::read_to_string(&plan_path) {
-        let old: SweepPlan = serde_json::from_str(&old).map_err(|e| {
-            usage(format!(
-                "{} is not a sweep plan ({e}); use an empty --out directory",
-                plan_path.display()
-            ))
-        })?;
+    if let Some(old) = read_plan(&plan_path)? {
         let same = old.kind == plan.kind
             && old.core_hash == plan.core_hash
             && old.jobs.len() == plan.jobs.len()
@@ -914,15 +1000,10 @@ pub const QOR_COLUMNS: [&str; 15] = [
 ];
 
 fn read_json(p: &Path) -> Result<serde_json::Value, SweepError> {
-    let meta = std::fs::metadata(p).map_err(io(format!("reading {}", p.display())))?;
-    if meta.len() > 64 << 20 {
-        return Err(usage(format!(
-            "{}: {} bytes is not a job result",
-            p.display(),
-            meta.len()
-        )));
-    }
-    let text = std::fs::read_to_string(p).map_err(io(format!("reading {}", p.display())))?;
+    let text = iface::read_text_bounded(p, 64 << 20, "job results").map_err(|e| match e.io {
+        Some(_) => failed(e.message),
+        None => usage(e.message),
+    })?;
     serde_json::from_str(&text)
         .map_err(|e| usage(format!("{}: not a JSON job result ({e})", p.display())))
 }
