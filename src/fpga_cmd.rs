@@ -19,7 +19,11 @@ fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
 }
 
 fn fpga_err(e: fpga::FpgaError) -> CliError {
-    CliError::failed(e.to_string())
+    match e {
+        // An output directory that cannot be used: a usage error.
+        fpga::FpgaError::Output(_) => CliError::usage(e.to_string()),
+        e => CliError::failed(e.to_string()),
+    }
 }
 
 /// `fp8gen synth`.
@@ -131,8 +135,8 @@ pub fn board(
 /// `fp8gen board-test`.
 pub fn board_test(port: &Path, dir: &Path) -> Result<(), CliError> {
     let lpath = dir.join("shell.json");
-    let text = iface::read_text_bounded(&lpath, iface::MAX_JSON_BYTES, "shell layouts")
-        .map_err(|e| {
+    let text =
+        iface::read_text_bounded(&lpath, iface::MAX_JSON_BYTES, "shell layouts").map_err(|e| {
             CliError::usage(format!(
                 "--dir: {e}; point it at the output directory of `fp8gen board`"
             ))

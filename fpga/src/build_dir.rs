@@ -24,7 +24,7 @@ pub struct BuildDir {
 
 fn out_err(e: OutDirError) -> FpgaError {
     match e {
-        OutDirError::Refused(m) => FpgaError::BadRequest(m),
+        OutDirError::Refused(m) => FpgaError::Output(m),
         OutDirError::Failed(m) => {
             FpgaError::io("writing the output directory", std::io::Error::other(m))
         }

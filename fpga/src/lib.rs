@@ -350,6 +350,8 @@ pub enum FpgaError {
     },
     /// The board (or the simulated board) answered wrongly or not at all.
     Link(String),
+    /// The output directory cannot be used ([`iface::outdir`]): what and what to do.
+    Output(String),
 }
 
 impl FpgaError {
@@ -387,6 +389,7 @@ impl fmt::Display for FpgaError {
             FpgaError::Parse(m) => write!(f, "could not read tool report: {m}"),
             FpgaError::Io { context, source } => write!(f, "{context}: {source}"),
             FpgaError::Link(m) => write!(f, "board link: {m}"),
+            FpgaError::Output(m) => f.write_str(m),
         }
     }
 }

@@ -238,6 +238,8 @@ pub enum GenError {
     BadRequest(String),
     /// Writing the output failed.
     Io(String, std::io::Error),
+    /// The output directory cannot be used ([`iface::outdir`]): what and what to do.
+    Output(String),
     /// A generator bug (width mismatch …); please report it.
     Internal(String),
 }
@@ -248,6 +250,7 @@ impl fmt::Display for GenError {
             GenError::Unsupported(m) => write!(f, "unsupported request: {m}"),
             GenError::BadRequest(m) => write!(f, "invalid request: {m}"),
             GenError::Io(what, e) => write!(f, "{what}: {e}"),
+            GenError::Output(m) => f.write_str(m),
             GenError::Internal(m) => write!(f, "internal generator error (please report): {m}"),
         }
     }
@@ -451,7 +454,7 @@ pub fn header_line(req: &GenRequest) -> String {
 pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), GenError> {
     use iface::outdir::{OutDir, OutDirError, Rule};
     let out_err = |e: OutDirError| match e {
-        OutDirError::Refused(m) => GenError::BadRequest(m),
+        OutDirError::Refused(m) => GenError::Output(m),
         OutDirError::Failed(m) => GenError::Io(
             "cannot write the output directory".into(),
             std::io::Error::other(m),

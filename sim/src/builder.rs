@@ -179,8 +179,12 @@ impl Sources {
                     // Changed since it was checked: a key no other build has.
                     Err(e) => key.field(
                         "inc-unreadable",
-                        format!("{e} {} {:?}", std::process::id(), std::time::SystemTime::now())
-                            .as_bytes(),
+                        format!(
+                            "{e} {} {:?}",
+                            std::process::id(),
+                            std::time::SystemTime::now()
+                        )
+                        .as_bytes(),
                     ),
                 };
             }

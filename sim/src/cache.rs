@@ -495,7 +495,10 @@ mod tests {
         let f = root.path().join("file");
         fs::write(&f, "x").unwrap();
         let e = clean(&f).unwrap_err().to_string();
-        assert!(e.contains("is not a directory; point FP8GEN_CACHE at a directory"), "{e}");
+        assert!(
+            e.contains("is not a directory; point FP8GEN_CACHE at a directory"),
+            "{e}"
+        );
         assert!(usage(&f).is_err());
         assert_eq!(fs::read_to_string(&f).unwrap(), "x");
     }

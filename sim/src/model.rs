@@ -194,12 +194,11 @@ impl ModelLibrary {
         spec: &CoreSpec,
         options: &BuildOptions,
     ) -> Result<ModelLibrary> {
-        let text =
-            iface::read_text_bounded(verilog_path, iface::MAX_SOURCE_BYTES, "source files")
-                .map_err(|e| match e.io {
-                    Some(io) => SimError::io(format!("reading {}", verilog_path.display()), io),
-                    None => SimError::InvalidSpec(e.message),
-                })?;
+        let text = iface::read_text_bounded(verilog_path, iface::MAX_SOURCE_BYTES, "source files")
+            .map_err(|e| match e.io {
+                Some(io) => SimError::io(format!("reading {}", verilog_path.display()), io),
+                None => SimError::InvalidSpec(e.message),
+            })?;
         Self::build(tc, &text, spec, options)
     }
 
