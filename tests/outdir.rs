@@ -536,3 +536,71 @@ fn the_cache_removes_only_its_own_entries_and_checks_its_settings() {
         "{e}"
     );
 }
+
+#[test]
+fn kept_directories_are_replaced_by_the_same_command_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let mut synth = vec!["synth"];
+    synth.extend(MUL);
+    synth.extend(["-t", "ice40-up5k", "--keep", "k"]);
+    let mut board = vec!["board"];
+    board.extend(MUL);
+    board.extend(["-b", "icebreaker", "-o", "b"]);
+    let prove = [
+        "prove",
+        "-u",
+        "mul",
+        "-f",
+        "e4m3",
+        "-r",
+        "rne",
+        "-s",
+        "satfinite",
+        "--keep",
+        "pk",
+    ];
+    for (args, dir) in [(&synth[..], "k"), (&board[..], "b"), (&prove[..], "pk")] {
+        // Written, then written again over the earlier run's files.
+        expect(t, args, 0);
+        let d = t.join(dir);
+        let listing = std::fs::read_to_string(d.join(".fp8gen-files")).unwrap();
+        assert!(listing.contains("\"generator\": \"fp8gen "), "{listing}");
+        let first = tree(&d);
+        expect(t, args, 0);
+        assert_eq!(tree(&d), first, "{dir}");
+        // A file of the user's among them: refused, nothing touched.
+        std::fs::write(d.join("notes.txt"), "mine").unwrap();
+        let e = expect(t, args, 2);
+        assert!(
+            message(&e).starts_with(&format!(
+                "output directory {dir} holds notes.txt, which fp8gen did not write"
+            )),
+            "{e}"
+        );
+        let mut with_notes = first.clone();
+        with_notes.push("notes.txt".into());
+        with_notes.sort();
+        assert_eq!(tree(&d), with_notes);
+        std::fs::remove_file(d.join("notes.txt")).unwrap();
+    }
+    // The artifacts are where the report says.
+    let o = run(t, &prove);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("artifacts: pk/pair"), "{out}");
+    // Another command's directory is not this command's.
+    let mut other = vec!["synth"];
+    other.extend(MUL);
+    other.extend(["-t", "ice40-up5k", "--keep", "pk"]);
+    let e = expect(t, &other, 2);
+    assert!(
+        message(&e).contains(".fp8gen-files was not written by fp8gen synth (generator 'fp8gen "),
+        "{e}"
+    );
+    // Nothing left next to them.
+    let names: Vec<String> = std::fs::read_dir(t)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+}

@@ -216,34 +216,109 @@ pub fn mode_assumptions(req: &GenRequest) -> Vec<String> {
     v
 }
 
-/// A fresh work directory (kept or temporary). A kept one, `<work_dir>/<tag>`, must be new
-/// or empty: nothing in it is deleted ([`prove_request`] gives a fresh directory of its own).
-fn work_dir(opts: &ProveOptions, tag: &str) -> Result<(PathBuf, bool), FormalError> {
+/// The `--keep` rule of [`iface::outdir`]: new, empty, or an earlier `prove --keep` run's.
+fn keep_rule_prepare(dir: &Path) -> Result<iface::outdir::OutDir, FormalError> {
+    use iface::outdir::{OutDir, Rule, LISTING};
+    let read = |d: &Path| iface::outdir::read_listing(d, "prove");
+    OutDir::prepare(
+        dir,
+        &Rule {
+            command: "prove",
+            option: "--keep",
+            replace: Ok(()),
+            listing: LISTING,
+            earlier: &read,
+            in_place: false,
+        },
+    )
+    .map_err(out_err)
+}
+
+fn out_err(e: iface::outdir::OutDirError) -> FormalError {
+    match e {
+        iface::outdir::OutDirError::Refused(m) => FormalError::Output(m),
+        iface::outdir::OutDirError::Failed(m) => FormalError::Io(
+            "writing the --keep directory".into(),
+            std::io::Error::other(m),
+        ),
+    }
+}
+
+/// Moves a path under `from` to the same place under `to`.
+fn moved(p: &mut Option<PathBuf>, from: &Path, to: &Path) {
+    if let Some(rest) = p.as_ref().and_then(|q| q.strip_prefix(from).ok()) {
+        *p = Some(to.join(rest));
+    }
+}
+
+/// A proof's work directory: a fresh one under the system temp directory (removed at the
+/// end), or, with `opts.work_dir`, one next to `<work_dir>/<tag>` that replaces it when the
+/// proof ends ([`iface::outdir`]: it must be new, empty or an earlier proof's). Removed if the
+/// proof fails.
+struct Work {
+    dir: PathBuf,
+    out: Option<iface::outdir::OutDir>,
+    done: bool,
+}
+
+impl Work {
+    fn keep(&self) -> bool {
+        self.out.is_some()
+    }
+
+    /// Puts a kept directory in place (paths in `report` follow it) or removes a temporary one.
+    fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
+        self.done = true;
+        match self.out.take() {
+            None => {
+                let _ = std::fs::remove_dir_all(&self.dir);
+            }
+            Some(out) => {
+                let shown = out.install(&self.dir, true).map_err(out_err)?;
+                moved(&mut report.work_dir, &self.dir, &shown);
+                if let Some(c) = &mut report.counterexample {
+                    moved(&mut c.yosys_vcd, &self.dir, &shown);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// A fresh work directory (kept or temporary).
+fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let (dir, keep) = match &opts.work_dir {
-        Some(d) => (d.join(tag), true),
-        None => (
-            std::env::temp_dir().join(format!(
-                "fp8gen-prove-{}-{}-{tag}",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed)
-            )),
-            false,
-        ),
-    };
-    if keep && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
-        return Err(FormalError::Output(format!(
-            "work directory {} is not empty; give a new one",
-            dir.display()
-        )));
+    if let Some(d) = &opts.work_dir {
+        let out = keep_rule_prepare(&d.join(tag))?;
+        let dir = out.stage().map_err(out_err)?;
+        return Ok(Work {
+            dir,
+            out: Some(out),
+            done: false,
+        });
     }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    let dir = std::env::temp_dir().join(format!(
+        "fp8gen-prove-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)
         .map_err(|e| FormalError::Io(format!("creating {}", dir.display()), e))?;
-    Ok((dir, keep))
+    Ok(Work {
+        dir,
+        out: None,
+        done: false,
+    })
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
@@ -714,7 +789,8 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
             )));
         }
     }
-    let (dir, keep) = work_dir(opts, "pair")?;
+    let work = work_dir(opts, "pair")?;
+    let (dir, keep) = (work.dir.clone(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_miter (\n");
     let mut decls = Vec::new();
     let mut free = Vec::new();
@@ -836,7 +912,7 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
         vcd: None,
         yosys_vcd: keep.then(|| dir.join("cex.vcd")),
     });
-    let report = ProofReport {
+    let mut report = ProofReport {
         verdict: run.verdict,
         statement,
         gold: spec.gold_top.clone(),
@@ -851,9 +927,7 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
     };
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    work.finish(&mut report)?;
     Ok(report)
 }
 
@@ -873,7 +947,8 @@ pub fn prove_pipeline(
     }
     let pports = &pipe.manifest.ports;
     let cports = &comb.manifest.ports;
-    let (dir, keep) = work_dir(opts, "pipeline")?;
+    let work = work_dir(opts, "pipeline")?;
+    let (dir, keep) = (work.dir.clone(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
     let mut decls = Vec::new();
     let mut free = Vec::new();
@@ -1040,7 +1115,7 @@ pub fn prove_pipeline(
         (_, Some(d)) => Some(format!("check {which}: {d}")),
         (_, None) => Some(format!("check {which} failed")),
     };
-    let report = ProofReport {
+    let mut report = ProofReport {
         verdict: run.verdict,
         statement,
         gold: pipe.top.clone(),
@@ -1055,9 +1130,7 @@ pub fn prove_pipeline(
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
     };
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    work.finish(&mut report)?;
     Ok(report)
 }
 
@@ -1245,27 +1318,7 @@ pub fn prove_request(
     let Some(keep) = &opts.work_dir else {
         return prove_request_in(req, opts);
     };
-    use iface::outdir::{OutDir, OutDirError, Rule, LISTING};
-    let out_err = |e: OutDirError| match e {
-        OutDirError::Refused(m) => FormalError::Output(m),
-        OutDirError::Failed(m) => FormalError::Io(
-            "writing the --keep directory".into(),
-            std::io::Error::other(m),
-        ),
-    };
-    let read = |d: &Path| iface::outdir::read_listing(d, "prove");
-    let out = OutDir::prepare(
-        keep,
-        &Rule {
-            command: "prove",
-            option: "--keep",
-            replace: Ok(()),
-            listing: LISTING,
-            earlier: &read,
-            in_place: false,
-        },
-    )
-    .map_err(out_err)?;
+    let out = keep_rule_prepare(keep)?;
     let built = out.stage().map_err(out_err)?;
     let mut inner = opts.clone();
     inner.work_dir = Some(built.clone());
@@ -1277,15 +1330,10 @@ pub fn prove_request(
         }
     };
     let shown = out.install(&built, true).map_err(out_err)?;
-    let moved = |p: &mut Option<PathBuf>| {
-        if let Some(rest) = p.as_ref().and_then(|q| q.strip_prefix(&built).ok()) {
-            *p = Some(shown.join(rest));
-        }
-    };
     for r in &mut reports {
-        moved(&mut r.work_dir);
+        moved(&mut r.work_dir, &built, &shown);
         if let Some(c) = &mut r.counterexample {
-            moved(&mut c.yosys_vcd);
+            moved(&mut c.yosys_vcd, &built, &shown);
         }
     }
     Ok(reports)

@@ -48,6 +48,9 @@ fn req(unit: Unit, f: Format, r: Rounding, s: Saturation, stages: u32) -> GenReq
 
 fn opts(tag: &str) -> ProveOptions {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("formal-prove");
+    // The test's own directory: a kept directory is taken only when new, empty or an earlier
+    // proof's, so one left by an older fp8gen is cleared here.
+    let _ = std::fs::remove_dir_all(dir.join(tag));
     ProveOptions {
         timeout_secs: 600,
         work_dir: Some(dir.join(tag)),

@@ -477,6 +477,7 @@ mod tests {
         for t in &theirs[..2] {
             fs::create_dir_all(t).unwrap();
         }
+        fs::create_dir_all(theirs[2].parent().unwrap()).unwrap();
         fs::write(&theirs[2], "mine").unwrap();
         assert_eq!(usage(root.path()).unwrap(), (1, 10));
         let r = clean(root.path()).unwrap();
