@@ -635,6 +635,17 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
             let v: Vec<String> = s.shards.iter().map(|x| x.to_string()).collect();
             v.join(",")
         });
+        match s.clocking() {
+            Some(c) => eprintln!("clocked:  {c}"),
+            None if s.bubbles > 0 => eprintln!(
+                "handshake: {} bubble rows (valid_i = 0) checked for valid_o = 0",
+                s.bubbles
+            ),
+            None => {}
+        }
+        if let Some(g) = s.meta.get("guard_overflow") {
+            eprintln!("guard overflow {g}");
+        }
         if !s.mismatches_per_port.is_empty() {
             let v: Vec<String> = s
                 .mismatches_per_port

@@ -18,8 +18,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Result, SimError};
-use crate::model::{Model, ModelLibrary};
-use crate::spec::{CoreSpec, Port};
+use crate::model::{Handshake, Model, ModelLibrary};
+use crate::spec::{CoreSpec, Port, Role};
 
 /// An indexable set of input vectors: vector `i` for `i < len()`, each `n_inputs` words.
 /// `vector` must be a pure function of `i` so the space can be sharded and split.
@@ -293,6 +293,18 @@ pub struct Summary {
     /// from runs that do not measure it, e.g. stream runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+    /// Lane-cycles whose `valid_in` was low (bubbles between vectors, idle cycles after a
+    /// reset) and whose `valid_out` was checked low; 0 for a core without a handshake.
+    #[serde(default)]
+    pub bubbles: u64,
+    /// Clocked cores: the fewest cycles any lane (core instance) ran, bubbles and reset
+    /// cycles included (0 for a combinational core).
+    #[serde(default)]
+    pub cycles_per_lane: u64,
+    /// Clocked cores: resets asserted in the middle of every lane's run (after the one
+    /// before the first vector).
+    #[serde(default)]
+    pub resets_per_lane: u64,
 }
 
 /// Thread-seconds of an equivalence run by step of the engine's loop, summed over threads:
@@ -421,6 +433,20 @@ impl Summary {
                 (Some(a), Some(b)) => Some(a.add(b)),
                 _ => None,
             },
+            bubbles: self.bubbles + other.bubbles,
+            cycles_per_lane: self.cycles_per_lane.min(other.cycles_per_lane),
+            resets_per_lane: self.resets_per_lane.min(other.resets_per_lane),
+        })
+    }
+
+    /// What the clocking of the run covered, for a clocked core: `N cycles per lane (R
+    /// reset(s) mid-run, B bubble cycles checked)`; `None` for a combinational core.
+    pub fn clocking(&self) -> Option<String> {
+        (self.cycles_per_lane > 0).then(|| {
+            format!(
+                "{} cycles per lane ({} reset(s) mid-run, {} bubble cycles checked)",
+                self.cycles_per_lane, self.resets_per_lane, self.bubbles
+            )
         })
     }
 
@@ -482,6 +508,11 @@ pub struct EquivConfig {
     pub format: String,
     /// Extra metadata for the summary.
     pub meta: BTreeMap<String, String>,
+    /// A worker that finishes no piece of work for this long is hung (a runaway loop in the
+    /// core never returns from the model's evaluation): the process prints an error naming
+    /// the core and exits with status 1 (`None`: wait forever). Default: 60 s, or
+    /// `FP8GEN_SIM_WATCHDOG_SECS` ([`default_watchdog`]).
+    pub watchdog: Option<Duration>,
 }
 
 impl Default for EquivConfig {
@@ -496,6 +527,7 @@ impl Default for EquivConfig {
             unit: String::new(),
             format: String::new(),
             meta: BTreeMap::new(),
+            watchdog: default_watchdog(),
         }
     }
 }
@@ -508,6 +540,12 @@ struct Local {
     cex: Vec<Counterexample>,
     per_port: Vec<u64>,
     phases: Phases,
+    /// Lane-cycles (rows) with `valid_in` low checked.
+    bubbles: u64,
+    /// Cycles this thread's lanes ran (clocked cores).
+    cycles: u64,
+    /// Resets in the middle of this thread's run.
+    resets: u64,
 }
 
 fn compared_list(out_ports: &[&Port], masks: &[u64]) -> Vec<String> {
@@ -628,12 +666,22 @@ fn compare_row(
 struct Pool<'a> {
     lib: &'a ModelLibrary,
     cfg: &'a EquivConfig,
+    /// The compared outputs: the data outputs, then `valid_out` of a clocked core with a
+    /// handshake.
     out_ports: Vec<&'a Port>,
     masks: Vec<u64>,
+    /// Column of `valid_out` in `out_ports`, if the core has a handshake.
+    valid_col: Option<usize>,
     threads: usize,
     /// Units (vectors or streams) of the shard: `[lo, hi)`.
+    lo: u64,
     hi: u64,
+    /// Distinct units of the shard (`hi - lo` unless the run repeats them).
+    span: u64,
     next: AtomicU64,
+    /// Claims handed out round-robin (thread `t` takes claims `t`, `t + threads`, …), so
+    /// every thread's model runs a known share: `Some(number of claims)`.
+    statics: Option<u64>,
     /// Vectors (cycles) to compare in the shard.
     total: u64,
     done: AtomicU64,
@@ -641,12 +689,17 @@ struct Pool<'a> {
     stop: AtomicBool,
     start: Instant,
     last_report: Mutex<Instant>,
+    /// Per thread: milliseconds since `start` of its last progress (`u64::MAX`: finished).
+    beats: Vec<AtomicU64>,
 }
 
-/// One claimed piece of work: units `[first, first + n)`.
+/// One claimed piece of work: units `[first, first + n)`, the `seq`-th claim of its thread,
+/// of `count` (known when claims are handed out round-robin, else 0).
 struct Claim {
     first: u64,
     n: usize,
+    seq: u64,
+    count: u64,
 }
 
 /// A worker's buffers, allocated once per thread (never per batch or per vector).
@@ -655,6 +708,17 @@ struct Scratch {
     input: Vec<u64>,
     got: Vec<u64>,
     exp: Vec<u64>,
+    /// Rows of a combinational batch with its bubble rows inserted, and what each row is.
+    ext: Vec<u64>,
+    kinds: Vec<Row>,
+}
+
+/// A row of a combinational batch with a handshake: vector `k` of the claim, or a bubble
+/// (`valid_in` low) before it.
+#[derive(Clone, Copy)]
+enum Row {
+    Data(usize),
+    Bubble(usize),
 }
 
 impl Scratch {
@@ -672,29 +736,123 @@ impl Scratch {
     }
 }
 
+/// Seconds a worker may go without finishing a piece of work before the run is declared
+/// hung: `FP8GEN_SIM_WATCHDOG_SECS` if set (0 = no watchdog), else 60.
+pub fn default_watchdog() -> Option<Duration> {
+    let secs = std::env::var("FP8GEN_SIM_WATCHDOG_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(60.0);
+    (secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// Marks a worker finished when it ends, however it ends.
+struct Finish<'p>(&'p AtomicU64);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.store(u64::MAX, Ordering::Relaxed);
+    }
+}
+
 impl<'a> Pool<'a> {
     fn new(lib: &'a ModelLibrary, cfg: &'a EquivConfig, units: u64, per_unit: u64) -> Result<Self> {
         let spec = lib.spec();
-        let masks = resolve_masks(spec, cfg)?;
+        let mut masks = resolve_masks(spec, cfg)?;
         if cfg.shard.count == 0 || cfg.shard.index >= cfg.shard.count {
             return Err(SimError::Usage(format!("bad shard {}", cfg.shard)));
         }
         let (lo, hi) = cfg.shard.range(units);
+        let mut out_ports: Vec<&Port> = spec.data_outputs().collect();
+        let valid_col = if spec.has_valid() {
+            // Harness-driven handshake: `valid_out` is compared as one more column.
+            out_ports.extend(spec.port_with_role(Role::ValidOut));
+            masks.push(1);
+            Some(out_ports.len() - 1)
+        } else if !spec.is_clocked() && spec.port_with_role(Role::ValidIn).is_some() {
+            out_ports.iter().position(|p| p.role == Role::ValidOut)
+        } else {
+            None
+        };
+        let threads = resolve_threads(cfg).max(1);
         Ok(Pool {
             lib,
             cfg,
-            out_ports: spec.data_outputs().collect(),
+            out_ports,
             masks,
-            threads: resolve_threads(cfg).max(1),
+            valid_col,
+            threads,
+            lo,
             hi,
+            span: hi - lo,
             next: AtomicU64::new(lo),
+            statics: None,
             total: (hi - lo) * per_unit,
             done: AtomicU64::new(0),
             mism: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             start: Instant::now(),
             last_report: Mutex::new(Instant::now()),
+            beats: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         })
+    }
+
+    /// Runs the shard's units `passes` times over (unit `u` is unit `lo + (u - lo) % span`).
+    fn repeat(&mut self, passes: u64) {
+        self.hi = self.lo + self.span * passes;
+        self.total = self.span * passes;
+    }
+
+    /// The shard's unit that run unit `u` stands for.
+    fn unit(&self, u: u64) -> u64 {
+        self.lo + (u - self.lo) % self.span.max(1)
+    }
+
+    fn beat(&self, t: usize) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.beats[t].store(ms, Ordering::Relaxed);
+    }
+
+    /// Watches the workers' progress until all have finished; a worker stuck in one piece
+    /// of work for longer than `limit` ends the process (see [`EquivConfig::watchdog`]).
+    fn watch(&self, limit: Duration) {
+        let tick = (limit / 10).clamp(Duration::from_millis(10), Duration::from_millis(200));
+        loop {
+            std::thread::sleep(tick);
+            let now = self.start.elapsed().as_millis() as u64;
+            let mut running = false;
+            for b in &self.beats {
+                let last = b.load(Ordering::Relaxed);
+                if last == u64::MAX {
+                    continue;
+                }
+                running = true;
+                if now.saturating_sub(last) as u128 > limit.as_millis() {
+                    self.stalled(limit);
+                }
+            }
+            if !running {
+                return;
+            }
+        }
+    }
+
+    /// A worker made no progress for `limit`: it is inside the Verilated model's evaluation,
+    /// which cannot be interrupted from outside (a thread cannot be cancelled, and the
+    /// evaluation never returns). The only way to end the run within a bounded time is to
+    /// end the process: the error is printed and the process exits with status 1.
+    fn stalled(&self, limit: Duration) -> ! {
+        eprintln!(
+            "error: simulation of `{}` made no progress for {} s: a combinational loop or a \
+             runaway loop (while/for) in the core? The Verilated model's evaluation did not \
+             return; the run is abandoned and fp8gen exits (status 1), since a thread inside \
+             the model cannot be stopped. Set FP8GEN_SIM_WATCHDOG_SECS to change the limit \
+             (0 = none).",
+            self.lib.spec().top,
+            limit.as_secs_f64()
+        );
+        std::process::exit(1)
     }
 
     fn report(&self, progress: Option<ProgressFn<'_>>, force: bool) {
@@ -745,6 +903,31 @@ impl<'a> Pool<'a> {
         )
     }
 
+    /// A cycle (or combinational row) with `valid_in` low whose `valid_out` was high: a
+    /// mismatch on the `valid_out` port, with the data driven on that cycle.
+    #[cold]
+    #[inline(never)]
+    fn bubble_mismatch(&self, local: &mut Local, index: u64, row: &[u64]) {
+        let Some(vo) = self.valid_col else { return };
+        let spec = self.lib.spec();
+        let name = self.out_ports[vo].name.clone();
+        local.per_port[vo] += 1;
+        local.mismatches += 1;
+        if local.cex.len() < self.cfg.max_counterexamples {
+            let mut inputs = PortValues::of(spec.data_inputs(), row);
+            if let (true, Some(vi)) = (spec.has_valid(), spec.port_with_role(Role::ValidIn)) {
+                inputs.0.push((vi.name.clone(), "0x0".into()));
+            }
+            local.cex.push(Counterexample {
+                index,
+                inputs,
+                expected: PortValues(vec![(name.clone(), "0x0".into())]),
+                got: PortValues(vec![(name.clone(), "0x1".into())]),
+                mismatched_ports: vec![name],
+            });
+        }
+    }
+
     /// Runs `work` on every thread, each with its own model instance, over claims of `step`
     /// units until the shard is done; `work` returns (vectors compared, mismatches).
     fn run<W>(&self, step: usize, progress: Option<ProgressFn<'_>>, work: W) -> Result<Vec<Local>>
@@ -754,29 +937,60 @@ impl<'a> Pool<'a> {
         let first_err: Mutex<Option<SimError>> = Mutex::new(None);
         let locals: Mutex<Vec<Local>> = Mutex::new(Vec::new());
         let no = self.out_ports.len();
+        let nt = self.threads as u64;
         std::thread::scope(|s| {
-            for _ in 0..self.threads {
-                s.spawn(|| {
+            if let Some(limit) = self.cfg.watchdog {
+                s.spawn(move || self.watch(limit));
+            }
+            for t in 0..self.threads {
+                let (first_err, locals, work) = (&first_err, &locals, &work);
+                s.spawn(move || {
+                    let _finish = Finish(&self.beats[t]);
+                    self.beat(t);
                     let mut local = Local {
                         mismatches: 0,
                         cex: Vec::new(),
                         per_port: vec![0; no],
                         phases: Phases::default(),
+                        bubbles: 0,
+                        cycles: 0,
+                        resets: 0,
                     };
                     let result = (|| -> Result<()> {
                         let mut model = self.lib.instantiate()?;
                         let mut scratch = Scratch::default();
+                        self.beat(t);
+                        let count = self
+                            .statics
+                            .map_or(0, |nb| nb.saturating_sub(t as u64).div_ceil(nt));
+                        let mut seq = 0u64;
                         while !self.stop.load(Ordering::Relaxed) {
-                            let first = self.next.fetch_add(step as u64, Ordering::Relaxed);
+                            let first = match self.statics {
+                                Some(nb) => {
+                                    let b = t as u64 + seq * nt;
+                                    if b >= nb {
+                                        break;
+                                    }
+                                    self.lo + b * step as u64
+                                }
+                                None => self.next.fetch_add(step as u64, Ordering::Relaxed),
+                            };
                             if first >= self.hi {
                                 break;
                             }
                             let n = (self.hi - first).min(step as u64) as usize;
-                            let (d, m) =
-                                work(&mut model, &mut local, &mut scratch, Claim { first, n })?;
+                            let claim = Claim {
+                                first,
+                                n,
+                                seq,
+                                count,
+                            };
+                            let (d, m) = work(&mut model, &mut local, &mut scratch, claim)?;
+                            seq += 1;
+                            self.beat(t);
                             self.done.fetch_add(d, Ordering::Relaxed);
-                            let t = self.mism.fetch_add(m, Ordering::Relaxed) + m;
-                            if self.cfg.stop_after_mismatches.is_some_and(|lim| t >= lim) {
+                            let tm = self.mism.fetch_add(m, Ordering::Relaxed) + m;
+                            if self.cfg.stop_after_mismatches.is_some_and(|lim| tm >= lim) {
                                 self.stop.store(true, Ordering::Relaxed);
                             }
                             self.report(progress, false);
@@ -810,6 +1024,8 @@ impl<'a> Pool<'a> {
         cex.sort_by_key(|c| c.index);
         cex.truncate(cfg.max_counterexamples);
         let vectors = self.done.load(Ordering::Relaxed);
+        // The lanes of threads that ran something: the shortest run and fewest resets.
+        let ran: Vec<&Local> = locals.iter().filter(|l| l.cycles > 0).collect();
         Summary {
             compared: compared_list(&self.out_ports, &self.masks),
             mismatches_per_port: per_port_map(&self.out_ports, &locals),
@@ -833,6 +1049,9 @@ impl<'a> Pool<'a> {
                     .iter()
                     .fold(Phases::default(), |a, l| a.add(l.phases))
             }),
+            bubbles: locals.iter().map(|l| l.bubbles).sum(),
+            cycles_per_lane: ran.iter().map(|l| l.cycles).min().unwrap_or(0),
+            resets_per_lane: ran.iter().map(|l| l.resets).min().unwrap_or(0),
         }
     }
 }
@@ -867,11 +1086,27 @@ where
     )
 }
 
+/// Spaces of at most this many vectors are run on a clocked core for more cycles per lane
+/// than they have vectors (see [`check_equivalence_batched`]).
+pub const SOAK_MAX_VECTORS: u64 = 1 << 18;
+
 /// [`check_equivalence`] with a golden function over a whole batch: `golden(inputs,
 /// expected)` gets the batch's input rows (`n × inputs` words, from [`VectorSpace::fill`])
 /// and writes `n × outputs` expected words. The engine's hot loop is then three tight loops
 /// (stimulus, golden, compare) around one model evaluation per batch, with no per-vector
 /// call through the interface glue.
+///
+/// The valid handshake is checked wherever a core has one, with bubbles: on a combinational
+/// core whose `valid_in`/`valid_out` are data columns, rows with `valid_in` low are inserted
+/// between the vectors ([`crate::model::bubbles_before`], about one row in eight, in runs of
+/// one to three) and must show `valid_out` low (their data outputs are not compared); every
+/// vector of the space is still applied with the `valid_in` the space gives it. Clocked cores
+/// are run by [`Model::eval_handshake`] (bubble cycles, `valid_out` compared as one more
+/// column), each thread's lanes for a known share of the work with one reset in the middle
+/// (`valid_out` checked low after it); a space of at most [`SOAK_MAX_VECTORS`] vectors is
+/// repeated until every lane has run more than twice as many cycles as the space has vectors
+/// on either side of that reset, so that state that breaks after more inputs than the space
+/// holds (a counter) shows. The summary gives the bubbles, the cycles per lane and resets.
 pub fn check_equivalence_batched<S, G>(
     lib: &ModelLibrary,
     space: &S,
@@ -883,22 +1118,91 @@ where
     S: VectorSpace + ?Sized,
     G: Fn(&[u64], &mut [u64]) + Sync,
 {
+    if lib.spec().is_clocked() && !lib.spec().stream {
+        return check_clocked(lib, space, golden, cfg, progress);
+    }
     let spec = lib.spec();
     let (ni, no) = (spec.n_inputs(), spec.n_outputs());
     let pool = Pool::new(lib, cfg, space.len(), 1)?;
+    // A combinational handshake: the columns of valid_in and valid_out.
+    let vi = spec.data_inputs().position(|p| p.role == Role::ValidIn);
+    let hand = vi.zip(pool.valid_col);
     // A multiple of the lane count, so only the last batch pads.
     let lanes = lib.lanes();
     let batch = cfg.batch.max(1).div_ceil(lanes) * lanes;
     let locals = pool.run(batch, progress, |model, local, sc, c| {
         sc.size(c.n * ni, c.n * no, c.n * no);
+        // One clock read per step and batch (16 Ki vectors): a few ns per batch.
+        let t0 = Instant::now();
+        space.fill(c.first, ni, &mut sc.input[..c.n * ni]);
+        if let Some((vi, vo)) = hand {
+            // Bubble rows: the next vector's data with valid_in low.
+            let Scratch {
+                input,
+                got,
+                exp,
+                ext,
+                kinds,
+            } = sc;
+            ext.clear();
+            kinds.clear();
+            for k in 0..c.n {
+                let row = &input[k * ni..(k + 1) * ni];
+                for _ in 0..crate::model::bubbles_before(c.first + k as u64) {
+                    ext.extend_from_slice(row);
+                    let at = ext.len() - ni;
+                    ext[at + vi] = 0;
+                    kinds.push(Row::Bubble(k));
+                }
+                ext.extend_from_slice(row);
+                kinds.push(Row::Data(k));
+            }
+            let rows = kinds.len();
+            if got.len() < rows * no {
+                got.resize(rows * no, 0);
+                exp.resize(rows * no, 0);
+            }
+            let t1 = Instant::now();
+            model.eval(ext, &mut got[..rows * no])?;
+            let t2 = Instant::now();
+            golden(ext, &mut exp[..rows * no]);
+            let t3 = Instant::now();
+            let mut m = 0;
+            for (r, kind) in kinds.iter().enumerate() {
+                let (inp, g, e) = (
+                    &ext[r * ni..(r + 1) * ni],
+                    &got[r * no..(r + 1) * no],
+                    &exp[r * no..(r + 1) * no],
+                );
+                match *kind {
+                    Row::Data(k) => {
+                        if !pool.compare(local, c.first + k as u64, inp, g, e) {
+                            m += 1;
+                        }
+                    }
+                    Row::Bubble(k) => {
+                        local.bubbles += 1;
+                        if g[vo] & 1 != 0 {
+                            pool.bubble_mismatch(local, c.first + k as u64, inp);
+                            m += 1;
+                        }
+                    }
+                }
+            }
+            let t4 = Instant::now();
+            local.phases = local.phases.add(Phases {
+                stimulus: (t1 - t0).as_secs_f64(),
+                model: (t2 - t1).as_secs_f64(),
+                golden: (t3 - t2).as_secs_f64(),
+                compare: (t4 - t3).as_secs_f64(),
+            });
+            return Ok((c.n as u64, m));
+        }
         let (input, got, exp) = (
             &mut sc.input[..c.n * ni],
             &mut sc.got[..c.n * no],
             &mut sc.exp[..c.n * no],
         );
-        // One clock read per step and batch (16 Ki vectors): a few ns per batch.
-        let t0 = Instant::now();
-        space.fill(c.first, ni, input);
         let t1 = Instant::now();
         model.eval(input, got)?;
         let t2 = Instant::now();
@@ -926,6 +1230,101 @@ where
         Ok((c.n as u64, m))
     })?;
     Ok(pool.summary(locals, space.len(), true))
+}
+
+/// The clocked part of [`check_equivalence_batched`].
+fn check_clocked<S, G>(
+    lib: &ModelLibrary,
+    space: &S,
+    golden: G,
+    cfg: &EquivConfig,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary>
+where
+    S: VectorSpace + ?Sized,
+    G: Fn(&[u64], &mut [u64]) + Sync,
+{
+    let spec = lib.spec();
+    let (ni, no) = (spec.n_inputs(), spec.n_outputs());
+    let nv = no + 1;
+    let lanes = lib.lanes();
+    let len = space.len();
+    let mut pool = Pool::new(lib, cfg, len, 1)?;
+    let span = pool.span;
+    // Every lane runs its share on either side of the mid-run reset: for a small space, more
+    // than 2 * len data cycles each.
+    let instances = (pool.threads * lanes) as u64;
+    let passes = if len <= SOAK_MAX_VECTORS && span > 0 {
+        (instances * (4 * len + 4)).div_ceil(span).max(1)
+    } else {
+        1
+    };
+    pool.repeat(passes);
+    let units = pool.hi - pool.lo;
+    // About 16 claims per thread (so the reset falls near the middle), whole lane groups.
+    let batch = (units / (pool.threads as u64 * 16))
+        .clamp(1, cfg.batch.max(1) as u64)
+        .div_ceil(lanes as u64)
+        * lanes as u64;
+    pool.statics = Some(units.div_ceil(batch));
+    let locals = pool.run(batch as usize, progress, |model, local, sc, c| {
+        sc.size(c.n * ni, c.n * nv, c.n * nv);
+        let mut hs = Handshake::default();
+        if c.count >= 2 && c.seq == c.count / 2 {
+            model.reset_checked(0, &mut hs)?;
+        }
+        let (input, got, exp) = (
+            &mut sc.input[..c.n * ni],
+            &mut sc.got[..c.n * nv],
+            &mut sc.exp[..c.n * nv],
+        );
+        let t0 = Instant::now();
+        let rel = c.first - pool.lo;
+        let mut k = 0usize;
+        while k < c.n {
+            let off = (rel + k as u64) % span;
+            let run = ((span - off) as usize).min(c.n - k);
+            space.fill(pool.lo + off, ni, &mut input[k * ni..(k + run) * ni]);
+            k += run;
+        }
+        let t1 = Instant::now();
+        model.eval_handshake(input, got, rel, &mut hs)?;
+        let t2 = Instant::now();
+        golden(input, &mut exp[..c.n * no]);
+        for k in (0..c.n).rev() {
+            exp.copy_within(k * no..(k + 1) * no, k * nv);
+            exp[k * nv + no] = 1;
+        }
+        let t3 = Instant::now();
+        let mut m = 0;
+        for k in 0..c.n {
+            if !pool.compare(
+                local,
+                pool.unit(c.first + k as u64),
+                &input[k * ni..(k + 1) * ni],
+                &got[k * nv..(k + 1) * nv],
+                &exp[k * nv..(k + 1) * nv],
+            ) {
+                m += 1;
+            }
+        }
+        for b in &hs.spurious {
+            pool.bubble_mismatch(local, pool.unit(c.first + b.vector as u64), &b.inputs);
+            m += 1;
+        }
+        local.bubbles += hs.bubbles;
+        local.cycles += hs.cycles;
+        local.resets += hs.resets;
+        let t4 = Instant::now();
+        local.phases = local.phases.add(Phases {
+            stimulus: (t1 - t0).as_secs_f64(),
+            model: (t2 - t1).as_secs_f64(),
+            golden: (t3 - t2).as_secs_f64(),
+            compare: (t4 - t3).as_secs_f64(),
+        });
+        Ok((c.n as u64, m))
+    })?;
+    Ok(pool.summary(locals, len, true))
 }
 
 /// A set of input streams for a stateful core in stream mode (see [`CoreSpec::stream`]):
@@ -999,7 +1398,10 @@ where
         }
         Ok(((c.n * cycles) as u64, m))
     })?;
-    Ok(pool.summary(locals, space.streams() * cycles as u64, false))
+    let mut summary = pool.summary(locals, space.streams() * cycles as u64, false);
+    // Every lane runs each of its streams from a reset.
+    summary.cycles_per_lane = cycles as u64;
+    Ok(summary)
 }
 
 #[cfg(test)]

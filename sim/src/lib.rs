@@ -30,11 +30,11 @@ pub use cache::{
     usage as cache_usage, CleanReport,
 };
 pub use equiv::{
-    check_equivalence, check_equivalence_batched, check_streams, Counterexample, EquivConfig,
-    Exhaustive, FnSpace, Phases, PortValues, Progress, ProgressFn, Shard, StreamSpace, Summary,
-    VectorSpace,
+    check_equivalence, check_equivalence_batched, check_streams, default_watchdog, Counterexample,
+    EquivConfig, Exhaustive, FnSpace, Phases, PortValues, Progress, ProgressFn, Shard, StreamSpace,
+    Summary, VectorSpace, SOAK_MAX_VECTORS,
 };
 pub use error::{Result, SimError};
-pub use model::{Model, ModelLibrary};
+pub use model::{bubbles_before, Handshake, Model, ModelLibrary, Spurious};
 pub use spec::{width_mask, CoreSpec, Direction, Port, Role};
 pub use toolchain::Toolchain;

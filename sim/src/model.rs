@@ -457,65 +457,206 @@ impl Model {
     }
 
     /// Streams vectors through a clocked core, one group of `lanes` vectors per cycle with
-    /// `valid_in` high, then `latency` flush cycles; returns outputs aligned to inputs.
-    /// Fails with [`SimError::Protocol`] if `valid_out` does not follow `valid_in` after
-    /// exactly the declared latency.
+    /// `valid_in` high, with bubble cycles between them ([`bubbles_before`]), then `latency`
+    /// flush cycles; returns outputs aligned to inputs. Fails with [`SimError::Protocol`] if
+    /// `valid_out` does not follow `valid_in` after exactly the declared latency.
     pub fn eval_stream(&mut self, inputs: &[u64], outputs: &mut [u64]) -> Result<()> {
+        let n = self.sizes(inputs, outputs)?;
+        let no = self.n_outputs();
+        let mut with_valid = vec![0u64; n * (no + 1)];
+        let mut log = Handshake::default();
+        self.eval_handshake(inputs, &mut with_valid, 0, &mut log)?;
+        let lat = self.inner.spec.latency;
+        let top = &self.inner.spec.top;
+        if let Some(b) = log.spurious.first() {
+            return Err(SimError::Protocol(format!(
+                "`{top}` lane {}: valid_out is 1 on a cycle whose valid_in was 0 {lat} cycle(s) \
+                 earlier (declared latency {lat})",
+                b.lane
+            )));
+        }
+        for (i, row) in with_valid.chunks_exact(no + 1).enumerate() {
+            if self.inner.spec.has_valid() && row[no] & 1 == 0 {
+                return Err(SimError::Protocol(format!(
+                    "`{top}` lane {}, vector {i}: valid_out is 0 but valid_in was 1 {lat} \
+                     cycle(s) earlier (declared latency {lat})",
+                    i % self.inner.lanes
+                )));
+            }
+            outputs[i * no..(i + 1) * no].copy_from_slice(&row[..no]);
+        }
+        Ok(())
+    }
+
+    /// Streams vectors through a clocked core like [`Model::eval_stream`], and reports the
+    /// valid handshake instead of failing on it: `outputs` gets `n_outputs() + 1` words per
+    /// vector, the last one `valid_out` as seen `latency` cycles after the vector (1 without
+    /// a handshake). Bubble cycles (`valid_in` low, the data ports driven with the next
+    /// vector's bits inverted) are inserted before group `g` of `lanes` vectors as
+    /// [`bubbles_before`]`(first / lanes + g)` says; every cycle whose `valid_in` was low
+    /// (bubbles, padding lanes, the idle cycles left in the pipe by the previous call) is
+    /// checked for `valid_out` low and counted in `log`.
+    pub fn eval_handshake(
+        &mut self,
+        inputs: &[u64],
+        outputs: &mut [u64],
+        first: u64,
+        log: &mut Handshake,
+    ) -> Result<()> {
         if !self.inner.spec.is_clocked() {
             return Err(SimError::Usage(format!(
                 "`{}` has no clock; use eval_comb",
                 self.inner.spec.top
             )));
         }
-        let n = self.sizes(inputs, outputs)?;
         let (ni, no, lanes) = (self.n_inputs(), self.n_outputs(), self.inner.lanes);
+        let n = inputs.len() / ni.max(1);
+        if inputs.len() != n * ni || outputs.len() != n * (no + 1) {
+            return Err(SimError::Usage(format!(
+                "buffer sizes do not match the core: {} input words for {ni} per vector, \
+                 {} output words for {no} + 1 (valid) per vector",
+                inputs.len(),
+                outputs.len()
+            )));
+        }
         let (ri, ro) = (self.inner.raw_in, self.inner.raw_out);
         let has_valid = self.inner.spec.has_valid();
         let lat = self.inner.spec.latency as usize;
         let groups = n.div_ceil(lanes);
-        let cycles = groups + lat;
+        let g0 = first / lanes.max(1) as u64;
+        // Input slots: `Some(g)` a group of vectors, `None` a bubble before the next group.
+        let mut slots: Vec<Option<usize>> = Vec::with_capacity(groups + groups / 4 + 4);
+        for g in 0..groups {
+            if has_valid {
+                slots.extend(std::iter::repeat_n(None, bubbles_before(g0 + g as u64)));
+            }
+            slots.push(Some(g));
+        }
+        let cycles = slots.len() + lat;
+        let masks: Vec<u64> = self.inner.spec.data_inputs().map(|p| p.mask()).collect();
         let mut raw_in = std::mem::take(&mut self.raw_in);
         let mut raw_out = std::mem::take(&mut self.raw_out);
         raw_in.clear();
         raw_in.resize(cycles * lanes * ri, 0);
         raw_out.clear();
         raw_out.resize(cycles * lanes * ro, 0);
-        for idx in 0..n {
-            let row = &mut raw_in[idx * ri..(idx + 1) * ri];
-            row[..ni].copy_from_slice(&inputs[idx * ni..(idx + 1) * ni]);
-            if has_valid {
-                row[ni] = 1;
+        // The group a bubble's data comes from: the next group (inverted).
+        let mut next_group = vec![0usize; slots.len()];
+        let mut nxt = groups.saturating_sub(1);
+        for (c, s) in slots.iter().enumerate().rev() {
+            if let Some(g) = s {
+                nxt = *g;
             }
+            next_group[c] = nxt;
         }
-        let result = self
-            .cycle_raw(&raw_in, &mut raw_out, cycles)
-            .and_then(|()| {
-                for c in 0..cycles {
-                    for l in 0..lanes {
-                        let row = &raw_out[(c * lanes + l) * ro..(c * lanes + l + 1) * ro];
-                        let src = c.checked_sub(lat).map(|g| g * lanes + l).filter(|&i| i < n);
-                        if has_valid {
-                            let got = row[no] & 1 == 1;
-                            if got != src.is_some() {
-                                return Err(SimError::Protocol(format!(
-                                "`{}` lane {l}, cycle {c}: valid_out is {} but valid_in was {} \
-                                 {lat} cycle(s) earlier (declared latency {lat})",
-                                self.inner.spec.top,
-                                u8::from(got),
-                                u8::from(src.is_some())
-                            )));
+        for (c, s) in slots.iter().enumerate() {
+            for l in 0..lanes {
+                let row = &mut raw_in[(c * lanes + l) * ri..(c * lanes + l + 1) * ri];
+                match s {
+                    Some(g) => {
+                        let idx = g * lanes + l;
+                        if idx < n {
+                            row[..ni].copy_from_slice(&inputs[idx * ni..(idx + 1) * ni]);
+                            if has_valid {
+                                row[ni] = 1;
                             }
                         }
-                        if let Some(i) = src {
-                            outputs[i * no..(i + 1) * no].copy_from_slice(&row[..no]);
+                    }
+                    None => {
+                        let idx = (next_group[c] * lanes + l).min(n - 1);
+                        for ((o, v), m) in row[..ni]
+                            .iter_mut()
+                            .zip(&inputs[idx * ni..(idx + 1) * ni])
+                            .zip(&masks)
+                        {
+                            *o = !v & m;
                         }
                     }
                 }
-                Ok(())
-            });
+            }
+        }
+        let result = self.cycle_raw(&raw_in, &mut raw_out, cycles);
+        log.cycles += cycles as u64;
+        if result.is_ok() {
+            for c in 0..cycles {
+                let src = c
+                    .checked_sub(lat)
+                    .and_then(|k| slots.get(k).map(|s| (k, *s)));
+                for l in 0..lanes {
+                    let row = &raw_out[(c * lanes + l) * ro..(c * lanes + l + 1) * ro];
+                    let valid = if has_valid { row[no] & 1 } else { 1 };
+                    let vector = match src {
+                        Some((_, Some(g))) => Some(g * lanes + l).filter(|&i| i < n),
+                        _ => None,
+                    };
+                    match vector {
+                        Some(i) => {
+                            let o = &mut outputs[i * (no + 1)..(i + 1) * (no + 1)];
+                            o[..no].copy_from_slice(&row[..no]);
+                            o[no] = valid;
+                        }
+                        None if has_valid => {
+                            log.bubbles += 1;
+                            if valid == 1 {
+                                // The vector after the bubble, and what the bubble drove.
+                                let (idx, data) = match src {
+                                    Some((k, _)) => {
+                                        let at = (k * lanes + l) * ri;
+                                        (
+                                            (next_group[k] * lanes + l).min(n - 1),
+                                            raw_in[at..at + ni].to_vec(),
+                                        )
+                                    }
+                                    None => (0, vec![0; ni]),
+                                };
+                                log.spurious.push(Spurious {
+                                    vector: idx,
+                                    lane: l,
+                                    inputs: data,
+                                });
+                            }
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
         self.raw_in = raw_in;
         self.raw_out = raw_out;
         result
+    }
+
+    /// Resets a clocked core in the middle of a run ([`Model::reset`]) and checks what the
+    /// core shows after the reset: `valid_out` low on each of the `latency + 1` idle cycles
+    /// (counted as bubbles in `log`; a high one is recorded as spurious, vector `vector`).
+    pub fn reset_checked(&mut self, vector: usize, log: &mut Handshake) -> Result<()> {
+        let Some(reset) = self.inner.api.reset else {
+            return Ok(());
+        };
+        // SAFETY: live handle.
+        let rc = unsafe { reset(self.handle.as_ptr(), 4) };
+        self.check(rc)?;
+        let idle = self.inner.spec.latency as usize + 1;
+        let (lanes, ri, ro) = (self.inner.lanes, self.inner.raw_in, self.inner.raw_out);
+        let zeros = vec![0u64; idle * lanes * ri];
+        let mut out = vec![0u64; idle * lanes * ro];
+        self.cycle_raw(&zeros, &mut out, idle)?;
+        log.cycles += 4 + idle as u64;
+        log.resets += 1;
+        if self.inner.spec.has_valid() {
+            let no = self.n_outputs();
+            for (k, row) in out.chunks_exact(ro).enumerate() {
+                log.bubbles += 1;
+                if row[no] & 1 == 1 {
+                    log.spurious.push(Spurious {
+                        vector,
+                        lane: k % lanes,
+                        inputs: vec![0; self.n_inputs()],
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes a VCD of these vectors (requires a trace build, see
@@ -548,4 +689,40 @@ impl Model {
         self.check(rc)?;
         Ok(vcd_path.to_path_buf())
     }
+}
+
+/// Bubble cycles (`valid_in` low) inserted before vector group `g` of a clocked core, or
+/// before vector `g` of a combinational core with a valid handshake: runs of 1, 1 and 1 to 3
+/// bubbles in every 32 groups (one cycle in eight), a pure function of `g`.
+pub fn bubbles_before(g: u64) -> usize {
+    match g % 32 {
+        5 | 21 => 1,
+        13 => 1 + ((g / 32) % 3) as usize,
+        _ => 0,
+    }
+}
+
+/// What the valid handshake showed on the cycles whose `valid_in` was low
+/// ([`Model::eval_handshake`], [`Model::reset_checked`]).
+#[derive(Clone, Debug, Default)]
+pub struct Handshake {
+    /// Lane-cycles checked for `valid_out` low.
+    pub bubbles: u64,
+    /// Cycles run per lane (reset cycles included).
+    pub cycles: u64,
+    /// Resets asserted by [`Model::reset_checked`].
+    pub resets: u64,
+    /// Those whose `valid_out` was high.
+    pub spurious: Vec<Spurious>,
+}
+
+/// A cycle with `valid_in` low whose `valid_out` was high `latency` cycles later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spurious {
+    /// The vector (of the call) that followed the bubble.
+    pub vector: usize,
+    /// The lane.
+    pub lane: usize,
+    /// The data inputs driven on the bubble cycle.
+    pub inputs: Vec<u64>,
 }

@@ -817,7 +817,8 @@ pub fn run(
 
     if req.unit.is_stateful() {
         return run_streams(
-            dut, plan, &spec, &map, &canon_in, combos, meta, out_masks, lanes, progress, on_build,
+            dut, plan, &spec, &map, &canon_in, &canon_out, combos, meta, out_masks, lanes,
+            progress, on_build,
         );
     }
 
@@ -831,7 +832,18 @@ pub fn run(
         )));
     }
     check_plan(dut, plan, hi - lo)?;
-    meta.insert("space".to_string(), space.describe(plan.seed));
+    let desc = space.describe(plan.seed);
+    let desc = if spec.is_clocked() {
+        // A clocked core has state beyond its inputs: say what the cycles covered too.
+        format!(
+            "{} (clocked: every vector applied with valid_i = 1, between bubble cycles; cycles \
+             per lane and mid-run resets in the summary)",
+            desc.replacen("exhaustive:", "exhaustive over inputs:", 1)
+        )
+    } else {
+        desc
+    };
+    meta.insert("space".to_string(), desc);
     meta.insert("vectors_per_mode".to_string(), space.per_mode.to_string());
     let widths: Vec<u32> = canon_in.iter().map(|p| p.width).collect();
     let modes_first: Vec<usize> = (0..canon_in.len())
@@ -1172,6 +1184,34 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
     })
 }
 
+/// Steps (initiation intervals) every stream of a stateful core holds at least.
+pub const MIN_STEPS_PER_STREAM: u64 = 8;
+
+/// Guard overflows are provoked when at most this many products overflow the exact
+/// accumulator (few guard bits): longer streams would crowd out the random ones.
+pub const OVERFLOW_MAX_PRODUCTS: u64 = 1 << 13;
+
+/// Products of the largest magnitude accumulated past the overflow in an overflow stream.
+const OVERFLOW_EXTRA_STEPS: u64 = 8;
+
+/// The number of products of the largest magnitude and one sign after which the exact
+/// accumulator of `req` (`mac --acc exact`, [`golden::ExactAcc`]) overflows its guard bits,
+/// by running the golden accumulator; `None` for other accumulators or when it takes more
+/// than [`OVERFLOW_MAX_PRODUCTS`].
+pub fn guard_overflow_products(req: &GenRequest) -> Option<u64> {
+    if req.unit != Unit::Mac || req.options.acc_guard == 0 {
+        return None;
+    }
+    let (fx, fy) = (req.formats.x, req.formats.y.unwrap_or(req.formats.x));
+    let mut acc = golden::ExactAcc::new(fx, fy, req.options.acc_guard).ok()?;
+    let spec = golden::Spec::ieee(golden::Rounding::Rne);
+    let want = golden::Flags::INVALID | golden::Flags::OVERFLOW;
+    (1..=OVERFLOW_MAX_PRODUCTS).find(|_| {
+        acc.step(false, fx.max_finite_mag(), fy.max_finite_mag());
+        acc.result(&golden::Format::BINARY32, &spec).1 .0 & want == want
+    })
+}
+
 /// Streams of a stateful core: each stream starts from reset; `valid_i` issues a step every
 /// initiation interval with random gaps, `clear_i` starts new sums, operands and modes are
 /// random. Compared cycle by cycle with the golden stream model.
@@ -1182,6 +1222,7 @@ fn run_streams(
     spec: &CoreSpec,
     map: &PortMap,
     canon_in: &[Port],
+    canon_out: &[Port],
     combos: Vec<(u64, u64)>,
     mut meta: std::collections::BTreeMap<String, String>,
     out_masks: Vec<u64>,
@@ -1196,7 +1237,17 @@ fn run_streams(
             req.unit
         )));
     }
-    let cycles = plan.stream_cycles.max(1);
+    let ii = dut.manifest.initiation_interval.max(1) as u64;
+    let lat = dut.manifest.latency as u64;
+    // Streams hold several steps whatever the initiation interval, and (exact accumulator
+    // with few guard bits) enough products of the largest magnitude to overflow the guard.
+    let ovf = guard_overflow_products(req);
+    let ovf_cycles = ovf.map(|n| ((n + OVERFLOW_EXTRA_STEPS + 1) * ii + lat + 1) as usize);
+    let cycles = plan
+        .stream_cycles
+        .max(1)
+        .max((MIN_STEPS_PER_STREAM * ii + lat + 1) as usize)
+        .max(ovf_cycles.unwrap_or(0));
     let total = match plan.choice {
         Choice::Random(0) => {
             return Err(usage("--random 0 draws no cycle; give a positive count"));
@@ -1213,7 +1264,29 @@ fn run_streams(
         )));
     }
     check_plan(dut, plan, (hi - lo) * cycles as u64)?;
-    let ii = dut.manifest.initiation_interval.max(1) as u64;
+    // Overflow streams: the last of every 8 (and the last one of a shorter run).
+    let is_ovf = move |s: u64| {
+        ovf.is_some() && streams >= 2 && (s % 8 == 7 || (streams < 8 && s == streams - 1))
+    };
+    let n_ovf = (0..streams.min(8)).filter(|&s| is_ovf(s)).count() as u64
+        + if streams >= 8 { (streams - 8) / 8 } else { 0 };
+    if req.options.acc_guard > 0 {
+        meta.insert(
+            "guard_overflow".to_string(),
+            match ovf {
+                Some(n) if n_ovf > 0 => format!(
+                    "reached: yes ({n_ovf} stream(s) accumulate {} products of the largest magnitude and one sign; the golden accumulator overflows its {} guard bits at product {n}, then a clear)",
+                    n + OVERFLOW_EXTRA_STEPS,
+                    req.options.acc_guard
+                ),
+                Some(_) => "reached: no (the run has fewer than 2 streams; give a larger --random)".to_string(),
+                None => format!(
+                    "reached: no ({} guard bits: an overflow needs more than {OVERFLOW_MAX_PRODUCTS} products of the largest magnitude in one stream; not run)",
+                    req.options.acc_guard
+                ),
+            },
+        );
+    }
     meta.insert(
         "space".to_string(),
         format!(
@@ -1236,15 +1309,36 @@ fn run_streams(
         let sign = if neg && f.signed { f.sign_bit() } else { 0 };
         (f.max_finite_mag().saturating_sub((h % 4) as u32) | sign) as u64
     };
+    let (xmax, ymax) = (fx.max_finite_mag() as u64, fy.max_finite_mag() as u64);
+    let ovf_steps = ovf.unwrap_or(0) + OVERFLOW_EXTRA_STEPS;
     let canon_row = |s: u64, c: usize, out: &mut [u64]| {
         let h = rng.at(s.wrapping_mul(1 << 20).wrapping_add(c as u64));
+        if is_ovf(s) && (c as u64) < ovf_steps * ii {
+            // Max-magnitude products of one sign, a step every initiation interval: the first
+            // step clears.
+            let (rm, sat) = combos[((h >> 56) as usize) % combos.len()];
+            for (k, role) in canon_roles.iter().enumerate() {
+                out[k] = match role {
+                    Role::ValidIn => (c as u64 % ii == 0) as u64,
+                    Role::Clear => (c == 0) as u64,
+                    Role::X => xmax,
+                    Role::Y => ymax,
+                    Role::Rounding => rm,
+                    Role::Saturation => sat,
+                    _ => 0,
+                };
+            }
+            return;
+        }
+        // After an overflow run: the next step clears (the overflow must not stick).
+        let clear_now = is_ovf(s) && (c as u64) == ovf_steps * ii;
         let hs = rng.at(s ^ 0x5DEE_CE66);
         let big = hs % 4 == 0 && h % 4 != 0;
         let (rm, sat) = combos[((h >> 56) as usize) % combos.len()];
         for (k, role) in canon_roles.iter().enumerate() {
             out[k] = match role {
-                Role::ValidIn => (c as u64 % ii == 0 && h % 8 != 0) as u64,
-                Role::Clear => ((h >> 3) % 16 == 0) as u64,
+                Role::ValidIn => (c as u64 % ii == 0 && (h % 8 != 0 || clear_now)) as u64,
+                Role::Clear => ((h >> 3) % 16 == 0 || clear_now) as u64,
                 Role::X if big => large(&fx, h >> 8, hs & 0x100 != 0),
                 Role::Y if big => large(&fy, h >> 24, false),
                 Role::X => (h >> 8) & iface::width_mask(kx),
@@ -1286,6 +1380,11 @@ fn run_streams(
     };
     let model0 = expected::stream_model(req).map_err(usage)?;
     let (in_map, out_map) = (&map.inputs, &map.outputs);
+    // Whether the golden accumulator showed a guard overflow (flags invalid | overflow).
+    let flags_col = canon_out.iter().position(|p| p.role == Role::Flags);
+    let ovf_flags = (golden::Flags::INVALID | golden::Flags::OVERFLOW) as u64;
+    let overflowed = std::sync::atomic::AtomicBool::new(false);
+    let overflowed = &overflowed;
     let new_model = || {
         let mut m = model0.clone();
         m.reset();
@@ -1297,6 +1396,9 @@ fn run_streams(
                 }
             }
             let co = m.step(&ci[..nci]);
+            if flags_col.is_some_and(|f| co[f] & ovf_flags == ovf_flags) {
+                overflowed.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             for (o, src) in out.iter_mut().zip(out_map) {
                 *o = src.map_or(0, |k| co[k]);
             }
@@ -1316,6 +1418,16 @@ fn run_streams(
     .map_err(sim_err)?;
     let cfg = equiv_config(req, plan, meta, out_masks);
     let summary = sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
+    let shard_has_ovf = (lo..hi).any(is_ovf);
+    if shard_has_ovf
+        && summary.complete
+        && !overflowed.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        return Err(VerifyError::Failed(format!(
+            "the guard-overflow streams of `{}` never overflowed the golden accumulator: the run does not cover what its summary says",
+            dut.manifest.top
+        )));
+    }
     report(plan, &lib, summary, |cx| {
         // Replay the failing stream from reset up to the failing cycle.
         let (s, c) = (
