@@ -635,6 +635,11 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
             let v: Vec<String> = s.shards.iter().map(|x| x.to_string()).collect();
             v.join(",")
         });
+        for (k, label) in [("compiled", "text:    "), ("xz_check", "x/z check:")] {
+            if let Some(v) = s.meta.get(k) {
+                eprintln!("{label} {v}");
+            }
+        }
         if !s.mismatches_per_port.is_empty() {
             let v: Vec<String> = s
                 .mismatches_per_port
