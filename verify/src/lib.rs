@@ -905,7 +905,6 @@ pub fn run(
         nci,
         nco,
         range: (lo, hi),
-        lanes,
         tc: &tc,
     };
     xz_check(&xz, &mut summary, on_build)?;
@@ -923,7 +922,6 @@ struct XzRun<'a> {
     nci: usize,
     nco: usize,
     range: (u64, u64),
-    lanes: u32,
     tc: &'a Toolchain,
 }
 
@@ -1033,7 +1031,7 @@ fn xz_check(
     ));
     let opts = BuildOptions {
         random_x: true,
-        ..BuildOptions::default().with_lanes(x.lanes)
+        ..BuildOptions::default().with_lanes(1)
     };
     let lib = ModelLibrary::build_sources(x.tc, &dut.sources, x.spec, &opts).map_err(sim_err)?;
     let (nci, nco, map, space, golden) = (x.nci, x.nco, x.map, x.space, x.golden);
