@@ -646,6 +646,11 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
         if let Some(g) = s.meta.get("guard_overflow") {
             eprintln!("guard overflow {g}");
         }
+        for (k, label) in [("compiled", "text:    "), ("xz_check", "x/z check:")] {
+            if let Some(v) = s.meta.get(k) {
+                eprintln!("{label} {v}");
+            }
+        }
         if !s.mismatches_per_port.is_empty() {
             let v: Vec<String> = s
                 .mismatches_per_port

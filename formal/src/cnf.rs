@@ -494,7 +494,7 @@ pub fn aiger_script(sources: &[&str], top: &str) -> String {
     }
     s.push_str(&format!("prep -top {top}\n"));
     s.push_str(&format!(
-        "flatten\nchformal -remove\ndelete -port {top}/trigger\n"
+        "flatten\nsetundef -anyseq\nchformal -remove\ndelete -port {top}/trigger\n"
     ));
     s.push_str("opt -fast\ntechmap\nopt -fast\naigmap\nopt_clean\n");
     s.push_str("write_aiger -ascii -map miter.map miter.aag\n");

@@ -771,12 +771,118 @@ fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> Stri
         let _ = writeln!(s, "read_verilog -formal {f}");
     }
     let _ = writeln!(s, "prep -top {top}");
-    s.push_str("flatten\nchformal -lower\nasync2sync\ndffunmap\nopt -fast\n");
+    // An explicit x is any value (`setundef -anyseq`): a core whose outputs depend on one is
+    // refuted, not proven with the solver's choice of 0 (z is refused before, see `z_drivers`).
+    s.push_str("flatten\nsetundef -anyseq\nchformal -lower\nasync2sync\ndffunmap\nopt -fast\n");
     let _ = writeln!(
         s,
         "tee -o sat.log sat {sat_args} -set-assumes -show-inputs -dump_vcd cex.vcd -timeout {timeout}"
     );
     s
+}
+
+/// The signals of `top` (ports first) that carry a z (high-impedance) constant after yosys's
+/// `prep` and `flatten` of `verilog`: z in `casez` labels is a wildcard and gone by then, so
+/// any z left is a real tristate driver, which 2-state simulation reads as 0 and the solver
+/// as 0 too. Empty when none.
+pub fn z_drivers(verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
+    let (dir, _) = work_dir(&ProveOptions::default(), "zcheck")?;
+    let r = z_drivers_in(&dir, verilog, top);
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
+    write(dir, "core.v", verilog)?;
+    write(
+        dir,
+        "zcheck.ys",
+        &format!("read_verilog -formal core.v\nprep -top {top}\nflatten\nopt_clean\nwrite_json core.json\n"),
+    )?;
+    run_yosys_script(dir, "zcheck.ys", 120)?;
+    let p = dir.join("core.json");
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| FormalError::Io(format!("reading {}", p.display()), e))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| FormalError::Tool(format!("{}: {e}", p.display())))?;
+    let has_z = |bits: &serde_json::Value| {
+        bits.as_array()
+            .is_some_and(|a| a.iter().any(|b| b.as_str() == Some("z")))
+    };
+    let m = &v["modules"][top];
+    // Bits carrying z: constant z bits in net names and cell inputs, then everything those
+    // cells drive, up to the ports.
+    let mut tainted: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
+    let mut z_cells: Vec<&serde_json::Value> = Vec::new();
+    let empty = serde_json::Map::new();
+    let cells = m["cells"].as_object().unwrap_or(&empty);
+    for c in cells.values() {
+        if c["connections"]
+            .as_object()
+            .is_some_and(|cs| cs.values().any(has_z))
+        {
+            z_cells.push(c);
+        }
+    }
+    let outputs_of = |c: &serde_json::Value| -> Vec<u64> {
+        let dirs = &c["port_directions"];
+        c["connections"]
+            .as_object()
+            .map(|cs| {
+                cs.iter()
+                    .filter(|(p, _)| dirs[p.as_str()].as_str() == Some("output"))
+                    .flat_map(|(_, bits)| bits.as_array().cloned().unwrap_or_default())
+                    .filter_map(|b| b.as_u64())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut work: Vec<u64> = z_cells.iter().flat_map(|c| outputs_of(c)).collect();
+    while let Some(b) = work.pop() {
+        if !tainted.insert(b) {
+            continue;
+        }
+        for c in cells.values() {
+            let dirs = &c["port_directions"];
+            let reads = c["connections"].as_object().is_some_and(|cs| {
+                cs.iter().any(|(p, bits)| {
+                    dirs[p.as_str()].as_str() == Some("input")
+                        && bits
+                            .as_array()
+                            .is_some_and(|a| a.iter().any(|x| x.as_u64() == Some(b)))
+                })
+            });
+            if reads {
+                work.extend(outputs_of(c));
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    if let Some(ports) = m["ports"].as_object() {
+        for (name, p) in ports {
+            let hit = p["bits"].as_array().is_some_and(|a| {
+                a.iter().any(|x| {
+                    x.as_str() == Some("z") || x.as_u64().is_some_and(|b| tainted.contains(&b))
+                })
+            });
+            if hit {
+                out.push(name.clone());
+            }
+        }
+    }
+    if out.is_empty() {
+        if let Some(nets) = m["netnames"].as_object() {
+            for (name, n) in nets {
+                if has_z(&n["bits"]) {
+                    out.push(name.clone());
+                }
+            }
+        }
+    }
+    if out.is_empty() && !z_cells.is_empty() {
+        out.push("internal signals (no output reached)".into());
+    }
+    Ok(out)
 }
 
 /// Proves two combinational cores equal on every input (under the assumptions).

@@ -28,7 +28,7 @@ use iface::ParamValue;
 use std::collections::BTreeMap;
 
 /// Version of the generated harness and C ABI; part of every cache key.
-pub const HARNESS_VERSION: u32 = 2;
+pub const HARNESS_VERSION: u32 = 3;
 
 /// One source file of a core: on disk (handed to Verilator by its absolute path, so that its
 /// relative `` `include``s resolve) or in memory (written into the build directory).
@@ -144,6 +144,126 @@ impl Sources {
         self.files.iter().any(|f| declares_module(&f.text, name))
     }
 
+    /// The defines as `NAME` / `NAME=VALUE`, for summaries.
+    pub fn define_list(&self) -> Vec<String> {
+        self.defines
+            .iter()
+            .map(|(k, v)| {
+                if v.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{k}={v}")
+                }
+            })
+            .collect()
+    }
+
+    /// Runs Verilator's preprocessor (`verilator -E`) over the files in order with the
+    /// include directories and defines the simulation build uses: the one text that
+    /// simulation, proof and synthesis compile (see [`Preprocessed`]). In-memory files are
+    /// written into a private directory under `cache` first. Errors: the preprocessor's
+    /// (a missing include, an unterminated `` `ifdef``), and a module defined twice.
+    pub fn preprocess(&self, tc: &Toolchain, cache: &Path) -> Result<Preprocessed> {
+        if self.files.is_empty() {
+            return Err(SimError::InvalidSpec("no source file given".into()));
+        }
+        let tmp = make_temp_dir(cache, "pre")?;
+        let r = self.preprocess_in(tc, &tmp);
+        let _ = fs::remove_dir_all(&tmp);
+        r
+    }
+
+    fn preprocess_in(&self, tc: &Toolchain, tmp: &Path) -> Result<Preprocessed> {
+        // In-memory files get the names the build gives them; `line markers naming them are
+        // mapped back to those names (not the private directory's path).
+        let mut args: Vec<String> = Vec::new();
+        let mut memory_names: Vec<(String, String)> = Vec::new();
+        for (i, f) in self.files.iter().enumerate() {
+            match &f.path {
+                Some(p) => args.push(p.display().to_string()),
+                None => {
+                    let name = if self.files.len() == 1 {
+                        f.name.clone()
+                    } else {
+                        format!("{i}_{}", f.name)
+                    };
+                    let path = tmp.join(&name);
+                    fs::write(&path, &f.text)
+                        .map_err(|e| SimError::io(format!("writing {}", path.display()), e))?;
+                    memory_names.push((path.display().to_string(), f.name.clone()));
+                    args.push(path.display().to_string());
+                }
+            }
+        }
+        let mut cmd = Command::new(&tc.verilator);
+        cmd.current_dir(tmp).arg("-E");
+        cmd.args(preprocessor_flags(self));
+        cmd.args(&args);
+        let line = command_line(&cmd);
+        let out = cmd
+            .output()
+            .map_err(|e| SimError::io(format!("running `{line}`"), e))?;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            return Err(SimError::Verilator {
+                command: line,
+                build_dir: tmp.to_path_buf(),
+                stderr_tail: error_excerpt(&err, 10, 20),
+            });
+        }
+        let display_name = |file: &str| -> String {
+            memory_names
+                .iter()
+                .find(|(p, _)| p == file)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_else(|| file.to_string())
+        };
+        let mut text = String::new();
+        let mut files: Vec<String> = Vec::new();
+        let mut file_texts: Vec<Vec<u8>> = Vec::new();
+        let mut modules: Vec<(String, String)> = Vec::new();
+        let mut current = String::new();
+        for l in stdout.lines() {
+            if let Some(rest) = l.trim_start().strip_prefix("`line ") {
+                if let Some(name) = rest.split('"').nth(1) {
+                    current = display_name(name);
+                    if !files.contains(&current) {
+                        files.push(current.clone());
+                        let on_disk = memory_names.iter().all(|(p, _)| p != name);
+                        file_texts.push(if on_disk {
+                            fs::read(name).unwrap_or_default()
+                        } else {
+                            Vec::new()
+                        });
+                    }
+                }
+                continue;
+            }
+            for m in module_names(l) {
+                if let Some((_, first)) = modules.iter().find(|(n, _)| *n == m) {
+                    let where_ = if *first == current {
+                        format!("twice in {current}")
+                    } else {
+                        format!("in {first} and in {current}")
+                    };
+                    return Err(SimError::InvalidSpec(format!(
+                        "module `{m}` is defined {where_}; tools disagree on which definition they compile (Verilator takes the first, others the last or refuse): remove one of them or rename it"
+                    )));
+                }
+                modules.push((m, current.clone()));
+            }
+            text.push_str(l);
+            text.push('\n');
+        }
+        Ok(Preprocessed {
+            text,
+            files,
+            file_texts,
+            modules: modules.into_iter().map(|(m, _)| m).collect(),
+        })
+    }
+
     /// Cache-key fields: every file's name and text, the include directories' files, defines
     /// and parameters.
     fn hash_into(&self, key: &mut KeyHasher) {
@@ -198,6 +318,109 @@ impl Sources {
     }
 }
 
+/// The sources after Verilator's preprocessor: the one text simulation, proof and synthesis
+/// compile. Includes are inlined, `` `ifdef``s resolved with the manifest's defines plus
+/// Verilator's own predefined macros (`VERILATOR`, `SYSTEMVERILOG`, ...), comments removed.
+/// Tools that read it later (yosys with `read_verilog -formal`, which defines `FORMAL`) find
+/// no conditional left, so every tool compiles the same logic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Preprocessed {
+    /// The preprocessed text (`` `line`` markers removed).
+    pub text: String,
+    /// Every file the preprocessor read (sources and included files), first-read order;
+    /// in-memory files by name.
+    pub files: Vec<String>,
+    /// The contents of those files as read from disk (empty for in-memory files).
+    file_texts: Vec<Vec<u8>>,
+    /// The modules the text defines, in order.
+    pub modules: Vec<String>,
+}
+
+impl Preprocessed {
+    /// Cache-key fields: the text and every file read (name and contents), so an edited
+    /// include, at any depth and wherever it was found, changes the key.
+    fn hash_into(&self, key: &mut KeyHasher) {
+        key.field("pre-text", self.text.as_bytes());
+        for (f, t) in self.files.iter().zip(&self.file_texts) {
+            key.field("read", f.as_bytes());
+            key.field("read-text", t);
+        }
+    }
+}
+
+/// The module names declared on one preprocessed line (`module`/`macromodule` followed by an
+/// optional lifetime and the name; string literals skipped).
+fn module_names(line: &str) -> Vec<String> {
+    let mut words: Vec<&str> = Vec::new();
+    let mut in_str = false;
+    let mut start: Option<usize> = None;
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        if in_str {
+            if c == '\\' {
+                i += 1;
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if c == '"' {
+            if let Some(s) = start.take() {
+                words.push(&line[s..i]);
+            }
+            in_str = true;
+        } else if c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '\\' {
+            if start.is_none() {
+                start = Some(i);
+            }
+            if c == '\\' {
+                // An escaped identifier runs to the next white space.
+                while i + 1 < b.len() && !(b[i + 1] as char).is_whitespace() {
+                    i += 1;
+                }
+            }
+        } else if let Some(s) = start.take() {
+            words.push(&line[s..i]);
+        }
+        i += 1;
+    }
+    if let Some(s) = start {
+        words.push(&line[s..]);
+    }
+    let mut names = Vec::new();
+    let mut it = words.iter().peekable();
+    while let Some(w) = it.next() {
+        if *w == "module" || *w == "macromodule" {
+            if it
+                .peek()
+                .is_some_and(|n| **n == "automatic" || **n == "static")
+            {
+                it.next();
+            }
+            if let Some(n) = it.next() {
+                names.push(n.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Verilator's preprocessor flags of a build: include directories and defines.
+fn preprocessor_flags(sources: &Sources) -> Vec<String> {
+    let mut f = Vec::new();
+    for d in &sources.include_dirs {
+        f.push(format!("-I{}", d.display()));
+    }
+    for (k, v) in &sources.defines {
+        f.push(if v.is_empty() {
+            format!("+define+{k}")
+        } else {
+            format!("+define+{k}={v}")
+        });
+    }
+    f
+}
+
 /// Name of the generated wrapper module (the Verilator top).
 pub const WRAPPER_MODULE: &str = "fp8gen_sim_top";
 
@@ -216,6 +439,12 @@ pub struct BuildOptions {
     pub cache_dir: Option<PathBuf>,
     /// Optimisation level for the model's hot C++ files (`-O<n>`, 0..=3).
     pub opt_level: u8,
+    /// Build for the x/z check: Verilator gives every explicit x and every uninitialised
+    /// variable a random value drawn from the seed of [`ModelLibrary::set_seed`]
+    /// (`--x-assign unique --x-initial unique`) instead of a fixed one.
+    ///
+    /// [`ModelLibrary::set_seed`]: crate::ModelLibrary::set_seed
+    pub random_x: bool,
 }
 
 impl Default for BuildOptions {
@@ -225,6 +454,7 @@ impl Default for BuildOptions {
             trace: false,
             cache_dir: None,
             opt_level: 2,
+            random_x: false,
         }
     }
 }
@@ -478,12 +708,22 @@ FP8_API uint32_t fp8_raw_inputs(void) {{ return RAW_IN; }}
 FP8_API uint32_t fp8_raw_outputs(void) {{ return RAW_OUT; }}
 FP8_API uint32_t fp8_has_trace(void) {{ return VM_TRACE ? 1 : 0; }}
 
+// Seed of Verilator's random values (x/z-check builds: `--x-assign unique --x-initial unique`);
+// 0 = Verilator's default (zeros).
+uint32_t g_seed = 0;
+FP8_API void fp8_set_seed(uint32_t seed) {{ g_seed = seed; }}
+
 FP8_API void* fp8_new(void) {{
     Handle* h = nullptr;
     try {{
         h = new Handle();
         h->ctx = new VerilatedContext;
         h->ctx->fatalOnError(true);
+        if (g_seed) {{
+            h->ctx->randReset(2);
+            h->ctx->randSeed((int)g_seed);
+            Verilated::threadContextp(h->ctx);
+        }}
 #if VM_TRACE
         h->ctx->traceEverOn(true);
 #endif
@@ -669,14 +909,15 @@ fn cxx_flags(tc: &Toolchain, trace: bool) -> Vec<String> {
     f
 }
 
-fn verilator_flags(trace: bool) -> Vec<String> {
+fn verilator_flags(trace: bool, random_x: bool) -> Vec<String> {
+    let x = if random_x { "unique" } else { "fast" };
     let mut f: Vec<String> = [
         "--cc",
         "-O3",
         "--x-assign",
-        "fast",
+        x,
         "--x-initial",
-        "fast",
+        x,
         "--no-timing",
         "-Wno-fatal",
         "-Wwarn-WIDTH",
@@ -897,17 +1138,11 @@ pub(crate) fn build_model(
     sweep_temp(&cache);
     let wrapper = wrapper_verilog(spec, lanes, &sources.parameters);
     let harness = harness_cpp(spec, lanes);
-    let mut vflags = verilator_flags(opts.trace);
-    for d in &sources.include_dirs {
-        vflags.push(format!("-I{}", d.display()));
-    }
-    for (k, v) in &sources.defines {
-        vflags.push(if v.is_empty() {
-            format!("+define+{k}")
-        } else {
-            format!("+define+{k}={v}")
-        });
-    }
+    // The text every tool compiles, and every file it was read from: part of the key, so a
+    // cached model is never reused after an included file changed.
+    let pre = sources.preprocess(tc, &cache)?;
+    let mut vflags = verilator_flags(opts.trace, opts.random_x);
+    vflags.extend(preprocessor_flags(sources));
     let cflags = cxx_flags(tc, opts.trace);
     let fast_opt = format!("-O{}", opts.opt_level);
     let spec_json = serde_json::to_string_pretty(spec).unwrap_or_default();
@@ -926,6 +1161,7 @@ pub(crate) fn build_model(
         .field("wrapper", wrapper.as_bytes())
         .field("harness-src", harness.as_bytes());
     sources.hash_into(&mut key);
+    pre.hash_into(&mut key);
     let dest = cache.join("models").join(key.hex());
     let so_name = "model.so";
     if dest.is_dir() {

@@ -24,7 +24,9 @@ mod model;
 mod spec;
 mod toolchain;
 
-pub use builder::{BuildOptions, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE};
+pub use builder::{
+    BuildOptions, Preprocessed, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE,
+};
 pub use cache::{
     clean as clean_cache, default_cache_dir, max_models_bytes as cache_limit_bytes,
     usage as cache_usage, CleanReport,

@@ -21,6 +21,7 @@ use crate::toolchain::Toolchain;
 
 type NewFn = unsafe extern "C" fn() -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
+type SeedFn = unsafe extern "C" fn(u32);
 type EvalFn = unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, usize) -> c_int;
 type ResetFn = unsafe extern "C" fn(*mut c_void, u32) -> c_int;
 type ErrFn = unsafe extern "C" fn(*mut c_void) -> *const c_char;
@@ -31,6 +32,7 @@ type U32Fn = unsafe extern "C" fn() -> u32;
 /// Entry points of the harness (function pointers valid while `Inner::lib` is loaded).
 struct Api {
     new: NewFn,
+    set_seed: SeedFn,
     free: FreeFn,
     eval: EvalFn,
     cycle: Option<EvalFn>,
@@ -152,6 +154,7 @@ impl ModelLibrary {
         let clocked = spec.is_clocked();
         let api = Api {
             new: sym!(NewFn, "fp8_new"),
+            set_seed: sym!(SeedFn, "fp8_set_seed"),
             free: sym!(FreeFn, "fp8_free"),
             eval: sym!(EvalFn, "fp8_eval"),
             cycle: if clocked {
@@ -216,6 +219,15 @@ impl ModelLibrary {
             &self.inner.spec,
             &opts,
         )
+    }
+
+    /// Seeds the random values of the instances created from now on (models built with
+    /// [`BuildOptions::random_x`]: every explicit x and every uninitialised variable gets a
+    /// value drawn from the seed; 0 = Verilator's default). The seed is the loaded library's:
+    /// set it before a run, not during one.
+    pub fn set_seed(&self, seed: u32) {
+        // SAFETY: stores an integer read by later `fp8_new` calls.
+        unsafe { (self.inner.api.set_seed)(seed) }
     }
 
     /// Creates a fresh simulated instance (reset and with an empty pipeline).

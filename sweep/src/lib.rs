@@ -1069,6 +1069,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<MergeReport, SweepError> {
     let mut problems = Vec::new();
     let mut summaries: Vec<(PathBuf, sim::Summary)> = Vec::new();
     let mut proofs = Vec::new();
+    let mut proof_stems = std::collections::BTreeSet::new();
     let mut qor = Vec::new();
     let job_of = |f: &Path| -> Option<Job> {
         let stem = f.file_stem()?.to_string_lossy().to_string();
@@ -1085,6 +1086,21 @@ pub fn merge(paths: &[PathBuf]) -> Result<MergeReport, SweepError> {
             a.first()
                 .is_some_and(|x| x.get("verdict").is_some() && x.get("statement").is_some())
         }) {
+            if let Some(pl) = plan.as_ref().filter(|_| job_of(f).is_none()) {
+                return Err(usage(format!(
+                    "{name}: a proof report that is no job of plan.json ({}); merge only the sweep's own results",
+                    pl.what
+                )));
+            }
+            let stem = f
+                .file_stem()
+                .map(|x| x.to_string_lossy().to_string())
+                .unwrap_or_default();
+            if !proof_stems.insert(stem.clone()) {
+                return Err(usage(format!(
+                    "{name}: the result of job {stem} is given twice; give each result once"
+                )));
+            }
             for r in arr {
                 let g = |k: &str| r.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
                 proofs.push(ProofRow {
@@ -1175,6 +1191,66 @@ pub fn merge(paths: &[PathBuf]) -> Result<MergeReport, SweepError> {
     })
 }
 
+/// The vectors a summary's shards hold: each shard's part of the space ([`sim::Shard::range`];
+/// a stream run splits its streams, each `cycles` long). A summary whose `vectors` or
+/// `mismatches` disagree with its shards was edited or truncated: refused.
+fn check_shard_counts(f: &Path, s: &sim::Summary) -> Result<(), SweepError> {
+    let space_words = s.meta.get("space").cloned().unwrap_or_default();
+    // `random streams: N streams x C cycles ...`
+    let streams = space_words.strip_prefix("random streams: ").and_then(|r| {
+        let mut w = r.split_whitespace();
+        let n = w.next()?.parse::<u64>().ok()?;
+        let _ = w.next()?;
+        let _ = w.next()?;
+        let c = w.next()?.parse::<u64>().ok()?;
+        Some((n, c))
+    });
+    let part = |sh: &sim::Shard| -> u64 {
+        match streams {
+            Some((n, c)) => {
+                let (lo, hi) = sh.range(n);
+                (hi - lo) * c
+            }
+            None => {
+                let (lo, hi) = sh.range(s.space);
+                hi - lo
+            }
+        }
+    };
+    let expected: u64 = s.shards.iter().map(part).sum();
+    let shards: Vec<String> = s.shards.iter().map(|x| x.to_string()).collect();
+    let bad_count = if s.complete {
+        s.vectors != expected
+    } else {
+        s.vectors > expected
+    };
+    if bad_count {
+        return Err(usage(format!(
+            "{}: shard {} of a {}-vector space holds {expected} vectors, but the summary says {} ({}); the file was edited or is from another run: re-run the shard",
+            f.display(),
+            shards.join(","),
+            s.space,
+            s.vectors,
+            if s.complete { "complete" } else { "incomplete" }
+        )));
+    }
+    // (The x/z check adds up to two mismatches per vector it ran, at most one per vector.)
+    let per_port: u64 = s.mismatches_per_port.values().copied().max().unwrap_or(0);
+    let cex = s.counterexamples.len() as u64;
+    if s.mismatches > s.vectors.saturating_mul(3)
+        || (s.mismatches == 0 && (per_port > 0 || cex > 0))
+        || per_port > s.mismatches
+    {
+        return Err(usage(format!(
+            "{}: {} mismatches over {} vectors ({per_port} on one port, {cex} counterexamples) do not add up; the file was edited: re-run the shard",
+            f.display(),
+            s.mismatches,
+            s.vectors,
+        )));
+    }
+    Ok(())
+}
+
 fn merge_summaries(
     summaries: &[(PathBuf, sim::Summary)],
     plan: Option<&SweepPlan>,
@@ -1220,6 +1296,41 @@ fn merge_summaries(
                 k0.1,
                 k.0,
                 k.1
+            )));
+        }
+        check_shard_counts(f, s)?;
+        if let Some(pl) = plan {
+            // The plan's job of each shard says how many vectors it holds.
+            for sh in &s.shards {
+                let want = pl
+                    .jobs
+                    .iter()
+                    .find(|j| j.labels.get("shard") == Some(&sh.to_string()))
+                    .and_then(|j| j.work.strip_suffix(" vectors")?.parse::<u64>().ok());
+                let (lo, hi) = sh.range(s.space);
+                if want.is_some_and(|w| w != hi - lo) {
+                    return Err(usage(format!(
+                        "{}: shard {sh} of plan.json holds {} vectors, the summary's space gives it {}; the file was edited or is from another plan",
+                        f.display(),
+                        want.unwrap_or(0),
+                        hi - lo
+                    )));
+                }
+            }
+        }
+        if let Some(k) = first
+            .meta
+            .keys()
+            .chain(s.meta.keys())
+            .find(|k| first.meta.get(*k) != s.meta.get(*k))
+        {
+            let v = |x: &sim::Summary| x.meta.get(k).cloned().unwrap_or_else(|| "-".into());
+            return Err(usage(format!(
+                "{} and {} are different runs: {k} {} vs {k} {}; merge combines shards of one run only (same seed, space and modes)",
+                f0.display(),
+                f.display(),
+                v(first),
+                v(s)
             )));
         }
         for sh in &s.shards {

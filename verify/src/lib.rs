@@ -799,6 +799,7 @@ pub fn run(
     meta.insert("request".to_string(), req.canonical_command());
     meta.insert("core_hash".to_string(), dut.sources.content_hash());
     meta.insert("modes".to_string(), mode_names.join(", "));
+    meta.insert("seed".to_string(), plan.seed.to_string());
     meta.insert("stages".to_string(), dut.manifest.stages.to_string());
     meta.insert("latency".to_string(), dut.manifest.latency.to_string());
     meta.insert(
@@ -905,7 +906,209 @@ pub fn run(
     } else {
         permuted_run(&lib, &space, &golden, &map, nci, nco, &cfg, progress)?
     };
+    let mut summary = summary;
+    let xz = XzRun {
+        dut,
+        plan,
+        spec: &spec,
+        space: &space,
+        golden: &golden,
+        map: &map,
+        nci,
+        nco,
+        range: (lo, hi),
+        tc: &tc,
+    };
+    xz_check(&xz, &mut summary, on_build)?;
     report(plan, &lib, summary, |cx| cx.inputs.words().ok())
+}
+
+/// What the x/z check of a vector run needs.
+struct XzRun<'a> {
+    dut: &'a Dut,
+    plan: &'a Plan,
+    spec: &'a CoreSpec,
+    space: &'a Space,
+    golden: &'a Golden,
+    map: &'a PortMap,
+    nci: usize,
+    nco: usize,
+    range: (u64, u64),
+    tc: &'a Toolchain,
+}
+
+/// Vectors of the x/z check per seed (spread evenly over the run's shard).
+const XZ_VECTORS: u64 = 1 << 16;
+
+/// Whether `text` has a based literal with an x, z or ? digit (`8'bx`, `'z`, `4'h?`), or a
+/// tristate primitive or net: what can make a value unknown in a 2-state simulation.
+fn has_xz_source(text: &str) -> bool {
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c != b'\'' {
+            continue;
+        }
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b's' || b[j] == b'S') {
+            j += 1;
+        }
+        let based = j < b.len() && b"bBoOdDhH".contains(&b[j]);
+        if based {
+            j += 1;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+        }
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'?') {
+            if b"xXzZ?".contains(&b[j]) && (based || j == i + 1) {
+                return true;
+            }
+            if !based {
+                break;
+            }
+            j += 1;
+        }
+    }
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| {
+            matches!(
+                w,
+                "bufif0"
+                    | "bufif1"
+                    | "notif0"
+                    | "notif1"
+                    | "tri"
+                    | "tri0"
+                    | "tri1"
+                    | "triand"
+                    | "trior"
+                    | "trireg"
+                    | "pullup"
+                    | "pulldown"
+            )
+        })
+}
+
+/// The x/z check: a value a 2-state simulation makes up must not decide a result. A z driver
+/// (found by yosys) fails the run; then the core is built again with Verilator's explicit x
+/// and uninitialised variables randomized (`--x-assign unique --x-initial unique`) and run
+/// under two seeds on up to [`XZ_VECTORS`] vectors of the run's shard against the golden
+/// model: any mismatch means an output depends on x (counted into the summary's mismatches,
+/// port `<name> depends on x/z values`). Generated cores whose text has no x/z source skip
+/// the second build. The summary's `xz_check` says what was done.
+fn xz_check(
+    x: &XzRun<'_>,
+    summary: &mut Summary,
+    on_build: &dyn Fn(&str),
+) -> Result<(), VerifyError> {
+    let dut = x.dut;
+    let top = &dut.manifest.top;
+    let cache = BuildOptions::default().resolved_cache_dir();
+    let pre = dut.sources.preprocess(x.tc, &cache).map_err(sim_err)?;
+    summary
+        .meta
+        .insert("compiled".to_string(), compiled_text(&dut.sources, &pre));
+    let source = has_xz_source(&pre.text);
+    if source {
+        match formal::tools::find_yosys() {
+            Ok(_) => {
+                let z = formal::prove::z_drivers(&pre.text, top)
+                    .map_err(|e| VerifyError::Failed(e.to_string()))?;
+                if !z.is_empty() {
+                    return Err(VerifyError::Failed(format!(
+                        "core `{top}` drives z (high impedance) on {}: 2-state simulation reads z as 0, so what it computes there would pass unchecked; drive defined values (FAIL)",
+                        z.join(", ")
+                    )));
+                }
+            }
+            Err(e) => {
+                return Err(VerifyError::Failed(format!(
+                    "core `{top}` has x/z constants or tristate logic, and the z-driver check needs yosys: {e}"
+                )))
+            }
+        }
+    }
+    if dut.origin == Origin::Generated && !source {
+        summary.meta.insert(
+            "xz_check".to_string(),
+            "the generated text has no x/z constant and no tristate logic".to_string(),
+        );
+        return Ok(());
+    }
+    let (lo, hi) = x.range;
+    let n = (hi - lo).min(XZ_VECTORS);
+    let stride = (hi - lo) / n;
+    on_build(&format!(
+        "building {top} with x randomized for the x/z check…"
+    ));
+    let opts = BuildOptions {
+        random_x: true,
+        ..BuildOptions::default().with_lanes(1)
+    };
+    let lib = ModelLibrary::build_sources(x.tc, &dut.sources, x.spec, &opts).map_err(sim_err)?;
+    let (nci, nco, map, space, golden) = (x.nci, x.nco, x.map, x.space, x.golden);
+    let vspace = sim::FnSpace::new(n, |i, out: &mut [u64]| {
+        let mut ci = [0u64; MAX_PORTS];
+        space.vector(lo + i * stride, &mut ci[..nci]);
+        for (o, src) in out.iter_mut().zip(&map.inputs) {
+            *o = src.map_or(1, |k| ci[k]);
+        }
+    });
+    let gold = |inp: &[u64], out: &mut [u64]| {
+        let mut ci = [0u64; MAX_PORTS];
+        for (v, src) in inp.iter().zip(&map.inputs) {
+            if let Some(k) = src {
+                ci[*k] = *v;
+            }
+        }
+        let mut co = [0u64; MAX_PORTS];
+        golden.eval(&ci[..nci], &mut co[..nco]);
+        for (o, src) in out.iter_mut().zip(&map.outputs) {
+            *o = src.map_or(1, |k| co[k]);
+        }
+    };
+    let seeds: Vec<u32> = (0..2u64)
+        .map(|k| ((x.plan.seed.wrapping_mul(2).wrapping_add(k) % 0x7fff_fffe) + 1) as u32)
+        .collect();
+    let cfg = EquivConfig {
+        threads: x.plan.threads,
+        max_counterexamples: 1,
+        output_masks: Some(masks(x.spec, &x.plan.ignore)?),
+        ..EquivConfig::default()
+    };
+    let mut bad: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    let mut first = None;
+    let mut total = 0;
+    for &seed in &seeds {
+        lib.set_seed(seed);
+        let s = sim::check_equivalence(&lib, &vspace, gold, &cfg, None).map_err(sim_err)?;
+        total += s.mismatches;
+        for (p, k) in &s.mismatches_per_port {
+            *bad.entry(format!("{p} depends on x/z values")).or_default() += k;
+        }
+        if first.is_none() {
+            first = s.counterexamples.first().cloned();
+        }
+    }
+    lib.set_seed(0);
+    // The same words for every shard (merged summaries must agree); a failure shows in the
+    // mismatches per port.
+    summary.meta.insert(
+        "xz_check".to_string(),
+        format!(
+            "up to {XZ_VECTORS} vectors per shard (spread over it) with Verilator's x randomized (--x-assign unique --x-initial unique), seeds {}; z drivers: {}",
+            seeds
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            if source { "none (yosys)" } else { "no z constant or tristate logic in the text" }
+        ),
+    );
+    summary.mismatches += total;
+    summary.mismatches_per_port.extend(bad);
+    summary.counterexamples.extend(first);
+    Ok(())
 }
 
 thread_local! {
@@ -1142,9 +1345,13 @@ fn report(
 
 /// Proves a device under test equal to the independent reference RTL of its request on every
 /// input (`formal`, yosys SAT; a counterexample is replayed in Verilator against the golden
-/// model). Covers combinational `mul`, `fma` and `project` cores whose sources need no
-/// include directories or parameter overrides (defines are prepended); anything else is an
-/// error saying so, never a partial proof.
+/// model). Covers combinational `mul`, `fma` and `project` cores without parameter overrides;
+/// anything else is an error saying so, never a partial proof.
+///
+/// The solver reads the text Verilator's preprocessor makes of the sources (include
+/// directories and the manifest's defines, see [`sim::Preprocessed`]), the text simulation
+/// compiles: yosys's own `FORMAL` define finds no `` `ifdef`` left. A z driver is refused and
+/// an explicit x is any value (a core whose outputs depend on one is refuted).
 pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofReport, VerifyError> {
     let m = &dut.manifest;
     if m.is_clocked() {
@@ -1153,35 +1360,75 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
             m.top
         )));
     }
-    if !m.include_dirs.is_empty() || !m.parameters.is_empty() {
+    if !m.parameters.is_empty() {
         return Err(usage(format!(
-            "--prove cannot yet honour the manifest's {}; verify `{}` by simulation",
-            if m.include_dirs.is_empty() {
-                "parameters"
-            } else {
-                "include_dirs"
-            },
+            "--prove cannot yet honour the manifest's parameters; verify `{}` by simulation",
             m.top
         )));
     }
-    let mut text = String::new();
-    for (k, v) in &m.defines {
-        text.push_str(&format!("`define {k} {v}\n"));
-    }
-    for f in &dut.sources.files {
-        text.push_str(&f.text);
-        text.push('\n');
+    let tc = Toolchain::detect().map_err(sim_err)?;
+    let pre = dut
+        .sources
+        .preprocess(&tc, &sim::default_cache_dir())
+        .map_err(sim_err)?;
+    let z = formal::prove::z_drivers(&pre.text, &m.top)
+        .map_err(|e| VerifyError::Failed(e.to_string()))?;
+    if !z.is_empty() {
+        return Err(VerifyError::Failed(format!(
+            "core `{}` drives z (high impedance) on {}: simulation reads z as 0 and the solver cannot prove a tristate value; drive defined values (nothing was proven)",
+            m.top,
+            z.join(", ")
+        )));
     }
     let core = rtl::GeneratedCore {
-        verilog: text,
+        verilog: pre.text.clone(),
         manifest: m.clone(),
         top: m.top.clone(),
         depth: 0,
     };
-    formal::prove::prove_core_against_reference(&dut.request, &core, opts).map_err(|e| match e {
-        formal::FormalError::Unsupported(_) => VerifyError::Usage(e.to_string()),
-        e => VerifyError::Failed(e.to_string()),
-    })
+    let mut r = formal::prove::prove_core_against_reference(&dut.request, &core, opts).map_err(
+        |e| match e {
+            formal::FormalError::Unsupported(_) => VerifyError::Usage(e.to_string()),
+            e => VerifyError::Failed(e.to_string()),
+        },
+    )?;
+    r.statement = format!(
+        "{}; compiled text: {}",
+        r.statement,
+        compiled_text(&dut.sources, &pre)
+    );
+    if let Some(c) = &r.counterexample {
+        // The solver refutes with values for the x bits the replay's 2-state simulation fixes.
+        if !c.differs_from_golden.contains(&m.top) && !c.replayed.is_empty() {
+            let outs: Vec<&str> = m
+                .ports
+                .iter()
+                .filter(|p| p.direction == Direction::Output)
+                .map(|p| p.name.as_str())
+                .collect();
+            r.detail = Some(format!(
+                "core `{}` drives x/z values on its outputs ({}) for these inputs: the solver may choose any value for an x, and the core is wrong for some choice; Verilator's 2-state replay happened to pick a right one",
+                m.top,
+                outs.join(", ")
+            ));
+        }
+    }
+    Ok(r)
+}
+
+/// `compiled text: a.v, inc/h.vh (defines FOO=1; Verilator's preprocessor, the same text for
+/// simulation and proof)` for summaries.
+fn compiled_text(sources: &Sources, pre: &sim::Preprocessed) -> String {
+    let defines = sources.define_list();
+    format!(
+        "{} (defines: {}; preprocessed by Verilator, the same text for simulation, proof and synthesis)",
+        pre.files.join(", "),
+        if defines.is_empty() {
+            "none".to_string()
+        } else {
+            defines.join(" ")
+        }
+    )
 }
 
 /// Steps (initiation intervals) every stream of a stateful core holds at least.
