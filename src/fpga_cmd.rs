@@ -194,6 +194,19 @@ fn fmax_choice(
     let req = gen.request()?;
     let core = rtl::generate(&req).map_err(|e| CliError::usage(e.to_string()))?;
     let m = fpga::delay::DelayModel::of(target);
+    if fmax > m.max_measured_mhz {
+        return Err(CliError::usage(format!(
+            "--fmax {fmax}: no core measured on {}{} runs faster than {:.1} MHz (docs/qor/qor.csv); the delay model promises nothing beyond its measured rows: ask for at most {:.0} MHz",
+            target.name(),
+            if target.arch() == fpga::Arch::Gowin {
+                " (no Gowin rows yet: the ECP5 figures)"
+            } else {
+                ""
+            },
+            m.max_measured_mhz,
+            m.max_measured_mhz.floor()
+        )));
+    }
     let max = rtl::MAX_STAGES;
     match m.stages_for(core.depth, fmax, max) {
         Some((s, pred)) => Ok((s, pred, core.depth)),
