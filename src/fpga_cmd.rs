@@ -18,6 +18,29 @@ fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
     Ok(Core::from_manifest(core.verilog, &core.manifest))
 }
 
+/// Everything `synth` checks before it runs yosys (also the check of a planned sweep job):
+/// seeds, target, clock, and the core.
+pub fn synth_checked(
+    gen: &GenArgs,
+    target: &str,
+    freq: f64,
+    seeds: u32,
+) -> Result<(fpga::Target, Core), CliError> {
+    if !(1..=64).contains(&seeds) {
+        return Err(CliError::usage(format!(
+            "--seeds {seeds}: give 1 to 64 placement seeds"
+        )));
+    }
+    let target =
+        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
+    if !(freq > 0.0 && freq < 2000.0) {
+        return Err(CliError::usage(format!(
+            "--freq: {freq} MHz is not a clock frequency; give e.g. --freq 100"
+        )));
+    }
+    Ok((target, core_of(gen)?))
+}
+
 fn fpga_err(e: fpga::FpgaError) -> CliError {
     CliError::failed(e.to_string())
 }
@@ -32,19 +55,7 @@ pub fn synth(
     keep: Option<PathBuf>,
     json: bool,
 ) -> Result<(), CliError> {
-    if !(1..=64).contains(&seeds) {
-        return Err(CliError::usage(format!(
-            "--seeds {seeds}: give 1 to 64 placement seeds"
-        )));
-    }
-    let target =
-        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
-    if !(freq > 0.0 && freq < 2000.0) {
-        return Err(CliError::usage(format!(
-            "--freq: {freq} MHz is not a clock frequency; give e.g. --freq 100"
-        )));
-    }
-    let core = core_of(gen)?;
+    let (target, core) = synth_checked(gen, target, freq, seeds)?;
     let mut req = fpga::SynthRequest::new(core, target);
     req.freq_mhz = freq;
     req.use_dsp = !no_dsp;
