@@ -48,13 +48,32 @@ mod fd {
     pub const F_GETFD: c_int = 1;
 }
 
-/// Fails when stdout (fd 1) is not open: results written there would vanish, and the first
-/// file this process opened would become fd 1 and receive them.
+/// Whether fd 1 was closed when the process started. Rust's runtime reopens a closed fd 1 on
+/// /dev/null before `main` (so that no file opened later becomes fd 1), which would turn a
+/// closed stdout into a silent success; a constructor that runs before the runtime records
+/// the state it found.
+static STDOUT_WAS_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static RECORD_STDOUT: extern "C" fn() = record_stdout;
+
+#[cfg(target_os = "linux")]
+extern "C" fn record_stdout() {
+    // SAFETY: F_GETFD reads the descriptor flags of fd 1 and changes nothing.
+    if unsafe { fd::fcntl(1, fd::F_GETFD) } == -1 {
+        STDOUT_WAS_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Fails when stdout (fd 1) was not open: results written there would vanish.
 pub fn check_stdout_open() -> Result<(), CliError> {
     #[cfg(unix)]
     {
         // SAFETY: F_GETFD reads the descriptor flags of fd 1 and changes nothing.
-        if unsafe { fd::fcntl(1, fd::F_GETFD) } == -1 {
+        let closed_now = unsafe { fd::fcntl(1, fd::F_GETFD) } == -1;
+        if closed_now || STDOUT_WAS_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(CliError::failed(
                 "stdout is closed; fp8gen writes its results there: redirect it to a file or to /dev/null instead of closing it",
             ));

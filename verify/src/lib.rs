@@ -57,6 +57,13 @@ fn sim_err(e: sim::SimError) -> VerifyError {
         sim::SimError::InvalidSpec(_) | sim::SimError::Usage(_) => {
             VerifyError::Usage(e.to_string())
         }
+        // The wrapper connects exactly the manifest's ports and parameters: a pin Verilator
+        // cannot find is a manifest that disagrees with the Verilog, a usage error.
+        sim::SimError::Verilator {
+            ref stderr_tail, ..
+        } if stderr_tail.contains("PINNOTFOUND") => VerifyError::Usage(format!(
+            "the manifest lists a port or parameter the Verilog module does not have; make the manifest's \"ports\" and \"parameters\" match the module: {e}"
+        )),
         e => VerifyError::Failed(e.to_string()),
     }
 }
