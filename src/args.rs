@@ -2,6 +2,7 @@
 
 use clap::Args;
 use golden::{Format, Rounding, Saturation, Spec, Specials, Tininess};
+pub use iface::shown;
 
 /// An error for the user: what is wrong and how to fix it.
 #[derive(Debug)]
@@ -134,6 +135,14 @@ impl FormatArgs {
 /// Parses a secondary format given by name (`--format-y`, `--out-format`).
 pub fn parse_named(flag: &str, name: &str) -> Result<Format, CliError> {
     Format::parse(name).map_err(|e| CliError::usage(format!("{flag}: {}", e.message)))
+}
+
+/// `--scale-format NAME`: a format that is a power-of-two block scale (the one check of
+/// `gen` and the batch commands).
+pub fn scale_named(name: &str) -> Result<Format, CliError> {
+    let f = parse_named("--scale-format", name)?;
+    golden::Scale::check_format(&f).map_err(|e| CliError::usage(format!("--scale-format: {e}")))?;
+    Ok(f)
 }
 
 /// Rounding, saturation and projection options.

@@ -71,7 +71,7 @@ pub fn run<R: BufRead, W: Write>(
         if raw.len() > MAX_LINE && raw.last() != Some(&b'\n') {
             return Err(CliError::usage(format!(
                 "line {lineno}: longer than {MAX_LINE} bytes ('{}…'); write one vector per line",
-                excerpt(&String::from_utf8_lossy(&raw[..raw.len().min(40)]))
+                excerpt(&String::from_utf8_lossy(&raw[..raw.len().min(80)]))
             )));
         }
         let text = std::str::from_utf8(&raw).map_err(|e| {
@@ -127,15 +127,10 @@ pub fn run<R: BufRead, W: Write>(
 /// Longest input line accepted (bytes, newline included).
 pub const MAX_LINE: usize = 4096;
 
-/// At most 60 characters of `s`, for error messages (a huge field is never echoed whole).
+/// `s` for an error message: at most 80 characters, control characters escaped (a huge field
+/// is never echoed whole, terminal escapes from the input never reach the terminal).
 fn excerpt(s: &str) -> String {
-    let mut it = s.chars();
-    let head: String = it.by_ref().take(60).collect();
-    if it.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
+    crate::args::shown(s)
 }
 
 fn read_error(e: std::io::Error, lineno: u64) -> CliError {

@@ -18,6 +18,29 @@ fn core_of(gen: &GenArgs) -> Result<Core, CliError> {
     Ok(Core::from_manifest(core.verilog, &core.manifest))
 }
 
+/// Everything `synth` checks before it runs yosys (also the check of a planned sweep job):
+/// seeds, target, clock, and the core.
+pub fn synth_checked(
+    gen: &GenArgs,
+    target: &str,
+    freq: f64,
+    seeds: u32,
+) -> Result<(fpga::Target, Core), CliError> {
+    if !(1..=64).contains(&seeds) {
+        return Err(CliError::usage(format!(
+            "--seeds {seeds}: give 1 to 64 placement seeds"
+        )));
+    }
+    let target =
+        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
+    if !(freq > 0.0 && freq < 2000.0) {
+        return Err(CliError::usage(format!(
+            "--freq: {freq} MHz is not a clock frequency; give e.g. --freq 100"
+        )));
+    }
+    Ok((target, core_of(gen)?))
+}
+
 fn fpga_err(e: fpga::FpgaError) -> CliError {
     match e {
         // An output directory that cannot be used: a usage error.
@@ -36,19 +59,7 @@ pub fn synth(
     keep: Option<PathBuf>,
     json: bool,
 ) -> Result<(), CliError> {
-    if !(1..=64).contains(&seeds) {
-        return Err(CliError::usage(format!(
-            "--seeds {seeds}: give 1 to 64 placement seeds"
-        )));
-    }
-    let target =
-        fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
-    if !(freq > 0.0 && freq < 2000.0) {
-        return Err(CliError::usage(format!(
-            "--freq: {freq} MHz is not a clock frequency; give e.g. --freq 100"
-        )));
-    }
-    let core = core_of(gen)?;
+    let (target, core) = synth_checked(gen, target, freq, seeds)?;
     let mut req = fpga::SynthRequest::new(core, target);
     req.freq_mhz = freq;
     req.use_dsp = !no_dsp;
@@ -198,6 +209,19 @@ fn fmax_choice(
     let req = gen.request()?;
     let core = rtl::generate(&req).map_err(|e| CliError::usage(e.to_string()))?;
     let m = fpga::delay::DelayModel::of(target);
+    if fmax > m.max_measured_mhz {
+        return Err(CliError::usage(format!(
+            "--fmax {fmax}: no core measured on {}{} runs faster than {:.1} MHz (docs/qor/qor.csv); the delay model promises nothing beyond its measured rows: ask for at most {:.0} MHz",
+            target.name(),
+            if target.arch() == fpga::Arch::Gowin {
+                " (no Gowin rows yet: the ECP5 figures)"
+            } else {
+                ""
+            },
+            m.max_measured_mhz,
+            m.max_measured_mhz.floor()
+        )));
+    }
     let max = rtl::MAX_STAGES;
     match m.stages_for(core.depth, fmax, max) {
         Some((s, pred)) => Ok((s, pred, core.depth)),

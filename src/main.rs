@@ -11,7 +11,7 @@ mod args;
 mod batch;
 mod verify;
 
-use args::{parse_named, CliError, FormatArgs, ModeArgs};
+use args::{parse_named, scale_named, CliError, FormatArgs, ModeArgs};
 use batch::{Column, OutOpts};
 use clap::{Parser, Subcommand};
 use golden::{Format, Rounding, Scale, Spec, PRESETS};
@@ -253,8 +253,7 @@ enum Cmd {
 /// `verify`'s generation arguments: optional, since `--from DIR` brings its own core.
 #[derive(clap::Args, Debug, Clone)]
 struct OptGenArgs {
-    /// Unit: decode, project, mul, fma, mac (not with --from).
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', help = format!("{} (not with --from)", verify::unit_help()))]
     unit: Option<String>,
     #[command(flatten)]
     rest: verify::GenRest,
@@ -281,22 +280,53 @@ impl OutArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 struct ScaleArgs {
-    /// Operands carry power-of-two scales: lines are "x sx y sy [z]" with scale codes.
+    /// Operands carry power-of-two scales: lines are "x sx y sy [z]" with scale codes (E8M0
+    /// unless --scale-format says otherwise).
     #[arg(long)]
     scaled: bool,
-    /// Format of the scale codes (e8m0 or binary8p1uf).
-    #[arg(long, default_value = "e8m0")]
-    scale_format: String,
+    /// Format of the scale codes (e8m0 or binary8p1uf); implies --scaled, as for gen.
+    #[arg(long)]
+    scale_format: Option<String>,
 }
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(e) = run(cli) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprint!("{}", tame(&e.render().to_string()));
+            std::process::exit(e.exit_code());
+        }
+        Err(e) => e.exit(),
+    };
+    if let Err(e) = out::check_stdout_open().and_then(|()| run(cli)) {
         if e.code != 0 {
-            eprintln!("error: {}", e.message);
+            eprintln!("error: {}", tame(&e.message));
         }
         std::process::exit(e.code);
     }
+}
+
+/// An error message with every long or control-character-laden piece of the command line in
+/// it shortened and escaped ([`args::shown`]): a 100 kB argument is never echoed whole.
+fn tame(msg: &str) -> String {
+    let mut pieces: Vec<String> = Vec::new();
+    for a in std::env::args_os().skip(1) {
+        let a = a.to_string_lossy().into_owned();
+        let parts = a.split([',', '=']).map(str::to_string).collect::<Vec<_>>();
+        pieces.push(a.to_ascii_lowercase());
+        pieces.push(a);
+        pieces.extend(parts);
+    }
+    pieces.retain(|p| args::shown(p) != *p);
+    // Longest first, so that a whole argument is replaced before a part of it.
+    pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let mut m = msg.to_string();
+    for p in &pieces {
+        if m.contains(p.as_str()) {
+            m = m.replace(p.as_str(), &args::shown(p));
+        }
+    }
+    m
 }
 
 fn cache(action: &str) -> Result<(), CliError> {
@@ -462,10 +492,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let fx = format.resolve()?;
             let fy = opt_named("--format-y", format_y, fx)?;
             let fr = opt_named("--out-format", out_format, Format::BINARY32)?;
-            let sf = scale_format
-                .as_deref()
-                .map(|n| parse_named("--scale-format", n))
-                .transpose()?;
+            let sf = scale_format.as_deref().map(scale_named).transpose()?;
             let spec = modes.spec()?;
             if spec.rounding.random_bits() > 0 {
                 return Err(CliError::usage(
@@ -550,6 +577,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// Checks a planned sweep job (`args` without the program name) the way the job's command
+/// will when it runs, without running it: a plan never holds a job that can only fail.
+pub(crate) fn check_job(args: &[String]) -> Result<(), CliError> {
+    let argv = std::iter::once("fp8gen".to_string()).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(argv).map_err(|e| {
+        let text = e.render().to_string();
+        CliError::usage(
+            text.lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string(),
+        )
+    })?;
+    match &cli.cmd {
+        Cmd::Verify { gen, verify: v } => {
+            let unit = gen.unit.as_deref().ok_or_else(|| {
+                CliError::usage("a verify job needs --unit (sweeps generate their cores)")
+            })?;
+            gen.rest.request(unit)?;
+            if let Some(s) = &v.shard {
+                s.parse::<sim::Shard>()
+                    .map_err(|e| CliError::usage(format!("--shard: {e}")))?;
+            }
+            Ok(())
+        }
+        Cmd::Prove(a) => prove_cmd::checked(a).map(|_| ()),
+        Cmd::Synth {
+            gen,
+            target,
+            freq,
+            seeds,
+            fmax: None,
+            ..
+        } => fpga_cmd::synth_checked(gen, target, *freq, *seeds).map(|_| ()),
+        _ => Err(CliError::usage(
+            "a sweep job runs verify, prove or synth (without --fmax)",
+        )),
+    }
+}
+
 fn opt_named(flag: &str, name: Option<String>, default: Format) -> Result<Format, CliError> {
     match name {
         Some(n) => parse_named(flag, &n),
@@ -558,17 +626,11 @@ fn opt_named(flag: &str, name: Option<String>, default: Format) -> Result<Format
 }
 
 fn scale_format(s: &ScaleArgs) -> Result<Option<Format>, CliError> {
-    if !s.scaled {
-        return Ok(None);
+    match (&s.scale_format, s.scaled) {
+        (Some(n), _) => scale_named(n).map(Some),
+        (None, true) => Ok(Some(Format::E8M0)),
+        (None, false) => Ok(None),
     }
-    let f = parse_named("--scale-format", &s.scale_format)?;
-    if f.signed || f.p != 1 {
-        return Err(CliError::usage(format!(
-            "--scale-format: '{}' is not a power-of-two scale format; use e8m0 or binary8p1uf",
-            s.scale_format
-        )));
-    }
-    Ok(Some(f))
 }
 
 fn operand_columns(fx: &Format, fy: &Format, sf: Option<&Format>) -> Vec<Column> {

@@ -111,24 +111,45 @@ pub(crate) fn print(r: &ProofReport) {
     }
 }
 
-/// `fp8gen prove`.
-pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
+/// Everything `prove` checks before it runs a solver: the request, that the reference covers
+/// it, the engine and the time limit (also the check of a planned sweep job).
+pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError> {
     let req = a.gen.request()?;
+    if !matches!(
+        req.unit,
+        iface::Unit::Mul | iface::Unit::Fma | iface::Unit::Project
+    ) {
+        return Err(CliError::usage(format!(
+            "prove covers mul, fma and project, not {}; verify other units by simulation (fp8gen verify)",
+            req.unit
+        )));
+    }
+    formal::generate_reference(&req).map_err(cli_err)?;
     let engine = Engine::parse(&a.engine).ok_or_else(|| {
         CliError::usage(format!(
             "--engine: unknown engine '{}'; expected cadical, sat or sby-<solver> (e.g. sby-yices)",
             a.engine
         ))
     })?;
+    let timeout = crate::verify::check_timeout(a.timeout)?;
+    Ok((req, engine, timeout))
+}
+
+/// `fp8gen prove`.
+pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
+    let (req, engine, timeout) = checked(a)?;
     let opts = ProveOptions {
-        timeout_secs: a.timeout,
+        timeout_secs: timeout,
         work_dir: a.keep.clone(),
         vcd: a.vcd.clone(),
         replay: true,
         engine,
         jobs: a.jobs,
     };
-    let reports = formal::prove_request(&req, &opts).map_err(cli_err)?;
+    let reports = {
+        let _quiet = crate::out::CoreOutputToStderr::new()?;
+        formal::prove_request(&req, &opts).map_err(cli_err)?
+    };
     if a.json {
         outln!(
             "{}",

@@ -177,7 +177,10 @@ fn plan_of(what: &SweepWhat) -> Result<(sweep::SweepPlan, &SweepOut, u32), CliEr
                     if !a.out.json {
                         eprintln!("measuring this machine's rate on the same core…");
                     }
-                    let (r, v, m) = sweep::calibrate(&s).map_err(serr)?;
+                    let (r, v, m) = {
+                        let _quiet = crate::out::CoreOutputToStderr::new()?;
+                        sweep::calibrate(&s).map_err(serr)?
+                    };
                     if m > 0 {
                         return Err(CliError::failed(format!(
                             "the calibration run found {m} mismatching vectors of {v}: the core is wrong; run fp8gen verify on it"
@@ -221,11 +224,27 @@ fn plan_of(what: &SweepWhat) -> Result<(sweep::SweepPlan, &SweepOut, u32), CliEr
     }
 }
 
+/// Refuses a plan with a job that would fail: the first such job, named, with its error.
+fn check_jobs(plan: &sweep::SweepPlan) -> Result<(), CliError> {
+    for j in &plan.jobs {
+        crate::check_job(&j.args).map_err(|e| {
+            CliError::usage(format!(
+                "job {} would fail: {}; fix the sweep's lists (command: fp8gen {})",
+                j.name,
+                e.message,
+                j.args.join(" ")
+            ))
+        })?;
+    }
+    Ok(())
+}
+
 /// `fp8gen sweep …`.
 pub fn sweep(cmd: &SweepCmd) -> Result<(), CliError> {
     match cmd {
         SweepCmd::Plan { what } => {
             let (plan, o, _) = plan_of(what)?;
+            check_jobs(&plan)?;
             if o.out.is_some() || o.submit || o.partition.is_some() || o.time.is_some() {
                 return Err(CliError::usage(
                     "sweep plan only prints; --out, --submit, --partition and --time belong to sweep slurm",
@@ -239,6 +258,7 @@ pub fn sweep(cmd: &SweepCmd) -> Result<(), CliError> {
         }
         SweepCmd::Slurm { what } => {
             let (plan, o, default_cpus) = plan_of(what)?;
+            check_jobs(&plan)?;
             let dir = o.out.clone().ok_or_else(|| {
                 CliError::usage("sweep slurm needs --out DIR (the sweep directory)")
             })?;

@@ -14,8 +14,7 @@ use verify::{Dut, Overrides, Plan, Report, VerifyError};
 /// What to generate (shared by `gen`, `verify`, `synth`, `board` and `prove`).
 #[derive(Args, Debug, Clone)]
 pub struct GenArgs {
-    /// Unit: decode, project, mul, fma, mac.
-    #[arg(long, short = 'u')]
+    #[arg(long, short = 'u', help = unit_help())]
     pub unit: String,
     #[command(flatten)]
     pub rest: GenRest,
@@ -101,6 +100,11 @@ pub struct GenRest {
     pub nan_code: Option<u32>,
 }
 
+/// The help of `--unit`: every unit ([`Unit::ALL`]).
+pub fn unit_help() -> String {
+    format!("Unit: {}", Unit::list())
+}
+
 fn parse_unit(u: &str) -> Result<Unit, CliError> {
     Unit::parse(u).ok_or_else(|| {
         CliError::usage(format!(
@@ -142,7 +146,7 @@ impl GenRest {
             return Err(CliError::usage("--n and --addend apply to --unit dot only"));
         }
         let scale = match (&self.scale_format, self.scaled) {
-            (Some(n), _) => Some(parse_named("--scale-format", n)?),
+            (Some(n), _) => Some(crate::args::scale_named(n)?),
             (None, true) => Some(Format::E8M0),
             (None, false) => None,
         };
@@ -167,7 +171,15 @@ impl GenRest {
                 }
                 0
             }
-            Some(a) if a == "exact" => self.guard_bits.unwrap_or(golden::dot::DEFAULT_GUARD_BITS),
+            Some(a) if a == "exact" => match self.guard_bits {
+                // acc_guard 0 means the binary32 accumulator: never a silent swap.
+                Some(0) => {
+                    return Err(CliError::usage(
+                        "--guard-bits 0 is out of range; use 1..=32 (0 guard bits is no exact accumulator; --acc binary32 is the rounding one)",
+                    ))
+                }
+                g => g.unwrap_or(golden::dot::DEFAULT_GUARD_BITS),
+            },
             Some(a) => {
                 return Err(CliError::usage(format!(
                     "--acc: unknown accumulator '{a}'; expected binary32 or exact"
@@ -376,9 +388,9 @@ pub struct VerifyArgs {
     /// N random vectors per mode combination (mac: N cycles), e.g. 1e9.
     #[arg(long, value_parser = parse_count)]
     pub random: Option<u64>,
-    /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Seed of every random choice (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Run part i of n (0-based) of the space: `--shard 3/16`.
     #[arg(long)]
     pub shard: Option<String>,
@@ -399,21 +411,22 @@ pub struct VerifyArgs {
     /// (IEEE 754 §6.2; CVFPU does this). For checking other cores.
     #[arg(long)]
     pub signaling_nan: bool,
-    /// Counterexamples to keep and print.
-    #[arg(long, default_value_t = 8)]
-    pub max_counterexamples: usize,
+    /// Counterexamples to keep and print (default 8).
+    #[arg(long)]
+    pub max_counterexamples: Option<usize>,
     /// Lanes per model evaluation (core instances side by side, 1..=256).
     #[arg(long)]
     pub lanes: Option<u32>,
-    /// Worker threads (0 = one per core).
+    /// Worker threads (0 = one per core; with --prove: parallel solver processes).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Refuse runs estimated to take longer than this (hours).
-    #[arg(long, default_value_t = 24.0)]
-    pub max_hours: f64,
-    /// Where to write the VCD replay of the first counterexample.
-    #[arg(long, default_value = "fp8gen-counterexample.vcd")]
-    pub vcd: PathBuf,
+    /// Refuse runs estimated to take longer than this (hours, default 24).
+    #[arg(long)]
+    pub max_hours: Option<f64>,
+    /// Where to write the VCD replay of the first counterexample (default
+    /// fp8gen-counterexample.vcd; a given path is checked before the run).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
     /// Print only the JSON summary.
     #[arg(long)]
     pub json: bool,
@@ -421,9 +434,63 @@ pub struct VerifyArgs {
     /// (yosys SAT) instead of simulating vectors.
     #[arg(long, requires = "from")]
     pub prove: bool,
-    /// --prove: solver time limit in seconds.
-    #[arg(long, default_value_t = 600)]
-    pub timeout: u64,
+    /// --prove: solver time limit in seconds (default 600).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+}
+
+/// Where the VCD of a counterexample goes when --vcd is not given.
+const DEFAULT_VCD: &str = "fp8gen-counterexample.vcd";
+
+impl VerifyArgs {
+    /// The VCD path: a given one must be writable now, not after an hour of simulation.
+    fn vcd_path(&self) -> Result<PathBuf, CliError> {
+        match &self.vcd {
+            Some(p) => {
+                check_writable("--vcd", p)?;
+                Ok(p.clone())
+            }
+            None => Ok(PathBuf::from(DEFAULT_VCD)),
+        }
+    }
+}
+
+/// A file `flag` names can be written: an existing regular file opens for writing (nothing is
+/// changed), a new one is created and removed again.
+pub fn check_writable(flag: &str, p: &Path) -> Result<(), CliError> {
+    let bad = |why: String| {
+        CliError::usage(format!(
+            "{flag} {}: {why}; give a path in a directory you can write",
+            crate::args::shown(&p.display().to_string())
+        ))
+    };
+    if p.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    if p.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(p)
+            .map_err(|e| bad(format!("cannot be written ({e})")))?;
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(p)
+        .map_err(|e| bad(format!("cannot be created ({e})")))?;
+    let _ = std::fs::remove_file(p);
+    Ok(())
+}
+
+/// A prover's `--timeout`: at least one second (0 would end every proof without a verdict).
+pub fn check_timeout(t: u64) -> Result<u64, CliError> {
+    if t == 0 {
+        return Err(CliError::usage(
+            "--timeout 0 gives the solver no time, so no proof could end with a verdict; give the limit in seconds (default 600)",
+        ));
+    }
+    Ok(t)
 }
 
 fn verr(e: VerifyError) -> CliError {
@@ -433,7 +500,7 @@ fn verr(e: VerifyError) -> CliError {
     }
 }
 
-fn mode_list<T>(
+fn mode_list<T: PartialEq>(
     flag: &str,
     v: &[String],
     parse: impl Fn(&str) -> Result<T, String>,
@@ -441,10 +508,18 @@ fn mode_list<T>(
     if v.is_empty() {
         return Ok(None);
     }
-    v.iter()
-        .map(|s| parse(s.trim()).map_err(|e| CliError::usage(format!("{flag}: {e}"))))
-        .collect::<Result<Vec<T>, CliError>>()
-        .map(Some)
+    let mut out: Vec<T> = Vec::new();
+    for s in v {
+        let m = parse(s.trim()).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+        if out.contains(&m) {
+            return Err(CliError::usage(format!(
+                "{flag}: '{}' is listed twice; list each mode once (it would run twice)",
+                crate::args::shown(s.trim())
+            )));
+        }
+        out.push(m);
+    }
+    Ok(Some(out))
 }
 
 /// `fp8gen verify`: `unit` and `gen` generate the core, or `v.from` names one on disk.
@@ -481,6 +556,18 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
     if v.prove {
         return prove(&dut, v);
     }
+    if v.timeout.is_some() {
+        return Err(CliError::usage(
+            "--timeout limits the solver of --prove; a simulation run is bounded by --max-hours (its estimate) instead",
+        ));
+    }
+    let max_hours = v.max_hours.unwrap_or(24.0);
+    if !(max_hours.is_finite() && max_hours > 0.0) {
+        return Err(CliError::usage(format!(
+            "--max-hours {max_hours}: give a positive number of hours (default 24)"
+        )));
+    }
+    let vcd = v.vcd_path()?;
     let shard = match &v.shard {
         Some(s) => s
             .parse::<sim::Shard>()
@@ -504,7 +591,7 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             (false, Some(n)) => Choice::Random(n),
             (false, None) => Choice::Default,
         },
-        seed: v.seed,
+        seed: v.seed.unwrap_or(1),
         shard,
         threads: v.threads,
         lanes: v.lanes,
@@ -513,9 +600,9 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
         })?,
         saturations: mode_list("--saturation", &sel_s, Saturation::parse)?,
         ignore,
-        max_counterexamples: v.max_counterexamples,
-        vcd: Some(v.vcd.clone()),
-        max_hours: v.max_hours,
+        max_counterexamples: v.max_counterexamples.unwrap_or(8),
+        vcd: Some(vcd),
+        max_hours,
         ..Plan::default()
     };
     let bar = if v.json {
@@ -545,7 +632,10 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             eprintln!("{m}");
         }
     };
-    let report = verify::run(&dut, &plan, Some(&progress), &on_build).map_err(verr)?;
+    let report = {
+        let _quiet = crate::out::CoreOutputToStderr::new()?;
+        verify::run(&dut, &plan, Some(&progress), &on_build).map_err(verr)?
+    };
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -564,21 +654,32 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
             "--run-rounding/--run-saturation",
         ),
         (v.lanes.is_some(), "--lanes"),
+        (v.seed.is_some(), "--seed"),
+        (v.max_counterexamples.is_some(), "--max-counterexamples"),
     ];
     if let Some((_, opt)) = sim_only.iter().find(|(given, _)| *given) {
         return Err(CliError::usage(format!(
             "{opt} selects simulation vectors; --prove covers every input and every legal mode value"
         )));
     }
+    if v.max_hours.is_some() {
+        return Err(CliError::usage(
+            "--max-hours bounds a simulation run's estimate; --prove is bounded by --timeout (seconds)",
+        ));
+    }
+    let timeout = check_timeout(v.timeout.unwrap_or(600))?;
     let opts = formal::ProveOptions {
-        timeout_secs: v.timeout,
+        timeout_secs: timeout,
         work_dir: None,
-        vcd: v.vcd.clone(),
+        vcd: v.vcd_path()?,
         replay: true,
         engine: formal::Engine::default(),
-        jobs: 0,
+        jobs: v.threads,
     };
-    let r = verify::prove(dut, &opts).map_err(verr)?;
+    let r = {
+        let _quiet = crate::out::CoreOutputToStderr::new()?;
+        verify::prove(dut, &opts).map_err(verr)?
+    };
     if v.json {
         crate::out::println(&serde_json::to_string_pretty(&r).unwrap_or_default())?;
     } else {
@@ -591,8 +692,7 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
             r.gold, r.gate
         ))),
         _ => Err(CliError::failed(format!(
-            "no verdict within {} s: nothing was proven",
-            v.timeout
+            "no verdict within {timeout} s: nothing was proven; a longer --timeout may reach one"
         ))),
     }
 }

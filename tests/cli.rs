@@ -381,3 +381,182 @@ fn fmax_chooses_stages_from_the_delay_model_and_synth_confirms_them() {
         assert!(fewer[1].as_f64().unwrap() < 120.0, "{out}");
     }
 }
+
+/// Options that were silently dropped or half-honoured, and messages that echoed the user's
+/// text whole: each is now an error that names the problem (args → exit code, message).
+#[test]
+fn options_a_run_cannot_honour_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().join("never");
+    let o = o.to_str().unwrap();
+    let scale_msg = "--scale-format: scale format e4m3 is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)";
+    let table: &[(&[&str], &str, i32, &str)] = &[
+        // One check of the scale format for gen and the batch commands.
+        (&["project", "-f", "e4m3", "--scale-format", "e4m3"], "", 2, scale_msg),
+        (&["mul", "-f", "e4m3", "--scaled", "--scale-format", "e4m3"], "", 2, scale_msg),
+        (&["dot", "-f", "e4m3", "--n", "2", "--scale-format", "e4m3"], "", 2, scale_msg),
+        (&["gen", "-u", "mul", "-f", "e4m3", "--scale-format", "e4m3", "-o", o], "", 2, "scale format e4m3 is not a power-of-two scale"),
+        // 0 guard bits would have been the binary32 accumulator.
+        (
+            &["gen", "-u", "mac", "-f", "e4m3", "--acc", "exact", "--guard-bits", "0", "-o", o],
+            "",
+            2,
+            "error: --guard-bits 0 is out of range; use 1..=32 (0 guard bits is no exact accumulator; --acc binary32 is the rounding one)",
+        ),
+        // A mode listed twice would run twice.
+        (
+            &["verify", "-u", "project", "-f", "e2m1", "-r", "dyn", "-s", "dyn", "--run-saturation", "satfinite,satfinite"],
+            "",
+            2,
+            "error: --saturation: 'satfinite' is listed twice; list each mode once (it would run twice)",
+        ),
+        (
+            &["verify", "-u", "project", "-f", "e2m1", "-r", "dyn", "-s", "dyn", "--run-rounding", "rne,RNE"],
+            "",
+            2,
+            "error: --rounding: 'RNE' is listed twice",
+        ),
+        // Run limits that are no limit.
+        (&["verify", "-u", "mul", "-f", "e2m1", "--max-hours", "nan"], "", 2, "error: --max-hours NaN: give a positive number of hours (default 24)"),
+        (&["verify", "-u", "mul", "-f", "e2m1", "--max-hours", "inf"], "", 2, "error: --max-hours inf: give a positive number of hours"),
+        (&["verify", "-u", "mul", "-f", "e2m1", "--max-hours=-1"], "", 2, "error: --max-hours -1: give a positive number of hours"),
+        (&["verify", "-u", "mul", "-f", "e2m1", "--timeout", "5"], "", 2, "error: --timeout limits the solver of --prove"),
+        (
+            &["prove", "-u", "mul", "-f", "e4m3", "--timeout", "0"],
+            "",
+            2,
+            "error: --timeout 0 gives the solver no time, so no proof could end with a verdict; give the limit in seconds (default 600)",
+        ),
+        // An unwritable --vcd is refused before the run, not after it.
+        (
+            &["verify", "-u", "mul", "-f", "e2m1", "--vcd", "/nonexistent-fp8gen-dir/cx.vcd"],
+            "",
+            2,
+            "error: --vcd /nonexistent-fp8gen-dir/cx.vcd: cannot be created (No such file or directory (os error 2)); give a path in a directory you can write",
+        ),
+        // No clock beyond the fastest measured row is promised.
+        (
+            &["gen", "-u", "mul", "-f", "e4m3", "--fmax", "600", "-t", "ecp5-25k", "-o", o],
+            "",
+            2,
+            "error: --fmax 600: no core measured on ecp5-25k runs faster than 287.9 MHz (docs/qor/qor.csv); the delay model promises nothing beyond its measured rows: ask for at most 287 MHz",
+        ),
+        (
+            &["gen", "-u", "decode", "-f", "e4m3", "--fmax", "200", "-t", "ice40-up5k", "-o", o],
+            "",
+            2,
+            "error: --fmax 200: no core measured on ice40-up5k runs faster than 105.6 MHz",
+        ),
+        // Sweeps never plan a job that can only fail.
+        (
+            &["sweep", "plan", "prove", "--units", "project", "--formats", "e8m0", "--roundings", "rne"],
+            "",
+            2,
+            "error: job prove-project-e8m0-rne-satfinite would fail: not supported: the reference rounder does not cover the e8m0 family",
+        ),
+        (
+            &["sweep", "plan", "prove", "--units", "mul", "--formats", "e4m3", "--roundings", "rne", "--timeout", "0"],
+            "",
+            2,
+            "error: job prove-mul-e4m3-rne-satfinite would fail: --timeout 0 gives the solver no time",
+        ),
+        (
+            &["sweep", "plan", "prove", "--units", "mul", "--formats", "e4m3", "--roundings", "rne,sra"],
+            "",
+            2,
+            "error: job prove-mul-e4m3-sra-satfinite would fail: not supported: the reference covers the deterministic rounding modes only",
+        ),
+        (
+            &["sweep", "plan", "qor", "--units", "mul", "--formats", "e4m3", "--stages", "0", "--targets", "ecp5-99k"],
+            "",
+            2,
+            "error: job qor-mul-e4m3-s0-ecp5-99k would fail: --target: ",
+        ),
+        (
+            &["sweep", "plan", "qor", "--units", "madd", "--formats", "e4m3", "--stages", "0", "--targets", "ecp5-25k"],
+            "",
+            2,
+            "error: job qor-madd-e4m3-s0-ecp5-25k would fail: --unit: unknown unit 'madd'",
+        ),
+        // Control bytes from stdin are escaped, never sent to the terminal.
+        (&["mul", "-f", "e4m3"], "3f\x1b[2J 00\n", 2, "error: line 1: field x = '3f\\u{1b}[2J' is not a hex number"),
+    ];
+    for (args, stdin, code, want) in table {
+        let e = err(args, stdin, *code);
+        assert!(
+            e.contains(want),
+            "fp8gen {args:?}:\n got: {e}\nwant: {want}"
+        );
+        assert!(!e.contains('\x1b'), "{e:?}");
+    }
+    // --scale-format implies the scaled columns, as for gen: x·2^1 · y·2^-1 = x·y.
+    for args in [
+        &["mul", "-f", "e4m3", "--scale-format", "e8m0"][..],
+        &["mul", "-f", "e4m3", "--scaled"][..],
+    ] {
+        assert_eq!(ok(args, "40 80 40 7e\n").trim(), "48", "{args:?}");
+    }
+    // The default sweeps plan only jobs that can run (int-mul8 has 0..=2 stages).
+    let plan = ok(&["sweep", "plan", "qor"], "");
+    assert!(!plan.contains("int-mul8 --stages 3"), "{plan}");
+    assert!(plan.contains("qor-int-mul8-int-s2-ecp5-25k"), "{plan}");
+    ok(&["sweep", "plan", "prove"], "");
+}
+
+#[test]
+fn user_text_in_errors_is_shortened() {
+    let huge = "e".repeat(100_000);
+    let e = err(&["project", "-f", &huge], "", 2);
+    assert!(e.len() < 1000, "{} bytes of error", e.len());
+    assert!(e.contains(&format!("'{}…'", "e".repeat(80))), "{e}");
+    // clap's own errors too.
+    let e = err(
+        &["verify", "-u", "mul", "-f", "e4m3", "--nan-code", &huge],
+        "",
+        2,
+    );
+    assert!(e.len() < 1000, "{} bytes of error", e.len());
+    let e = err(&["project", "-f", "e4\x1b[31mm3"], "", 2);
+    assert!(e.contains("unknown format 'e4\\u{1b}[31mm3'"), "{e}");
+}
+
+#[test]
+fn unit_help_lists_every_unit() {
+    for cmd in ["gen", "verify", "synth", "prove", "board"] {
+        let h = ok(&[cmd, "--help"], "");
+        assert!(
+            h.contains("Unit: decode, project, mul, fma, mac or dot"),
+            "{cmd}: {h}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_an_error_and_a_closed_stdin_is_no_input() {
+    let sh = |script: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(env!("CARGO_BIN_EXE_fp8gen"))
+            .output()
+            .unwrap()
+    };
+    // stdout closed: the results would vanish.
+    let o = sh("\"$0\" formats >&-");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        "error: stdout is closed; fp8gen writes its results there: redirect it to a file or to /dev/null instead of closing it"
+    );
+    // stdout to /dev/null is the user's choice.
+    assert_eq!(sh("\"$0\" formats >/dev/null").status.code(), Some(0));
+    // stdin closed or empty: no input, no output, success.
+    for script in [
+        "\"$0\" project -f e4m3 <&-",
+        "\"$0\" project -f e4m3 </dev/null",
+    ] {
+        let o = sh(script);
+        assert_eq!(o.status.code(), Some(0), "{script}");
+        assert!(o.stdout.is_empty() && o.stderr.is_empty(), "{script}");
+    }
+}

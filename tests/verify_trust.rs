@@ -696,3 +696,198 @@ fn verify_from_prove_proves_a_hand_edited_core_and_refutes_a_broken_one() {
     let e = expect(&["verify", "--from", ds, "--prove", "--random", "10"], 2);
     assert!(e.contains("--random selects simulation vectors"), "{e}");
 }
+
+/// Options next to `--from` that the core's unit does not have are refused (before, e.g.
+/// `--in-format` on a mul core was dropped without a word), as are duplicate modes and
+/// simulation options next to `--prove`.
+#[test]
+fn options_the_core_in_from_cannot_honour_are_errors() {
+    let t = tempfile::tempdir().unwrap();
+    let m = t.path().join("m");
+    gen(
+        &m,
+        &["-u", "mul", "-f", "e2m1", "-r", "rne", "-s", "satfinite"],
+    );
+    let p = t.path().join("p");
+    gen(
+        &p,
+        &["-u", "project", "-f", "e2m1", "-r", "rne", "-s", "dyn"],
+    );
+    let (ms, ps) = (m.to_str().unwrap(), p.to_str().unwrap());
+    let table: &[(&[&str], &str)] = &[
+        (
+            &["verify", "--from", ms, "--in-format", "binary16"],
+            "error: --in-format applies to --unit project; the core in --from is a mul core: drop the option",
+        ),
+        (
+            &["verify", "--from", ps, "--format-y", "binary32"],
+            "error: --format-y applies to --unit mul, fma, mac and dot; the core in --from is a project core: drop the option",
+        ),
+        (
+            &["verify", "--from", ps, "--out-format", "e2m1"],
+            "error: --out-format applies to --unit mul and dot; the core in --from is a project core: drop the option",
+        ),
+        (
+            &["verify", "--from", ps, "--in-format", "binary16"],
+            "error: --in-format binary16 conflicts with the core in --from: its manifest says binary32",
+        ),
+        (
+            &["verify", "--from", ps, "-s", "satfinite,satfinite"],
+            "error: --saturation: 'satfinite' is listed twice",
+        ),
+        (
+            &["verify", "--from", ms, "--prove", "--seed", "3"],
+            "error: --seed selects simulation vectors; --prove covers every input",
+        ),
+        (
+            &["verify", "--from", ms, "--prove", "--max-hours", "2"],
+            "error: --max-hours bounds a simulation run's estimate; --prove is bounded by --timeout (seconds)",
+        ),
+        (
+            &["verify", "--from", ms, "--prove", "--timeout", "0"],
+            "error: --timeout 0 gives the solver no time",
+        ),
+    ];
+    for (args, want) in table {
+        let e = expect(args, 2);
+        assert!(
+            e.contains(want),
+            "fp8gen {args:?}:\n got: {e}\nwant: {want}"
+        );
+    }
+}
+
+/// A core that prints on every evaluation: its output goes to stderr, stdout holds the JSON
+/// summary alone (before, the `$display` lines followed the JSON on stdout).
+#[test]
+fn a_cores_display_output_never_reaches_stdout() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("chatty");
+    gen(
+        &d,
+        &["-u", "mul", "-f", "e2m1", "-r", "rne", "-s", "satfinite"],
+    );
+    let v = verilog_of(&d);
+    let text = std::fs::read_to_string(&v).unwrap();
+    let at = text.rfind("endmodule").unwrap();
+    let chatty = format!(
+        "{}  always @* $display(\"chatty core: x=%h y=%h\", x_i, y_i);\n{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&v, chatty).unwrap();
+    for json in [true, false] {
+        let mut args = vec!["verify", "--from", d.to_str().unwrap()];
+        if json {
+            args.push("--json");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not the JSON summary alone ({e}):\n{}",
+                String::from_utf8_lossy(&o.stdout)
+            )
+        });
+        assert_eq!(j["mismatches"], 0);
+        assert!(stderr(&o).contains("chatty core: x="), "{}", stderr(&o));
+    }
+}
+
+/// Hand-written manifests: every mistake is a usage error (exit 2) that names it.
+#[test]
+fn manifest_mistakes_are_usage_errors_that_name_them() {
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().join("base");
+    gen(
+        &base,
+        &["-u", "mul", "-f", "e2m1", "-r", "rne", "-s", "satfinite"],
+    );
+    let copy = |name: &str| {
+        let d = t.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        for e in std::fs::read_dir(&base).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
+        }
+        d
+    };
+    let port = |m: &mut Value, name: &str| -> usize {
+        m["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|p| p["name"] == name)
+            .unwrap()
+    };
+    // An unknown key in a port object or a format object.
+    let d = copy("port_key");
+    edit_manifest(&d, |m| {
+        let i = port(m, "x_i");
+        m["ports"][i]["signed"] = true.into();
+    });
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(
+        e.contains(
+            "unknown field `signed`, expected one of `name`, `direction`, `width`, `role`, `index`"
+        ),
+        "{e}"
+    );
+    let d = copy("format_key");
+    edit_manifest(&d, |m| {
+        m["formats"]["x"] = serde_json::json!({"k": 4, "p": 2, "bias": 1, "signed": true, "specials": "fn", "emax": 2});
+    });
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(
+        e.contains(
+            "unknown key `emax` in a format object; its keys are k, p, bias, signed, specials"
+        ),
+        "{e}"
+    );
+    // Stages on a core without a clock.
+    let d = copy("stages");
+    edit_manifest(&d, |m| m["stages"] = 2.into());
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(e.contains("stages is 2 but the core has no clock port (role clock); a combinational core has 0 stages"), "{e}");
+    // Not an object; serde's "did not match any variant" never reaches the user.
+    let d = copy("array");
+    std::fs::write(d.join("manifest.json"), "[1, 2, 3]").unwrap();
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(e.contains("manifest.json must be a JSON object {\"unit\": …, \"top\": …, \"verilog\": …, \"formats\": …, \"ports\": …}"), "{e}");
+    let d = copy("formats");
+    edit_manifest(&d, |m| m["formats"]["x"] = serde_json::json!(["e2m1"]));
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(
+        e.contains("an array is not a format; a format is a name"),
+        "{e}"
+    );
+    assert!(!e.contains("untagged"), "{e}");
+    // A port named like a C++ / SystemVerilog keyword, in the Verilog and the manifest alike.
+    let d = copy("keyword");
+    let v = verilog_of(&d);
+    let text = std::fs::read_to_string(&v).unwrap();
+    std::fs::write(&v, text.replace("y_i", "class")).unwrap();
+    edit_manifest(&d, |m| {
+        let i = port(m, "y_i");
+        m["ports"][i]["name"] = "class".into();
+    });
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(e.contains("port name `class` is a reserved word of SystemVerilog; rename it in the Verilog and the manifest (e.g. `class_i`)"), "{e}");
+    // A port the Verilog module does not have: found by Verilator, still a manifest error.
+    let d = copy("pin");
+    edit_manifest(&d, |m| {
+        let i = port(m, "r_o");
+        m["ports"][i]["name"] = "r_out".into();
+    });
+    let e = expect(&["verify", "--from", d.to_str().unwrap()], 2);
+    assert!(
+        e.contains("the manifest lists a port or parameter the Verilog module does not have"),
+        "{e}"
+    );
+    assert!(e.contains("Pin not found: 'r_out'"), "{e}");
+    // A byte-order mark before the JSON is accepted.
+    let d = copy("bom");
+    let text = std::fs::read_to_string(d.join("manifest.json")).unwrap();
+    std::fs::write(d.join("manifest.json"), format!("\u{feff}{text}")).unwrap();
+    json_ok(&["verify", "--from", d.to_str().unwrap(), "--json"]);
+}

@@ -15,13 +15,15 @@
 //! fails when the table and the constants drift apart). Fitted here: ECP5 0.90 ns + 0.659 ns
 //! per level, iCE40 UP5K 1.11 ns + 2.30 ns per level; every measured point lies within a
 //! factor 2.5 of the prediction (short datapaths run faster than predicted, the FMA's long
-//! one slower once pipelined). `gen --fmax F` picks the fewest stages whose predicted period
+//! one slower once pipelined). The linear model would promise ever higher clocks as stages
+//! shrink to one level; no prediction exceeds the fastest core measured on the architecture
+//! (ECP5 287.9 MHz, iCE40 UP5K 105.6 MHz), and a clock beyond it is refused. `gen --fmax F` picks the fewest stages whose predicted period
 //! fits `1000 / F` ns; `synth --fmax F` starts there and confirms by place and route: more
 //! stages while the clock is missed, fewer while it is still met.
 
 use crate::{Arch, Target};
 
-/// Two constants of one architecture.
+/// Two constants of one architecture, and the fastest clock measured on it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DelayModel {
     /// Period of a core with no logic levels: clock-to-out, setup, routing to the I/O
@@ -29,6 +31,10 @@ pub struct DelayModel {
     pub fixed_ns: f64,
     /// Delay of one estimated logic level, routing included (ns).
     pub ns_per_level: f64,
+    /// The highest Fmax (MHz) of an fp8gen core in the measured rows the constants were
+    /// fitted to: the linear model says nothing beyond it (a deep pipeline's one-level stages
+    /// are limited by routing and I/O, not by the logic), so no prediction exceeds it.
+    pub max_measured_mhz: f64,
 }
 
 impl DelayModel {
@@ -39,10 +45,12 @@ impl DelayModel {
             Arch::Ecp5 | Arch::Gowin => DelayModel {
                 fixed_ns: ECP5.0,
                 ns_per_level: ECP5.1,
+                max_measured_mhz: ECP5.2,
             },
             Arch::Ice40 => DelayModel {
                 fixed_ns: ICE40.0,
                 ns_per_level: ICE40.1,
+                max_measured_mhz: ICE40.2,
             },
         }
     }
@@ -52,9 +60,12 @@ impl DelayModel {
         depth.div_ceil(stages + 1).max(1)
     }
 
-    /// Predicted Fmax (MHz) of a core of depth `depth` with `stages` pipeline stages.
+    /// Predicted Fmax (MHz) of a core of depth `depth` with `stages` pipeline stages, at most
+    /// the fastest measured clock ([`DelayModel::max_measured_mhz`]).
     pub fn predict_mhz(&self, depth: u32, stages: u32) -> f64 {
-        1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages) as f64)
+        let linear =
+            1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages) as f64);
+        linear.min(self.max_measured_mhz)
     }
 
     /// The fewest stages (at most `max_stages`) whose predicted Fmax reaches `fmax_mhz`, with
@@ -87,14 +98,15 @@ impl DelayModel {
         Some(DelayModel {
             fixed_ns: my - b * mx,
             ns_per_level: b,
+            max_measured_mhz: points.iter().map(|p| p.2).fold(0.0, f64::max),
         })
     }
 }
 
-/// ECP5 `(fixed_ns, ns_per_level)`, fitted to `docs/qor/qor.csv`.
-const ECP5: (f64, f64) = (0.903, 0.6591);
-/// iCE40 UP5K `(fixed_ns, ns_per_level)`, fitted to `docs/qor/qor.csv`.
-const ICE40: (f64, f64) = (1.110, 2.3027);
+/// ECP5 `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
+const ECP5: (f64, f64, f64) = (0.903, 0.6591, 287.94);
+/// iCE40 UP5K `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
+const ICE40: (f64, f64, f64) = (1.110, 2.3027, 105.61);
 
 #[cfg(test)]
 mod tests {
@@ -161,10 +173,15 @@ mod tests {
 
     #[test]
     fn constants_are_the_fit_of_the_committed_table() {
-        for (target, (fixed, per)) in [("ecp5-25k", ECP5), ("ice40-up5k", ICE40)] {
+        for (target, (fixed, per, best)) in [("ecp5-25k", ECP5), ("ice40-up5k", ICE40)] {
             let p = points(target);
             assert!(p.len() >= 16, "{target}: {} measured points", p.len());
             let m = DelayModel::fit(&p).expect("fit");
+            assert_eq!(
+                m.max_measured_mhz, best,
+                "{target}: the fastest measured core runs at {} MHz; the cap says {best}",
+                m.max_measured_mhz
+            );
             assert!(
                 (m.fixed_ns - fixed).abs() < 0.15 * fixed.max(1.0)
                     && (m.ns_per_level - per).abs() < 0.15 * per,
@@ -190,6 +207,7 @@ mod tests {
         let m = DelayModel {
             fixed_ns: 4.0,
             ns_per_level: 0.2,
+            max_measured_mhz: 1000.0,
         };
         // depth 60: 0 stages -> 16 ns (62.5 MHz), 1 -> 10 ns, 2 -> 8 ns, 3 -> 7 ns
         assert_eq!(m.stages_for(60, 60.0, 8).map(|x| x.0), Some(0));
@@ -197,5 +215,13 @@ mod tests {
         assert_eq!(m.stages_for(60, 125.0, 8).map(|x| x.0), Some(2));
         assert_eq!(m.stages_for(60, 300.0, 8), None);
         assert_eq!(DelayModel::levels(0, 3), 1);
+        // Nothing beyond the fastest measured clock is promised, however many stages.
+        let capped = DelayModel {
+            max_measured_mhz: 120.0,
+            ..m
+        };
+        assert_eq!(capped.predict_mhz(60, 8), 120.0);
+        assert_eq!(capped.stages_for(60, 125.0, 8), None);
+        assert_eq!(capped.stages_for(60, 100.0, 8).map(|x| x.0), Some(1));
     }
 }

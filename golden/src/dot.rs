@@ -79,13 +79,7 @@ impl DotUnit {
             ));
         }
         if let Some(s) = scale {
-            if s.k > 8 {
-                return Err(format!(
-                    "block scale format {} has {} bits; scales are formats of at most 8 bits (e8m0, binary8p1uf, …)",
-                    s.name(),
-                    s.k
-                ));
-            }
+            crate::Scale::check_format(&s)?;
         }
         if fr.p > 30 {
             return Err(format!(

@@ -230,6 +230,18 @@ impl Scale {
     pub(crate) fn exact(&self) -> Exact {
         self.format.decode(self.code).exact()
     }
+
+    /// Whether `f` can be a block scale format: precision 1 (every code a power of two, or a
+    /// special) and at most 8 bits, like E8M0 and Binary8p1uf (P3109 §5.5).
+    pub fn check_format(f: &Format) -> Result<(), String> {
+        if f.p != 1 || f.k > 8 {
+            return Err(format!(
+                "scale format {} is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)",
+                f.name()
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `(x·Sx)·(y·Sy)` rounded once to `fr`. A NaN scale gives NaN.

@@ -212,6 +212,7 @@ impl fmt::Display for Role {
 
 /// One port of a core.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Port {
     /// Verilog identifier of the port.
     pub name: String,
@@ -303,14 +304,413 @@ impl Port {
     }
 }
 
-/// Whether `s` is a plain (non-escaped) Verilog identifier that is also safe in C++.
+/// Whether `s` is a plain (non-escaped) Verilog identifier that is also safe in C++: the
+/// lexical form, and not a reserved word of Verilog, SystemVerilog or C++
+/// ([`reserved_word`]).
 pub fn is_identifier(s: &str) -> bool {
+    is_plain_name(s) && reserved_word(s).is_none()
+}
+
+/// The lexical form of a simple identifier (IEEE 1800-2017 §5.6): a letter or `_`, then
+/// letters, digits and `_`.
+fn is_plain_name(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
         _ => return false,
     }
     chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Keywords of SystemVerilog (IEEE 1800-2017 Annex B; a superset of Verilog-2005's).
+const SV_KEYWORDS: &[&str] = &[
+    "accept_on",
+    "alias",
+    "always",
+    "always_comb",
+    "always_ff",
+    "always_latch",
+    "and",
+    "assert",
+    "assign",
+    "assume",
+    "automatic",
+    "before",
+    "begin",
+    "bind",
+    "bins",
+    "binsof",
+    "bit",
+    "break",
+    "buf",
+    "bufif0",
+    "bufif1",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "chandle",
+    "checker",
+    "class",
+    "clocking",
+    "cmos",
+    "config",
+    "const",
+    "constraint",
+    "context",
+    "continue",
+    "cover",
+    "covergroup",
+    "coverpoint",
+    "cross",
+    "deassign",
+    "default",
+    "defparam",
+    "design",
+    "disable",
+    "dist",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endchecker",
+    "endclass",
+    "endclocking",
+    "endconfig",
+    "endfunction",
+    "endgenerate",
+    "endgroup",
+    "endinterface",
+    "endmodule",
+    "endpackage",
+    "endprimitive",
+    "endprogram",
+    "endproperty",
+    "endspecify",
+    "endsequence",
+    "endtable",
+    "endtask",
+    "enum",
+    "event",
+    "eventually",
+    "expect",
+    "export",
+    "extends",
+    "extern",
+    "final",
+    "first_match",
+    "for",
+    "force",
+    "foreach",
+    "forever",
+    "fork",
+    "forkjoin",
+    "function",
+    "generate",
+    "genvar",
+    "global",
+    "highz0",
+    "highz1",
+    "if",
+    "iff",
+    "ifnone",
+    "ignore_bins",
+    "illegal_bins",
+    "implements",
+    "implies",
+    "import",
+    "incdir",
+    "include",
+    "initial",
+    "inout",
+    "input",
+    "inside",
+    "instance",
+    "int",
+    "integer",
+    "interconnect",
+    "interface",
+    "intersect",
+    "join",
+    "join_any",
+    "join_none",
+    "large",
+    "let",
+    "liblist",
+    "library",
+    "local",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "matches",
+    "medium",
+    "modport",
+    "module",
+    "nand",
+    "negedge",
+    "nettype",
+    "new",
+    "nexttime",
+    "nmos",
+    "nor",
+    "noshowcancelled",
+    "not",
+    "notif0",
+    "notif1",
+    "null",
+    "or",
+    "output",
+    "package",
+    "packed",
+    "parameter",
+    "pmos",
+    "posedge",
+    "primitive",
+    "priority",
+    "program",
+    "property",
+    "protected",
+    "pull0",
+    "pull1",
+    "pulldown",
+    "pullup",
+    "pulsestyle_ondetect",
+    "pulsestyle_onevent",
+    "pure",
+    "rand",
+    "randc",
+    "randcase",
+    "randsequence",
+    "rcmos",
+    "real",
+    "realtime",
+    "ref",
+    "reg",
+    "reject_on",
+    "release",
+    "repeat",
+    "restrict",
+    "return",
+    "rnmos",
+    "rpmos",
+    "rtran",
+    "rtranif0",
+    "rtranif1",
+    "s_always",
+    "s_eventually",
+    "s_nexttime",
+    "s_until",
+    "s_until_with",
+    "scalared",
+    "sequence",
+    "shortint",
+    "shortreal",
+    "showcancelled",
+    "signed",
+    "small",
+    "soft",
+    "solve",
+    "specify",
+    "specparam",
+    "static",
+    "string",
+    "strong",
+    "strong0",
+    "strong1",
+    "struct",
+    "super",
+    "supply0",
+    "supply1",
+    "sync_accept_on",
+    "sync_reject_on",
+    "table",
+    "tagged",
+    "task",
+    "this",
+    "throughout",
+    "time",
+    "timeprecision",
+    "timeunit",
+    "tran",
+    "tranif0",
+    "tranif1",
+    "tri",
+    "tri0",
+    "tri1",
+    "triand",
+    "trior",
+    "trireg",
+    "type",
+    "typedef",
+    "union",
+    "unique",
+    "unique0",
+    "unsigned",
+    "until",
+    "until_with",
+    "untyped",
+    "use",
+    "uwire",
+    "var",
+    "vectored",
+    "virtual",
+    "void",
+    "wait",
+    "wait_order",
+    "wand",
+    "weak",
+    "weak0",
+    "weak1",
+    "while",
+    "wildcard",
+    "wire",
+    "with",
+    "within",
+    "wor",
+    "xnor",
+    "xor",
+];
+
+/// Keywords and alternative tokens of C++ (ISO/IEC 14882:2020 [lex.key], [lex.digraph]).
+const CPP_KEYWORDS: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+];
+
+/// The language that reserves `s` (`"SystemVerilog"` or `"C++"`), if any: such a name breaks
+/// the simulation wrapper or Verilator's C++ model even where a Verilog-2005 parser would
+/// accept it.
+pub fn reserved_word(s: &str) -> Option<&'static str> {
+    if SV_KEYWORDS.contains(&s) {
+        Some("SystemVerilog")
+    } else if CPP_KEYWORDS.contains(&s) {
+        Some("C++")
+    } else {
+        None
+    }
+}
+
+/// Why `name` (of a `what`, e.g. "port") cannot be used, if it cannot.
+fn identifier_problem(what: &str, name: &str) -> Option<String> {
+    if !is_plain_name(name) {
+        return Some(format!(
+            "{what} name `{}` is not a plain Verilog identifier (a letter or _, then letters, digits, _)",
+            shown(name)
+        ));
+    }
+    reserved_word(name).map(|lang| {
+        format!("{what} name `{name}` is a reserved word of {lang}; rename it in the Verilog and the manifest (e.g. `{name}_i`)")
+    })
+}
+
+/// User text for a message: control characters escaped, at most 80 characters (then `…`).
+pub fn shown(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == 80 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Unit kind.
@@ -384,24 +784,52 @@ impl fmt::Display for Unit {
 }
 
 /// A format in a manifest: a preset or P3109 name (`"e5m2"`, `"binary8p3se"`) or the full
-/// object `{"k":8,"p":3,"bias":15,"signed":true,"specials":"ieee"}`; both are validated.
+/// object `{"k":8,"p":3,"bias":15,"signed":true,"specials":"ieee"}`; both are validated, and
+/// an object with a key it does not know is an error naming the key.
 fn de_format<'de, D: Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum F {
-        Name(String),
-        Fields(Format),
+    use serde::de::Error;
+    const FORMS: &str = "a format is a name (\"e4m3\", \"binary8p3se\"; `fp8gen formats` lists them) or an object {\"k\": 8, \"p\": 4, \"bias\": 7, \"signed\": true, \"specials\": \"fn\"}";
+    const KEYS: [&str; 5] = ["k", "p", "bias", "signed", "specials"];
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(n) => Format::parse(&n).map_err(Error::custom),
+        serde_json::Value::Object(o) => {
+            if let Some(k) = o.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                return Err(Error::custom(format!(
+                    "unknown key `{}` in a format object; its keys are k, p, bias, signed, specials",
+                    shown(k)
+                )));
+            }
+            if let Some(k) = KEYS.iter().find(|k| !o.contains_key(**k)) {
+                return Err(Error::custom(format!(
+                    "a format object needs the key `{k}`; {FORMS}"
+                )));
+            }
+            let f: Format = serde_json::from_value(serde_json::Value::Object(o))
+                .map_err(|e| Error::custom(format!("bad format object: {e}; {FORMS}")))?;
+            // The external IEEE formats (binary32, binary16, bfloat16) are wider than a small
+            // format may be; they are accepted as themselves.
+            if [Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&f) {
+                Ok(f)
+            } else {
+                Format::new(f.k, f.p, f.bias, f.signed, f.specials).map_err(Error::custom)
+            }
+        }
+        v => Err(Error::custom(format!(
+            "{} is not a format; {FORMS}",
+            json_kind(&v)
+        ))),
     }
-    match F::deserialize(d)? {
-        F::Name(n) => Format::parse(&n).map_err(serde::de::Error::custom),
-        // The external IEEE formats (binary32, binary16, bfloat16) are wider than a small
-        // format may be; they are accepted as themselves.
-        F::Fields(f) if [Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&f) => {
-            Ok(f)
-        }
-        F::Fields(f) => {
-            Format::new(f.k, f.p, f.bias, f.signed, f.specials).map_err(serde::de::Error::custom)
-        }
+}
+
+/// `a number`, `an array` … for messages about a JSON value of the wrong kind.
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
     }
 }
 
@@ -481,13 +909,31 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// A Verilog parameter override of a user core (`"WIDTH": 8` or `"MODE": "fast"`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     /// An integer.
     Int(i64),
     /// A string (passed as a Verilog string literal).
     Str(String),
+}
+
+impl<'de> Deserialize<'de> for ParamValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Ok(ParamValue::Str(s)),
+            serde_json::Value::Number(n) if n.as_i64().is_some() => {
+                Ok(ParamValue::Int(n.as_i64().unwrap_or_default()))
+            }
+            v => Err(serde::de::Error::custom(format!(
+                "a parameter value is an integer (\"WIDTH\": 8, 64-bit signed) or a string (\"MODE\": \"fast\"), not {}",
+                match &v {
+                    serde_json::Value::Number(_) => "a fraction or a number out of the 64-bit range",
+                    v => json_kind(v),
+                }
+            ))),
+        }
+    }
 }
 
 impl fmt::Display for ParamValue {
@@ -516,16 +962,20 @@ impl Serialize for FileList {
 
 impl<'de> Deserialize<'de> for FileList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum L {
-            One(String),
-            Many(Vec<String>),
+        const FORMS: &str = "`verilog` is a file name (\"core.v\") or a list of file names in compilation order ([\"pkg.sv\", \"core.sv\"])";
+        let bad = |what: &str| serde::de::Error::custom(format!("{FORMS}, not {what}"));
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Ok(FileList(vec![s])),
+            serde_json::Value::Array(v) => v
+                .into_iter()
+                .map(|e| match e {
+                    serde_json::Value::String(s) => Ok(s),
+                    e => Err(bad(&format!("a list holding {}", json_kind(&e)))),
+                })
+                .collect::<Result<Vec<String>, D::Error>>()
+                .map(FileList),
+            v => Err(bad(json_kind(&v))),
         }
-        Ok(FileList(match L::deserialize(d)? {
-            L::One(s) => vec![s],
-            L::Many(v) => v,
-        }))
     }
 }
 
@@ -609,6 +1059,11 @@ pub struct DotShape {
     pub addend: bool,
 }
 
+/// The first few characters of `text` after leading white space, for messages.
+fn c_first(text: &str) -> String {
+    text.trim_start().chars().take(12).collect()
+}
+
 /// A manifest that cannot be used, with the reason and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestError(pub String);
@@ -651,6 +1106,16 @@ impl Manifest {
 
     /// Parses and structurally validates manifest text (see [`Manifest::validate`]).
     pub fn from_json(text: &str) -> Result<Manifest, ManifestError> {
+        // A byte-order mark (some Windows editors write one) is not JSON; it carries no
+        // meaning in UTF-8 and is skipped.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let first = text.trim_start().chars().next();
+        if first.is_some_and(|c| c != '{') {
+            return Err(ManifestError(format!(
+                "malformed manifest: manifest.json must be a JSON object {{\"unit\": …, \"top\": …, \"verilog\": …, \"formats\": …, \"ports\": …}}, not text starting with '{}'",
+                shown(&c_first(text))
+            )));
+        }
         let m: Manifest = serde_json::from_str(text)
             .map_err(|e| ManifestError(format!("malformed manifest: {e}")))?;
         m.validate()?;
@@ -703,11 +1168,8 @@ impl Manifest {
                 self.schema
             ));
         }
-        if !is_identifier(&self.top) {
-            return bad(format!(
-                "top `{}` is not a plain Verilog identifier",
-                self.top
-            ));
+        if let Some(m) = identifier_problem("top", &self.top) {
+            return bad(m);
         }
         if self.verilog.0.is_empty() {
             return bad("`verilog` lists no source file".into());
@@ -718,13 +1180,16 @@ impl Manifest {
             }
         }
         for d in self.defines.keys() {
-            if !is_identifier(d) {
-                return bad(format!("define `{d}` is not a plain identifier"));
+            if !is_plain_name(d) {
+                return bad(format!("define `{}` is not a plain identifier", shown(d)));
             }
         }
         for p in self.parameters.keys() {
-            if !is_identifier(p) {
-                return bad(format!("parameter `{p}` is not a plain identifier"));
+            if !is_plain_name(p) {
+                return bad(format!(
+                    "parameter `{}` is not a plain identifier",
+                    shown(p)
+                ));
             }
         }
         if self.ports.is_empty() {
@@ -732,11 +1197,8 @@ impl Manifest {
         }
         let mut names: Vec<&str> = Vec::new();
         for p in &self.ports {
-            if !is_identifier(&p.name) {
-                return bad(format!(
-                    "port name `{}` is not a plain Verilog identifier",
-                    p.name
-                ));
+            if let Some(m) = identifier_problem("port", &p.name) {
+                return bad(m);
             }
             if names.contains(&p.name.as_str()) {
                 return bad(format!("port `{}` is listed twice", p.name));
@@ -782,6 +1244,12 @@ impl Manifest {
             return bad("both an active-high and an active-low reset are listed".into());
         }
         if !self.is_clocked() {
+            if self.stages != 0 {
+                return bad(format!(
+                    "stages is {} but the core has no clock port (role clock); a combinational core has 0 stages: drop \"stages\" or add the clock port",
+                    self.stages
+                ));
+            }
             if self.latency != 0 {
                 return bad(format!(
                     "latency is {} but the core has no clock port (role clock); a combinational core has latency 0",
@@ -807,6 +1275,15 @@ impl Manifest {
                 "a pipelined core needs valid_in/valid_out ports so that results can be matched to inputs"
                     .into(),
             );
+        }
+        // A generated pipeline's latency follows from its stages: one cycle per stage, and
+        // one more for mac's accumulator register.
+        let stage_latency = self.stages + u32::from(self.unit.is_stateful());
+        if self.stages > 0 && self.latency != stage_latency {
+            return bad(format!(
+                "stages is {} but latency is {}; a {} core with {} pipeline stages has latency {stage_latency}: fix one of them (or drop \"stages\", which only records how a core was generated)",
+                self.stages, self.latency, self.unit, self.stages
+            ));
         }
         if self.initiation_interval == 0 {
             return bad("initiation_interval must be at least 1".into());
@@ -913,6 +1390,83 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown variant `why`"), "{e}");
+    }
+
+    /// Each hand-written manifest mistake and the message that names it (exact where the
+    /// wording matters).
+    #[test]
+    fn manifest_mistakes_get_messages_that_name_them() {
+        let m = mul_manifest();
+        let cases: Vec<(String, &str)> = vec![
+            (
+                m.replace("\"x\":\"e4m3\"", "\"x\":{\"k\":8,\"p\":4,\"bias\":7,\"signed\":true,\"specials\":\"fn\",\"exp_bits\":4}"),
+                "unknown key `exp_bits` in a format object; its keys are k, p, bias, signed, specials",
+            ),
+            (
+                m.replace("\"x\":\"e4m3\"", "\"x\":{\"k\":8,\"p\":4,\"signed\":true,\"specials\":\"fn\"}"),
+                "a format object needs the key `bias`",
+            ),
+            (
+                m.replace("\"x\":\"e4m3\"", "\"x\":8"),
+                "a number is not a format; a format is a name (\"e4m3\"",
+            ),
+            (
+                m.replace("\"width\":8,\"role\":\"x\"", "\"width\":8,\"role\":\"x\",\"signed\":true"),
+                "unknown field `signed`, expected one of `name`, `direction`, `width`, `role`, `index`",
+            ),
+            (
+                m.replace("\"verilog\":\"m.v\"", "\"verilog\":7"),
+                "`verilog` is a file name (\"core.v\") or a list of file names in compilation order ([\"pkg.sv\", \"core.sv\"]), not a number",
+            ),
+            (
+                m.replace("\"verilog\":\"m.v\"", "\"verilog\":[\"m.v\",3]"),
+                "not a list holding a number",
+            ),
+            (
+                m.replace("\"verilog\":\"m.v\"", "\"verilog\":\"m.v\",\"parameters\":{\"W\":1.5}"),
+                "a parameter value is an integer (\"WIDTH\": 8, 64-bit signed) or a string (\"MODE\": \"fast\"), not a fraction or a number out of the 64-bit range",
+            ),
+            (
+                "[1, 2, 3]".to_string(),
+                "malformed manifest: manifest.json must be a JSON object {\"unit\": …, \"top\": …, \"verilog\": …, \"formats\": …, \"ports\": …}, not text starting with '[1, 2, 3]'",
+            ),
+            (
+                m.replace("\"name\":\"y_i\"", "\"name\":\"class\""),
+                "port name `class` is a reserved word of SystemVerilog; rename it in the Verilog and the manifest (e.g. `class_i`)",
+            ),
+            (
+                m.replace("\"name\":\"y_i\"", "\"name\":\"delete\""),
+                "port name `delete` is a reserved word of C++",
+            ),
+            (
+                m.replace("\"top\":\"m\"", "\"top\":\"module\""),
+                "top name `module` is a reserved word of SystemVerilog",
+            ),
+            (
+                m.replacen('{', "{\"stages\":2,", 1),
+                "stages is 2 but the core has no clock port (role clock); a combinational core has 0 stages",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = Manifest::from_json(&text).unwrap_err().to_string();
+            assert!(e.contains(want), "got: {e}\nwant: {want}");
+            assert!(!e.contains("untagged"), "{e}");
+        }
+        // A byte-order mark is skipped.
+        assert!(Manifest::from_json(&format!("\u{feff}{m}")).is_ok());
+        // Stages and latency of a clocked core agree.
+        let clocked = m.replace(
+            "\"ports\":[",
+            "\"stages\":2,\"latency\":3,\"ports\":[{\"name\":\"clk\",\"direction\":\"input\",\"width\":1,\"role\":\"clock\"},{\"name\":\"v_i\",\"direction\":\"input\",\"width\":1,\"role\":\"valid_in\"},{\"name\":\"v_o\",\"direction\":\"output\",\"width\":1,\"role\":\"valid_out\"},",
+        );
+        let e = Manifest::from_json(&clocked).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "stages is 2 but latency is 3; a mul core with 2 pipeline stages has latency 2"
+            ),
+            "{e}"
+        );
+        assert!(Manifest::from_json(&clocked.replace("\"latency\":3", "\"latency\":2")).is_ok());
     }
 
     #[test]

@@ -385,12 +385,7 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             )));
         }
         check_format(&sf, "scale")?;
-        if sf.p != 1 || sf.k > 8 {
-            return Err(GenError::Unsupported(format!(
-                "scale format {} is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)",
-                sf.name()
-            )));
-        }
+        golden::Scale::check_format(&sf).map_err(GenError::Unsupported)?;
         if req.options.ftz {
             return Err(GenError::Unsupported(
                 "--ftz and block scales exclude each other (a scaled operand's subnormal range is not defined)".into(),

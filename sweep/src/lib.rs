@@ -535,7 +535,20 @@ pub fn plan_qor(q: &QorSweep) -> Result<SweepPlan, SweepError> {
                 check_token("format", f)?;
                 golden::Format::parse(f).map_err(|e| usage(format!("format '{f}': {e}")))?;
             }
-            for &s in &q.stages {
+            // The integer reference has 0, 1 or 2 stages (fpga::refcores::int_mul); like
+            // scripts/fpga/qor_sweep.py, it is measured at the stage counts it has.
+            let stages: Vec<u32> = if u == "int-mul8" {
+                let v: Vec<u32> = q.stages.iter().copied().filter(|&s| s <= 2).collect();
+                if v.is_empty() {
+                    return Err(usage(
+                        "int-mul8 has 0, 1 or 2 stages; none of the --stages lists one of them",
+                    ));
+                }
+                v
+            } else {
+                q.stages.clone()
+            };
+            for &s in &stages {
                 for t in &q.targets {
                     check_token("target", t)?;
                     let mut args = vec!["synth".to_string()];

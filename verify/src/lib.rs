@@ -57,6 +57,13 @@ fn sim_err(e: sim::SimError) -> VerifyError {
         sim::SimError::InvalidSpec(_) | sim::SimError::Usage(_) => {
             VerifyError::Usage(e.to_string())
         }
+        // The wrapper connects exactly the manifest's ports and parameters: a pin Verilator
+        // cannot find is a manifest that disagrees with the Verilog, a usage error.
+        sim::SimError::Verilator {
+            ref stderr_tail, ..
+        } if stderr_tail.contains("PINNOTFOUND") => VerifyError::Usage(format!(
+            "the manifest lists a port or parameter the Verilog module does not have; make the manifest's \"ports\" and \"parameters\" match the module: {e}"
+        )),
         e => VerifyError::Failed(e.to_string()),
     }
 }
@@ -351,6 +358,23 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
             "{opt} {given} conflicts with the core in --from: its manifest says {has}; drop the option (the manifest describes the core) or point --from at another core"
         )))
     };
+    // An option the unit does not have is refused, as `gen` refuses it, never compared
+    // against a format it does not describe.
+    let not_of = |opt: &str, units: &str| {
+        Err(usage(format!(
+            "{opt} applies to --unit {units}; the core in --from is a {} core: drop the option",
+            m.unit
+        )))
+    };
+    if o.in_format.is_some() && m.unit != Unit::Project {
+        return not_of("--in-format", "project");
+    }
+    if o.format_y.is_some() && matches!(m.unit, Unit::Decode | Unit::Project) {
+        return not_of("--format-y", "mul, fma, mac and dot");
+    }
+    if o.out_format.is_some() && !matches!(m.unit, Unit::Mul | Unit::Dot) {
+        return not_of("--out-format", "mul and dot");
+    }
     let main = if m.unit == Unit::Project { f.r } else { f.x };
     if let Some(x) = o.format {
         if x != main {
@@ -369,7 +393,7 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
         }
     }
     if let Some(i) = o.in_format {
-        if m.unit == Unit::Project && i != f.x {
+        if i != f.x {
             return conflict("--in-format", i.name(), f.x.name());
         }
     }
