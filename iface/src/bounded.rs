@@ -178,9 +178,8 @@ mod tests {
 
     #[test]
     fn large_files_are_refused_and_small_ones_read() {
-        let d = std::env::temp_dir().join(format!("fp8gen-bounded-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("x.v");
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("x.v");
         std::fs::write(&p, vec![b'a'; 2048]).unwrap();
         let e = read_bounded(&p, 1024, "source files").unwrap_err();
         assert_eq!(
@@ -191,15 +190,13 @@ mod tests {
             )
         );
         assert_eq!(read_bounded(&p, 4096, "source files").unwrap().len(), 2048);
-        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn a_fifo_is_refused_without_blocking() {
-        let d = std::env::temp_dir().join(format!("fp8gen-fifo-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("manifest.json");
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("manifest.json");
         let ok = std::process::Command::new("mkfifo")
             .arg(&p)
             .status()
@@ -211,6 +208,5 @@ mod tests {
                 format!("{} is a FIFO, not a regular file", p.display())
             );
         }
-        std::fs::remove_dir_all(&d).unwrap();
     }
 }

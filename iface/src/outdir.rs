@@ -511,16 +511,11 @@ impl OutDir {
 mod tests {
     use super::*;
 
-    fn scratch(tag: &str) -> PathBuf {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static N: AtomicU64 = AtomicU64::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "fp8gen-outdir-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh temporary directory (removed when the returned guard drops).
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().to_path_buf();
+        (t, p)
     }
 
     fn rule<'a>(earlier: &'a dyn Fn(&Path) -> Earlier) -> Rule<'a> {
@@ -550,7 +545,7 @@ mod tests {
 
     #[test]
     fn new_empty_and_earlier_directories_are_written() {
-        let root = scratch("ok");
+        let (_t, root) = scratch();
         let dest = root.join("a/b");
         let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
         let s = build(&out, &["x.v", "logs/y.log"]);
@@ -571,12 +566,11 @@ mod tests {
         let s = build(&out, &["x.v"]);
         out.install(&s, true).unwrap();
         assert!(e.join("x.v").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn foreign_entries_are_refused_and_kept() {
-        let root = scratch("foreign");
+        let (_t, root) = scratch();
         let dest = root.join("p");
         std::fs::create_dir(&dest).unwrap();
         std::fs::write(dest.join("notes.txt"), "mine").unwrap();
@@ -611,12 +605,11 @@ mod tests {
         .to_string();
         assert!(e.contains("was not written by fp8gen synth"), "{e}");
         assert!(dest.join("logs/mine.txt").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn unusable_paths_are_refused() {
-        let root = scratch("paths");
+        let (_t, root) = scratch();
         let r = rule(&listed);
         for p in [Path::new("/"), Path::new("."), Path::new("..")] {
             let e = OutDir::prepare(p, &r).unwrap_err().to_string();
@@ -655,12 +648,11 @@ mod tests {
         let s = build(&out, &["x.v"]);
         out.install(&s, true).unwrap();
         assert!(t.join("x.v").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn a_gen_manifest_owns_its_files_only() {
-        let root = scratch("gen");
+        let (_t, root) = scratch();
         let d = root.join("core");
         std::fs::create_dir(&d).unwrap();
         std::fs::write(
@@ -689,6 +681,5 @@ mod tests {
         assert!(matches!(read_gen_manifest(&d), Earlier::Foreign(_)));
         std::fs::write(d.join("manifest.json"), "{").unwrap();
         assert!(matches!(read_gen_manifest(&d), Earlier::Foreign(_)));
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }
