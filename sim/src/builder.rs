@@ -91,9 +91,15 @@ impl Sources {
         for p in m.source_paths(dir) {
             let text = iface::read_text_bounded(&p, iface::MAX_SOURCE_BYTES, "source files")
                 .map_err(|e| {
-                    SimError::InvalidSpec(format!(
-                        "source file named by the manifest: {e}; a manifest names regular Verilog files"
-                    ))
+                    SimError::InvalidSpec(match &e.io {
+                        Some(io) => format!(
+                            "cannot read the source file {} named by the manifest: {io}",
+                            p.display()
+                        ),
+                        None => format!(
+                            "source file named by the manifest: {e}; a manifest names regular Verilog files"
+                        ),
+                    })
                 })?;
             let name = p
                 .file_name()
