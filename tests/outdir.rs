@@ -176,9 +176,9 @@ fn gen_force_replaces_only_an_earlier_gen() {
     .unwrap();
     std::fs::write(v.join("core.v"), "module m; endmodule\n").unwrap();
     let e = expect(t, &gen_args(&MUL, "vendor", true), 2);
-    assert!(
-        message(&e).ends_with("(its manifest.json lists them): choose another directory or move it away: manifest.json was not written by fp8gen (generator 'vendor-tool 2.0')"),
-        "{e}"
+    assert_eq!(
+        message(&e),
+        "output directory vendor holds manifest.json, which fp8gen did not write (generator 'vendor-tool 2.0'); --force replaces only the files of an earlier fp8gen gen (its manifest.json lists them): choose another directory or move it away"
     );
     assert_eq!(tree(&v), ["core.v", "manifest.json"]);
 }
@@ -594,7 +594,13 @@ fn kept_directories_are_replaced_by_the_same_command_only() {
     other.extend(["-t", "ice40-up5k", "--keep", "pk"]);
     let e = expect(t, &other, 2);
     assert!(
-        message(&e).contains(".fp8gen-files was not written by fp8gen synth (generator 'fp8gen "),
+        message(&e).starts_with(
+            "output directory pk holds .fp8gen-files, which fp8gen did not write (generator 'fp8gen "
+        ),
+        "{e}"
+    );
+    assert!(
+        message(&e).contains("command 'prove', not fp8gen synth)"),
         "{e}"
     );
     // Nothing left next to them.

@@ -45,7 +45,7 @@ pub type Owns = Box<dyn Fn(&Path) -> bool>;
 pub enum Earlier {
     /// No listing: nothing in the directory was written by the command.
     None,
-    /// A listing the command did not write (the file and why).
+    /// A listing the command did not write (why, e.g. `generator 'vendor-tool 2.0'`).
     Foreign(String),
     /// The entries the listing names.
     Owned(Owns),
@@ -177,14 +177,14 @@ pub fn read_listing(dir: &Path, command: &str) -> Earlier {
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            return Earlier::Foreign(format!("{LISTING} is not an fp8gen listing ({e})"));
+            return Earlier::Foreign(format!("not an fp8gen listing: {e}"));
         }
     };
     let generator = v.get("generator").and_then(|g| g.as_str()).unwrap_or("");
     let cmd = v.get("command").and_then(|g| g.as_str()).unwrap_or("");
     if !generator.starts_with("fp8gen ") || cmd != command {
         return Earlier::Foreign(format!(
-            "{LISTING} was not written by fp8gen {command} (generator '{generator}', command '{cmd}')"
+            "generator '{generator}', command '{cmd}', not fp8gen {command}"
         ));
     }
     let mut set: BTreeSet<PathBuf> = v
@@ -215,16 +215,12 @@ pub fn read_gen_manifest(dir: &Path) -> Earlier {
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            return Earlier::Foreign(format!(
-                "manifest.json is not a manifest fp8gen wrote ({e})"
-            ));
+            return Earlier::Foreign(format!("not a manifest fp8gen wrote: {e}"));
         }
     };
     let generator = v.get("generator").and_then(|g| g.as_str()).unwrap_or("");
     if !generator.starts_with("fp8gen ") {
-        return Earlier::Foreign(format!(
-            "manifest.json was not written by fp8gen (generator '{generator}')"
-        ));
+        return Earlier::Foreign(format!("generator '{generator}'"));
     }
     let mut set = BTreeSet::from([PathBuf::from("manifest.json")]);
     match v.get("verilog") {
@@ -380,9 +376,9 @@ impl OutDir {
                 } else {
                     format!("fp8gen {c} replaces only the files of an earlier fp8gen {c} (its {l} lists them)")
                 };
-                let foreign = |name: &Path| {
+                let foreign = |name: &Path, detail: &str| {
                     format!(
-                        "output directory {d} holds {}, which fp8gen did not write; {why}: choose another directory or move it away",
+                        "output directory {d} holds {}, which fp8gen did not write{detail}; {why}: choose another directory or move it away",
                         name.display()
                     )
                 };
@@ -391,16 +387,16 @@ impl OutDir {
                         let first = first_foreign(&dest, &|_| false)
                             .map_err(failed(format!("reading {d}")))?
                             .unwrap_or_default();
-                        return refuse(foreign(&first));
+                        return refuse(foreign(&first, ""));
                     }
-                    Earlier::Foreign(why) => {
-                        return refuse(format!("{}: {why}", foreign(Path::new(rule.listing))));
+                    Earlier::Foreign(detail) => {
+                        return refuse(foreign(Path::new(rule.listing), &format!(" ({detail})")));
                     }
                     Earlier::Owned(owns) => {
                         if let Some(f) =
                             first_foreign(&dest, &*owns).map_err(failed(format!("reading {d}")))?
                         {
-                            return refuse(foreign(&f));
+                            return refuse(foreign(&f, ""));
                         }
                         if let Err(hint) = rule.replace {
                             return refuse(format!(
@@ -603,7 +599,11 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("was not written by fp8gen synth"), "{e}");
+        assert!(
+            e.contains("holds .fp8gen-files, which fp8gen did not write (generator 'fp8gen "),
+            "{e}"
+        );
+        assert!(e.contains("command 'board', not fp8gen synth)"), "{e}");
         assert!(dest.join("logs/mine.txt").is_file());
     }
 

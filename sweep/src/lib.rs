@@ -746,10 +746,7 @@ fn prepare_sweep_dir(dir: &Path) -> Result<(), SweepError> {
     let earlier = |d: &Path| match read_plan(&d.join("plan.json")) {
         Ok(None) => Earlier::None,
         Ok(Some(p)) if p.generator.starts_with("fp8gen ") => Earlier::Owned(sweep_owns(&p)),
-        Ok(Some(p)) => Earlier::Foreign(format!(
-            "plan.json was not written by fp8gen (generator '{}')",
-            p.generator
-        )),
+        Ok(Some(p)) => Earlier::Foreign(format!("generator '{}'", p.generator)),
         Err(e) => Earlier::Foreign(e.to_string()),
     };
     OutDir::prepare(
