@@ -651,6 +651,61 @@ mod tests {
     }
 
     #[test]
+    fn a_file_added_during_the_run_is_never_deleted() {
+        let (_t, root) = scratch();
+        let dest = root.join("p");
+        let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
+        let s = build(&out, &["x.v"]);
+        out.install(&s, true).unwrap();
+        let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
+        let s = build(&out, &["y.v"]);
+        // Checked, then the user adds a file before the new output is moved in.
+        std::fs::write(dest.join("late.txt"), "mine").unwrap();
+        let e = out.install(&s, true).unwrap_err().to_string();
+        assert!(
+            e.contains("still holds late.txt (it appeared during the run)"),
+            "{e}"
+        );
+        assert!(dest.join("y.v").is_file());
+        let aside: Vec<PathBuf> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p != &dest)
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert_eq!(
+            std::fs::read_to_string(aside[0].join("late.txt")).unwrap(),
+            "mine"
+        );
+        assert!(!aside[0].join("x.v").exists());
+    }
+
+    #[test]
+    fn a_tree_is_copied_whole() {
+        // The fallback of install when the build is on another file system.
+        let (_t, root) = scratch();
+        let from = root.join("from");
+        std::fs::create_dir_all(from.join("logs/deep")).unwrap();
+        std::fs::write(from.join("a.v"), "a").unwrap();
+        std::fs::write(from.join("logs/deep/b.log"), "b").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("a.v", from.join("link")).unwrap();
+        let to = root.join("to");
+        std::fs::create_dir(&to).unwrap();
+        copy_tree(&from, &to).unwrap();
+        assert_eq!(walk(&from).unwrap(), walk(&to).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(to.join("logs/deep/b.log")).unwrap(),
+            "b"
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            std::fs::read_link(to.join("link")).unwrap(),
+            Path::new("a.v")
+        );
+    }
+
+    #[test]
     fn a_gen_manifest_owns_its_files_only() {
         let (_t, root) = scratch();
         let d = root.join("core");
