@@ -342,6 +342,15 @@ fn core_with_source(t: &Path, name: &str) -> PathBuf {
     d
 }
 
+/// The Verilog file `gen` wrote in `dir`.
+fn verilog_of(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "v") && !p.ends_with("src.v"))
+        .unwrap()
+}
+
 fn mkfifo(p: &Path) -> bool {
     Command::new("mkfifo")
         .arg(p)
@@ -439,6 +448,41 @@ fn fifos_and_devices_are_refused_at_once() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
         e.contains("big/src.v is 100.0 MiB; source files over 64.0 MiB are refused"),
+        "{e}"
+    );
+    // A FIFO or a link to /dev/zero in an include directory (Verilator would block on it or
+    // read it without end).
+    let d = core_with_source(t, "inc");
+    std::fs::copy(verilog_of(&d), d.join("src.v")).unwrap();
+    std::fs::create_dir(d.join("include")).unwrap();
+    let p = d.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["include_dirs"] = serde_json::json!(["include"]);
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("include/zero.vh")).unwrap();
+    let o = run_env(
+        t,
+        &["verify", "--from", "inc", "--random", "10"],
+        &[],
+        quick,
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("inc/include/zero.vh (in include directory inc/include) is a character device, not a regular file"),
+        "{e}"
+    );
+    std::fs::remove_file(d.join("include/zero.vh")).unwrap();
+    assert!(mkfifo(&d.join("include/x.vh")));
+    let o = run_env(
+        t,
+        &["verify", "--from", "inc", "--random", "10"],
+        &[],
+        quick,
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("inc/include/x.vh (in include directory inc/include) is a FIFO"),
         "{e}"
     );
     // board-test's shell.json and merge's inputs.

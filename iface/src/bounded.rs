@@ -48,7 +48,8 @@ pub fn human_size(n: u64) -> String {
     format!("{v:.1} {}", UNITS[u])
 }
 
-fn kind_of(t: std::fs::FileType) -> &'static str {
+/// What a file type is, for messages: `a FIFO`, `a character device`, `a directory`, …
+pub fn kind_of(t: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;
