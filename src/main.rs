@@ -540,9 +540,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             keep,
             json,
             fmax,
-        } => match fmax {
-            Some(f) => fpga_cmd::synth_fmax(&gen, &target, f, no_dsp, (seed, seeds), json),
-            None => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
+        } => match (fmax, keep) {
+            (Some(_), Some(_)) => Err(CliError::usage(
+                "--keep applies to synth without --fmax (the --fmax search runs several builds); run synth --stages N --keep DIR for the stage count it reports",
+            )),
+            (Some(f), None) => fpga_cmd::synth_fmax(&gen, &target, f, no_dsp, (seed, seeds), json),
+            (None, keep) => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
         },
         Cmd::Board {
             gen,

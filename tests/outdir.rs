@@ -252,6 +252,16 @@ fn board_synth_prove_and_sweep_refuse_a_foreign_directory_before_running() {
     let e = expect(t, &synth, 2);
     assert_eq!(message(&e), want("synth"));
     untouched();
+    // --keep with the --fmax search (several builds) is not honoured: an error, not dropped.
+    let mut fmax = vec!["synth"];
+    fmax.extend(MUL);
+    fmax.extend(["-t", "ice40-up5k", "--fmax", "50", "--keep", "fresh"]);
+    let e = expect(t, &fmax, 2);
+    assert!(
+        message(&e).starts_with("--keep applies to synth without --fmax"),
+        "{e}"
+    );
+    assert!(!t.join("fresh").exists());
     let mut prove = vec!["prove"];
     prove.extend(&PROJECT);
     prove.extend(["--keep", "out"]);
