@@ -13,19 +13,19 @@ $bin formats | head -12
 
 step "decode: E4M3 code -> binary32 + class flags, every code"
 $bin gen --unit decode --format e4m3 -o "$out/decode_e4m3" --force
-$bin verify --from "$out/decode_e4m3" --exhaustive > "$out/decode_e4m3/verify.json"
+$bin verify --from "$out/decode_e4m3" --exhaustive > "$out/decode_e4m3.verify.json"
 
 step "project: binary32 -> E4M3 (RNE, satfinite), all 2^32 binary32 inputs"
 $bin gen --unit project --format e4m3 --rounding rne --saturation satfinite -o "$out/project_e4m3" --force
-$bin verify --from "$out/project_e4m3" --exhaustive > "$out/project_e4m3/verify.json"
+$bin verify --from "$out/project_e4m3" --exhaustive > "$out/project_e4m3.verify.json"
 
 step "project: binary32 -> E4M3, run-time rounding x saturation ports, structured inputs"
 $bin gen --unit project --format e4m3 --rounding dyn --saturation dyn --stages 2 -o "$out/project_e4m3_dyn" --force
-$bin verify --from "$out/project_e4m3_dyn" > "$out/project_e4m3_dyn/verify.json"
+$bin verify --from "$out/project_e4m3_dyn" > "$out/project_e4m3_dyn.verify.json"
 
 if $bin gen --unit mul --format e4m3 --rounding dyn --saturation dyn -o "$out/mul_e4m3" --force 2>/dev/null; then
     step "mul: E4M3 x E4M3 -> E4M3, every (x, y) pair x every rounding x saturation mode"
-    $bin verify --from "$out/mul_e4m3" --exhaustive > "$out/mul_e4m3/verify.json"
+    $bin verify --from "$out/mul_e4m3" --exhaustive > "$out/mul_e4m3.verify.json"
     unit=mul
 else
     unit=project
@@ -35,7 +35,6 @@ step "synth: E4M3 $unit on ECP5-25k (yosys + nextpnr)"
 $bin synth --unit $unit --format e4m3 --stages 2 --target ecp5-25k
 
 step "board: E4M3 $unit behind a UART shell on the iCEBreaker -> bitstream"
-rm -rf "$out/board_icebreaker"
 $bin board --unit $unit --format e4m3 --stages 1 --board icebreaker -o "$out/board_icebreaker"
 
 step "Done. Cores, manifests and verification summaries are in $out/"

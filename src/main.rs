@@ -129,10 +129,12 @@ enum Cmd {
     Gen {
         #[command(flatten)]
         gen: verify::GenArgs,
-        /// Output directory (written atomically).
+        /// Output directory (written atomically): new or empty, or with --force an earlier
+        /// `fp8gen gen`'s.
         #[arg(long, short = 'o')]
         out: PathBuf,
-        /// Replace an existing non-empty output directory.
+        /// Replace the core of an earlier `fp8gen gen` in the output directory (only the files
+        /// its manifest.json lists; a directory holding anything else is refused).
         #[arg(long)]
         force: bool,
         /// Print the manifest as JSON.
@@ -173,7 +175,8 @@ enum Cmd {
         /// min / max (one seed is noise).
         #[arg(long, default_value_t = 1)]
         seeds: u32,
-        /// Keep the build directory here.
+        /// Keep the build directory here: a new or empty directory, or an earlier
+        /// `synth --keep` one's (replaced; a directory holding anything else is refused).
         #[arg(long)]
         keep: Option<PathBuf>,
         /// JSON output.
@@ -191,7 +194,8 @@ enum Cmd {
         /// Board: icebreaker, ulx3s (85F), ulx3s-25f, tangnano9k.
         #[arg(long, short = 'b')]
         board: String,
-        /// Output directory (bitstream, logs, shell.json).
+        /// Output directory (bitstream, logs, shell.json): a new or empty directory, or an
+        /// earlier `fp8gen board` one's (replaced; a directory holding anything else is refused).
         #[arg(long, short = 'o')]
         out: PathBuf,
         /// UART baud rate.
@@ -231,7 +235,8 @@ enum Cmd {
         #[arg(long)]
         qor_out: Option<PathBuf>,
     },
-    /// The simulation model cache: `fp8gen cache clean` empties it, `fp8gen cache info` shows it.
+    /// The simulation model cache: `fp8gen cache clean` removes its entries (nothing it did not
+    /// create), `fp8gen cache info` shows it.
     Cache {
         /// `clean` or `info`.
         action: String,
@@ -562,9 +567,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             keep,
             json,
             fmax,
-        } => match fmax {
-            Some(f) => fpga_cmd::synth_fmax(&gen, &target, f, no_dsp, (seed, seeds), json),
-            None => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
+        } => match (fmax, keep) {
+            (Some(_), Some(_)) => Err(CliError::usage(
+                "--keep applies to synth without --fmax (the --fmax search runs several builds); run synth --stages N --keep DIR for the stage count it reports",
+            )),
+            (Some(f), None) => fpga_cmd::synth_fmax(&gen, &target, f, no_dsp, (seed, seeds), json),
+            (None, keep) => fpga_cmd::synth(&gen, &target, freq, no_dsp, (seed, seeds), keep, json),
         },
         Cmd::Board {
             gen,

@@ -17,7 +17,9 @@ pub struct ProveArgs {
     /// "no verdict" (exit code 1), never a pass.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
-    /// Keep the miters, yosys scripts, solver logs and the solver's VCD in this directory.
+    /// Keep the miters, yosys scripts, solver logs and the solver's VCD in this directory: a
+    /// new or empty one, or an earlier `prove --keep` one's (replaced; a directory holding
+    /// anything else is refused).
     #[arg(long)]
     pub keep: Option<PathBuf>,
     /// Where the Verilator replay of a counterexample writes its VCD.

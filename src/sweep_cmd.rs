@@ -25,7 +25,8 @@ pub struct SweepOut {
     #[arg(long)]
     pub json: bool,
     /// `slurm`: the sweep directory (plan.json, jobs.tsv, sweep.sbatch, one <job>.json per
-    /// finished job, logs/).
+    /// finished job, logs/): new, empty, or the same sweep's (a directory holding anything
+    /// else is refused).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// `slurm`: #SBATCH --partition.

@@ -176,9 +176,9 @@ fn gen_force_replaces_only_an_earlier_gen() {
     .unwrap();
     std::fs::write(v.join("core.v"), "module m; endmodule\n").unwrap();
     let e = expect(t, &gen_args(&MUL, "vendor", true), 2);
-    assert!(
-        message(&e).ends_with("(its manifest.json lists them): choose another directory or move it away: manifest.json was not written by fp8gen (generator 'vendor-tool 2.0')"),
-        "{e}"
+    assert_eq!(
+        message(&e),
+        "output directory vendor holds manifest.json, which fp8gen did not write (generator 'vendor-tool 2.0'); --force replaces only the files of an earlier fp8gen gen (its manifest.json lists them): choose another directory or move it away"
     );
     assert_eq!(tree(&v), ["core.v", "manifest.json"]);
 }
@@ -252,6 +252,16 @@ fn board_synth_prove_and_sweep_refuse_a_foreign_directory_before_running() {
     let e = expect(t, &synth, 2);
     assert_eq!(message(&e), want("synth"));
     untouched();
+    // --keep with the --fmax search (several builds) is not honoured: an error, not dropped.
+    let mut fmax = vec!["synth"];
+    fmax.extend(MUL);
+    fmax.extend(["-t", "ice40-up5k", "--fmax", "50", "--keep", "fresh"]);
+    let e = expect(t, &fmax, 2);
+    assert!(
+        message(&e).starts_with("--keep applies to synth without --fmax"),
+        "{e}"
+    );
+    assert!(!t.join("fresh").exists());
     let mut prove = vec!["prove"];
     prove.extend(&PROJECT);
     prove.extend(["--keep", "out"]);
@@ -340,6 +350,15 @@ fn core_with_source(t: &Path, name: &str) -> PathBuf {
     m["generator"] = serde_json::json!("hand");
     std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
     d
+}
+
+/// The Verilog file `gen` wrote in `dir`.
+fn verilog_of(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "v") && !p.ends_with("src.v"))
+        .unwrap()
 }
 
 fn mkfifo(p: &Path) -> bool {
@@ -439,6 +458,41 @@ fn fifos_and_devices_are_refused_at_once() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
         e.contains("big/src.v is 100.0 MiB; source files over 64.0 MiB are refused"),
+        "{e}"
+    );
+    // A FIFO or a link to /dev/zero in an include directory (Verilator would block on it or
+    // read it without end).
+    let d = core_with_source(t, "inc");
+    std::fs::copy(verilog_of(&d), d.join("src.v")).unwrap();
+    std::fs::create_dir(d.join("include")).unwrap();
+    let p = d.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["include_dirs"] = serde_json::json!(["include"]);
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("include/zero.vh")).unwrap();
+    let o = run_env(
+        t,
+        &["verify", "--from", "inc", "--random", "10"],
+        &[],
+        quick,
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("inc/include/zero.vh (in include directory inc/include) is a character device, not a regular file"),
+        "{e}"
+    );
+    std::fs::remove_file(d.join("include/zero.vh")).unwrap();
+    assert!(mkfifo(&d.join("include/x.vh")));
+    let o = run_env(
+        t,
+        &["verify", "--from", "inc", "--random", "10"],
+        &[],
+        quick,
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("inc/include/x.vh (in include directory inc/include) is a FIFO"),
         "{e}"
     );
     // board-test's shell.json and merge's inputs.
@@ -594,7 +648,13 @@ fn kept_directories_are_replaced_by_the_same_command_only() {
     other.extend(["-t", "ice40-up5k", "--keep", "pk"]);
     let e = expect(t, &other, 2);
     assert!(
-        message(&e).contains(".fp8gen-files was not written by fp8gen synth (generator 'fp8gen "),
+        message(&e).starts_with(
+            "output directory pk holds .fp8gen-files, which fp8gen did not write (generator 'fp8gen "
+        ),
+        "{e}"
+    );
+    assert!(
+        message(&e).contains("command 'prove', not fp8gen synth)"),
         "{e}"
     );
     // Nothing left next to them.

@@ -67,11 +67,12 @@ def main() -> int:
                 return fail(f"fp8gen gen {' '.join(args)} failed: {p.stderr.strip()}")
             dirs.append(d)
     failed = passed = 0
-    for d in dirs:
+    for i, d in enumerate(dirs):
         with open(os.path.join(d, "manifest.json")) as f:
             m = json.load(f)
         files = m["verilog"] if isinstance(m["verilog"], list) else [m["verilog"]]
-        build = os.path.join(d, "sim_build")
+        # Outside the core directory: `fp8gen gen --force` replaces only what gen wrote there.
+        build = os.path.join(a.out, "sim_build", f"{i}_{os.path.basename(os.path.normpath(d))}")
         runner = get_runner("icarus")
         runner.build(sources=[os.path.join(d, f) for f in files], hdl_toplevel=m["top"],
                      build_dir=build, always=True, timescale=("1ns", "1ps"))

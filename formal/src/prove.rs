@@ -37,8 +37,10 @@ use crate::FormalError;
 pub struct ProveOptions {
     /// Solver time limit in seconds (yosys `sat -timeout`; the process is killed 60 s later).
     pub timeout_secs: u64,
-    /// Keep the build directory (miter, scripts, logs, yosys VCD) here; otherwise a fresh
-    /// directory under the system temp dir, removed after a proof.
+    /// Keep the build directory (miter, scripts, logs, yosys VCD) here, one subdirectory per
+    /// proof (`pair`, `pipeline`); each must be new, empty or an earlier proof's and is
+    /// replaced when its proof ends ([`iface::outdir`]). Otherwise a fresh directory under
+    /// the system temp dir, removed after a proof.
     pub work_dir: Option<PathBuf>,
     /// Where the Verilator replay of a counterexample writes its VCD.
     pub vcd: PathBuf,

@@ -48,7 +48,8 @@ pub fn human_size(n: u64) -> String {
     format!("{v:.1} {}", UNITS[u])
 }
 
-fn kind_of(t: std::fs::FileType) -> &'static str {
+/// What a file type is, for messages: `a FIFO`, `a character device`, `a directory`, …
+pub fn kind_of(t: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;
@@ -178,9 +179,8 @@ mod tests {
 
     #[test]
     fn large_files_are_refused_and_small_ones_read() {
-        let d = std::env::temp_dir().join(format!("fp8gen-bounded-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("x.v");
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("x.v");
         std::fs::write(&p, vec![b'a'; 2048]).unwrap();
         let e = read_bounded(&p, 1024, "source files").unwrap_err();
         assert_eq!(
@@ -191,15 +191,13 @@ mod tests {
             )
         );
         assert_eq!(read_bounded(&p, 4096, "source files").unwrap().len(), 2048);
-        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn a_fifo_is_refused_without_blocking() {
-        let d = std::env::temp_dir().join(format!("fp8gen-fifo-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("manifest.json");
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("manifest.json");
         let ok = std::process::Command::new("mkfifo")
             .arg(&p)
             .status()
@@ -211,6 +209,5 @@ mod tests {
                 format!("{} is a FIFO, not a regular file", p.display())
             );
         }
-        std::fs::remove_dir_all(&d).unwrap();
     }
 }

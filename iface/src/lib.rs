@@ -16,7 +16,8 @@ mod bounded;
 pub mod outdir;
 
 pub use bounded::{
-    human_size, read_bounded, read_text_bounded, ReadError, MAX_JSON_BYTES, MAX_SOURCE_BYTES,
+    human_size, kind_of, read_bounded, read_text_bounded, ReadError, MAX_JSON_BYTES,
+    MAX_SOURCE_BYTES,
 };
 
 use golden::Format;

@@ -45,7 +45,7 @@ pub type Owns = Box<dyn Fn(&Path) -> bool>;
 pub enum Earlier {
     /// No listing: nothing in the directory was written by the command.
     None,
-    /// A listing the command did not write (the file and why).
+    /// A listing the command did not write (why, e.g. `generator 'vendor-tool 2.0'`).
     Foreign(String),
     /// The entries the listing names.
     Owned(Owns),
@@ -177,14 +177,14 @@ pub fn read_listing(dir: &Path, command: &str) -> Earlier {
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            return Earlier::Foreign(format!("{LISTING} is not an fp8gen listing ({e})"));
+            return Earlier::Foreign(format!("not an fp8gen listing: {e}"));
         }
     };
     let generator = v.get("generator").and_then(|g| g.as_str()).unwrap_or("");
     let cmd = v.get("command").and_then(|g| g.as_str()).unwrap_or("");
     if !generator.starts_with("fp8gen ") || cmd != command {
         return Earlier::Foreign(format!(
-            "{LISTING} was not written by fp8gen {command} (generator '{generator}', command '{cmd}')"
+            "generator '{generator}', command '{cmd}', not fp8gen {command}"
         ));
     }
     let mut set: BTreeSet<PathBuf> = v
@@ -215,16 +215,12 @@ pub fn read_gen_manifest(dir: &Path) -> Earlier {
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            return Earlier::Foreign(format!(
-                "manifest.json is not a manifest fp8gen wrote ({e})"
-            ));
+            return Earlier::Foreign(format!("not a manifest fp8gen wrote: {e}"));
         }
     };
     let generator = v.get("generator").and_then(|g| g.as_str()).unwrap_or("");
     if !generator.starts_with("fp8gen ") {
-        return Earlier::Foreign(format!(
-            "manifest.json was not written by fp8gen (generator '{generator}')"
-        ));
+        return Earlier::Foreign(format!("generator '{generator}'"));
     }
     let mut set = BTreeSet::from([PathBuf::from("manifest.json")]);
     match v.get("verilog") {
@@ -380,9 +376,9 @@ impl OutDir {
                 } else {
                     format!("fp8gen {c} replaces only the files of an earlier fp8gen {c} (its {l} lists them)")
                 };
-                let foreign = |name: &Path| {
+                let foreign = |name: &Path, detail: &str| {
                     format!(
-                        "output directory {d} holds {}, which fp8gen did not write; {why}: choose another directory or move it away",
+                        "output directory {d} holds {}, which fp8gen did not write{detail}; {why}: choose another directory or move it away",
                         name.display()
                     )
                 };
@@ -391,16 +387,16 @@ impl OutDir {
                         let first = first_foreign(&dest, &|_| false)
                             .map_err(failed(format!("reading {d}")))?
                             .unwrap_or_default();
-                        return refuse(foreign(&first));
+                        return refuse(foreign(&first, ""));
                     }
-                    Earlier::Foreign(why) => {
-                        return refuse(format!("{}: {why}", foreign(Path::new(rule.listing))));
+                    Earlier::Foreign(detail) => {
+                        return refuse(foreign(Path::new(rule.listing), &format!(" ({detail})")));
                     }
                     Earlier::Owned(owns) => {
                         if let Some(f) =
                             first_foreign(&dest, &*owns).map_err(failed(format!("reading {d}")))?
                         {
-                            return refuse(foreign(&f));
+                            return refuse(foreign(&f, ""));
                         }
                         if let Err(hint) = rule.replace {
                             return refuse(format!(
@@ -511,16 +507,11 @@ impl OutDir {
 mod tests {
     use super::*;
 
-    fn scratch(tag: &str) -> PathBuf {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static N: AtomicU64 = AtomicU64::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "fp8gen-outdir-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh temporary directory (removed when the returned guard drops).
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().to_path_buf();
+        (t, p)
     }
 
     fn rule<'a>(earlier: &'a dyn Fn(&Path) -> Earlier) -> Rule<'a> {
@@ -550,7 +541,7 @@ mod tests {
 
     #[test]
     fn new_empty_and_earlier_directories_are_written() {
-        let root = scratch("ok");
+        let (_t, root) = scratch();
         let dest = root.join("a/b");
         let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
         let s = build(&out, &["x.v", "logs/y.log"]);
@@ -571,12 +562,11 @@ mod tests {
         let s = build(&out, &["x.v"]);
         out.install(&s, true).unwrap();
         assert!(e.join("x.v").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn foreign_entries_are_refused_and_kept() {
-        let root = scratch("foreign");
+        let (_t, root) = scratch();
         let dest = root.join("p");
         std::fs::create_dir(&dest).unwrap();
         std::fs::write(dest.join("notes.txt"), "mine").unwrap();
@@ -609,14 +599,17 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("was not written by fp8gen synth"), "{e}");
+        assert!(
+            e.contains("holds .fp8gen-files, which fp8gen did not write (generator 'fp8gen "),
+            "{e}"
+        );
+        assert!(e.contains("command 'board', not fp8gen synth)"), "{e}");
         assert!(dest.join("logs/mine.txt").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn unusable_paths_are_refused() {
-        let root = scratch("paths");
+        let (_t, root) = scratch();
         let r = rule(&listed);
         for p in [Path::new("/"), Path::new("."), Path::new("..")] {
             let e = OutDir::prepare(p, &r).unwrap_err().to_string();
@@ -655,12 +648,66 @@ mod tests {
         let s = build(&out, &["x.v"]);
         out.install(&s, true).unwrap();
         assert!(t.join("x.v").is_file());
-        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_file_added_during_the_run_is_never_deleted() {
+        let (_t, root) = scratch();
+        let dest = root.join("p");
+        let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
+        let s = build(&out, &["x.v"]);
+        out.install(&s, true).unwrap();
+        let out = OutDir::prepare(&dest, &rule(&listed)).unwrap();
+        let s = build(&out, &["y.v"]);
+        // Checked, then the user adds a file before the new output is moved in.
+        std::fs::write(dest.join("late.txt"), "mine").unwrap();
+        let e = out.install(&s, true).unwrap_err().to_string();
+        assert!(
+            e.contains("still holds late.txt (it appeared during the run)"),
+            "{e}"
+        );
+        assert!(dest.join("y.v").is_file());
+        let aside: Vec<PathBuf> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p != &dest)
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert_eq!(
+            std::fs::read_to_string(aside[0].join("late.txt")).unwrap(),
+            "mine"
+        );
+        assert!(!aside[0].join("x.v").exists());
+    }
+
+    #[test]
+    fn a_tree_is_copied_whole() {
+        // The fallback of install when the build is on another file system.
+        let (_t, root) = scratch();
+        let from = root.join("from");
+        std::fs::create_dir_all(from.join("logs/deep")).unwrap();
+        std::fs::write(from.join("a.v"), "a").unwrap();
+        std::fs::write(from.join("logs/deep/b.log"), "b").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("a.v", from.join("link")).unwrap();
+        let to = root.join("to");
+        std::fs::create_dir(&to).unwrap();
+        copy_tree(&from, &to).unwrap();
+        assert_eq!(walk(&from).unwrap(), walk(&to).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(to.join("logs/deep/b.log")).unwrap(),
+            "b"
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            std::fs::read_link(to.join("link")).unwrap(),
+            Path::new("a.v")
+        );
     }
 
     #[test]
     fn a_gen_manifest_owns_its_files_only() {
-        let root = scratch("gen");
+        let (_t, root) = scratch();
         let d = root.join("core");
         std::fs::create_dir(&d).unwrap();
         std::fs::write(
@@ -689,6 +736,5 @@ mod tests {
         assert!(matches!(read_gen_manifest(&d), Earlier::Foreign(_)));
         std::fs::write(d.join("manifest.json"), "{").unwrap();
         assert!(matches!(read_gen_manifest(&d), Earlier::Foreign(_)));
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -91,9 +91,15 @@ impl Sources {
         for p in m.source_paths(dir) {
             let text = iface::read_text_bounded(&p, iface::MAX_SOURCE_BYTES, "source files")
                 .map_err(|e| {
-                    SimError::InvalidSpec(format!(
-                        "source file named by the manifest: {e}; a manifest names regular Verilog files"
-                    ))
+                    SimError::InvalidSpec(match &e.io {
+                        Some(io) => format!(
+                            "cannot read the source file {} named by the manifest: {io}",
+                            p.display()
+                        ),
+                        None => format!(
+                            "source file named by the manifest: {e}; a manifest names regular Verilog files"
+                        ),
+                    })
                 })?;
             let name = p
                 .file_name()
@@ -114,9 +120,22 @@ impl Sources {
                 )));
             }
             // Every regular file of an include directory is hashed into the cache key: each
-            // must be a readable size (a FIFO or device there is never opened).
+            // must be a readable size; a FIFO or a device there (which Verilator would block
+            // on or read without end) is refused, never opened.
             for f in fs::read_dir(&d).into_iter().flatten().flatten() {
                 let p = f.path();
+                if let Some(t) = fs::metadata(&p)
+                    .ok()
+                    .map(|m| m.file_type())
+                    .filter(|t| !t.is_file() && !t.is_dir())
+                {
+                    return Err(SimError::InvalidSpec(format!(
+                        "{} (in include directory {}) is {}, not a regular file; include directories hold Verilog files",
+                        p.display(),
+                        d.display(),
+                        iface::kind_of(t)
+                    )));
+                }
                 if let Some(meta) = fs::metadata(&p).ok().filter(|m| m.is_file()) {
                     if meta.len() > iface::MAX_SOURCE_BYTES {
                         return Err(SimError::InvalidSpec(format!(

@@ -759,10 +759,7 @@ fn prepare_sweep_dir(dir: &Path) -> Result<(), SweepError> {
     let earlier = |d: &Path| match read_plan(&d.join("plan.json")) {
         Ok(None) => Earlier::None,
         Ok(Some(p)) if p.generator.starts_with("fp8gen ") => Earlier::Owned(sweep_owns(&p)),
-        Ok(Some(p)) => Earlier::Foreign(format!(
-            "plan.json was not written by fp8gen (generator '{}')",
-            p.generator
-        )),
+        Ok(Some(p)) => Earlier::Foreign(format!("generator '{}'", p.generator)),
         Err(e) => Earlier::Foreign(e.to_string()),
     };
     OutDir::prepare(
@@ -1416,16 +1413,30 @@ fn merge_summaries(
     }))
 }
 
-/// Writes the QoR rows as `qor.csv` in `dir` (atomically) and returns its path.
+/// Writes the QoR rows as `qor.csv` in `dir` (atomically) and returns its path. An existing
+/// `qor.csv` is replaced only when it is a QoR table (its first line the [`QOR_COLUMNS`]
+/// header fp8gen and `scripts/fpga/qor_sweep.py` write): another file of that name is never
+/// overwritten.
 pub fn write_qor_csv(rows: &[Vec<String>], dir: &Path) -> Result<PathBuf, SweepError> {
+    let header = QOR_COLUMNS.join(",");
+    let p = dir.join("qor.csv");
+    if std::fs::symlink_metadata(&p).is_ok() {
+        let ours = iface::read_text_bounded(&p, 256 << 20, "QoR tables")
+            .is_ok_and(|t| t.lines().next() == Some(header.as_str()));
+        if !ours {
+            return Err(usage(format!(
+                "{} exists and is not a QoR table fp8gen wrote; move it away or give --qor-out another directory",
+                p.display()
+            )));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
-    let mut s = QOR_COLUMNS.join(",");
+    let mut s = header;
     s.push('\n');
     for r in rows {
         s.push_str(&r.join(","));
         s.push('\n');
     }
-    let p = dir.join("qor.csv");
     write_atomic(&p, &s)?;
     Ok(p)
 }
@@ -1475,6 +1486,21 @@ mod tests {
             ..p
         };
         assert!(plan_prove(&p).is_err());
+    }
+
+    #[test]
+    fn qor_csv_replaces_only_a_qor_table() {
+        let d = tempfile::tempdir().unwrap();
+        let row = vec![vec!["mul".to_string(); QOR_COLUMNS.len()]];
+        let p = write_qor_csv(&row, d.path()).unwrap();
+        write_qor_csv(&row, d.path()).expect("an earlier table is replaced");
+        std::fs::write(&p, "name,phone\nAda,123\n").unwrap();
+        let e = write_qor_csv(&row, d.path()).unwrap_err().to_string();
+        assert!(e.ends_with("qor.csv exists and is not a QoR table fp8gen wrote; move it away or give --qor-out another directory"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "name,phone\nAda,123\n"
+        );
     }
 
     #[test]
