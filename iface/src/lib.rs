@@ -1103,6 +1103,11 @@ impl Manifest {
         // meaning in UTF-8 and is skipped.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let first = text.trim_start().chars().next();
+        if first.is_none() {
+            return Err(ManifestError(
+                "malformed manifest: the file is empty; manifest.json is a JSON object with the keys unit, top, verilog, formats and ports (`fp8gen gen` writes one to start from)".into(),
+            ));
+        }
         if first.is_some_and(|c| c != '{') {
             return Err(ManifestError(format!(
                 "malformed manifest: manifest.json must be a JSON object {{\"unit\": …, \"top\": …, \"verilog\": …, \"formats\": …, \"ports\": …}}, not text starting with '{}'",
@@ -1442,6 +1447,11 @@ mod tests {
             assert!(e.contains(want), "got: {e}\nwant: {want}");
             assert!(!e.contains("untagged"), "{e}");
         }
+        let e = Manifest::from_json(" \n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("malformed manifest: the file is empty"),
+            "{e}"
+        );
         // A byte-order mark is skipped.
         assert!(Manifest::from_json(&format!("\u{feff}{m}")).is_ok());
         // Stages and latency of a clocked core agree.
