@@ -20,9 +20,10 @@ pub struct ProveArgs {
     /// Keep the miters, yosys scripts, solver logs and the solver's VCD in this directory.
     #[arg(long)]
     pub keep: Option<PathBuf>,
-    /// Where the Verilator replay of a counterexample writes its VCD.
-    #[arg(long, default_value = "fp8gen-prove-counterexample.vcd")]
-    pub vcd: PathBuf,
+    /// Where the Verilator replay of a counterexample writes its VCD (default
+    /// fp8gen-prove-counterexample.vcd; a given path is checked before the proof).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
     /// Engine of the combinational proof: `cadical` (the miter as CNF, CaDiCaL in parallel
     /// cubes), `sat` (yosys `sat -prove`, MiniSat) or `sby-<solver>` (SymbiYosys smtbmc, e.g.
     /// `sby-yices`); pipelines always use yosys `sat`.
@@ -132,6 +133,9 @@ pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError
         ))
     })?;
     let timeout = crate::verify::check_timeout(a.timeout)?;
+    if let Some(p) = &a.vcd {
+        crate::verify::check_writable("--vcd", p)?;
+    }
     Ok((req, engine, timeout))
 }
 
@@ -141,7 +145,10 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
     let opts = ProveOptions {
         timeout_secs: timeout,
         work_dir: a.keep.clone(),
-        vcd: a.vcd.clone(),
+        vcd: a
+            .vcd
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("fp8gen-prove-counterexample.vcd")),
         replay: true,
         engine,
         jobs: a.jobs,
