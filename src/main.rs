@@ -319,6 +319,7 @@ fn tame(msg: &str) -> String {
         let a = a.to_string_lossy().into_owned();
         let parts = a.split([',', '=']).map(str::to_string).collect::<Vec<_>>();
         pieces.push(a.to_ascii_lowercase());
+        pieces.push(a.trim().to_string());
         pieces.push(a);
         pieces.extend(parts);
     }

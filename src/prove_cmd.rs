@@ -22,9 +22,10 @@ pub struct ProveArgs {
     /// anything else is refused).
     #[arg(long)]
     pub keep: Option<PathBuf>,
-    /// Where the Verilator replay of a counterexample writes its VCD.
-    #[arg(long, default_value = "fp8gen-prove-counterexample.vcd")]
-    pub vcd: PathBuf,
+    /// Where the Verilator replay of a counterexample writes its VCD (default
+    /// fp8gen-prove-counterexample.vcd; a given path is checked before the proof).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
     /// Engine of the combinational proof: `cadical` (the miter as CNF, CaDiCaL in parallel
     /// cubes), `sat` (yosys `sat -prove`, MiniSat) or `sby-<solver>` (SymbiYosys smtbmc, e.g.
     /// `sby-yices`); pipelines always use yosys `sat`.
@@ -134,6 +135,9 @@ pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError
         ))
     })?;
     let timeout = crate::verify::check_timeout(a.timeout)?;
+    if let Some(p) = &a.vcd {
+        crate::verify::check_writable("--vcd", p)?;
+    }
     Ok((req, engine, timeout))
 }
 
@@ -143,7 +147,10 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
     let opts = ProveOptions {
         timeout_secs: timeout,
         work_dir: a.keep.clone(),
-        vcd: a.vcd.clone(),
+        vcd: a
+            .vcd
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("fp8gen-prove-counterexample.vcd")),
         replay: true,
         engine,
         jobs: a.jobs,

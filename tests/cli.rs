@@ -434,6 +434,12 @@ fn options_a_run_cannot_honour_are_errors() {
             2,
             "error: --vcd /nonexistent-fp8gen-dir/cx.vcd: cannot be created (No such file or directory (os error 2)); give a path in a directory you can write",
         ),
+        (
+            &["prove", "-u", "mul", "-f", "e4m3", "--vcd", "/nonexistent-fp8gen-dir/cx.vcd"],
+            "",
+            2,
+            "error: --vcd /nonexistent-fp8gen-dir/cx.vcd: cannot be created",
+        ),
         // No clock beyond the fastest measured row is promised.
         (
             &["gen", "-u", "mul", "-f", "e4m3", "--fmax", "600", "-t", "ecp5-25k", "-o", o],

@@ -473,7 +473,7 @@ fn block_scaled_mul_fma_and_project_cores_match_the_golden_model() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: unsupported request: scale format e4m3 is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)"
+        "error: --scale-format: scale format e4m3 is not a power-of-two scale of at most 8 bits (precision 1: e8m0, binary8p1uf, …)"
     );
 }
 
