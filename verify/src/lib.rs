@@ -1419,10 +1419,7 @@ fn run_streams(
     let cfg = equiv_config(req, plan, meta, out_masks);
     let summary = sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
     let shard_has_ovf = (lo..hi).any(is_ovf);
-    if shard_has_ovf
-        && summary.complete
-        && !overflowed.load(std::sync::atomic::Ordering::Relaxed)
-    {
+    if shard_has_ovf && summary.complete && !overflowed.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(VerifyError::Failed(format!(
             "the guard-overflow streams of `{}` never overflowed the golden accumulator: the run does not cover what its summary says",
             dut.manifest.top
