@@ -1184,6 +1184,10 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
     })
 }
 
+/// A stateful core whose input rows take at most this many bits runs streams of more than
+/// twice as many cycles as there are distinct rows.
+pub const SOAK_MAX_INPUT_BITS: u32 = 14;
+
 /// Steps (initiation intervals) every stream of a stateful core holds at least.
 pub const MIN_STEPS_PER_STREAM: u64 = 8;
 
@@ -1243,11 +1247,16 @@ fn run_streams(
     // with few guard bits) enough products of the largest magnitude to overflow the guard.
     let ovf = guard_overflow_products(req);
     let ovf_cycles = ovf.map(|n| ((n + OVERFLOW_EXTRA_STEPS + 1) * ii + lat + 1) as usize);
+    // Few distinct input rows: every stream runs more than twice as many cycles as there
+    // are, so that state that breaks after more inputs than that shows.
+    let in_bits: u32 = canon_in.iter().map(|p| p.width).sum();
+    let soak = (in_bits <= SOAK_MAX_INPUT_BITS).then(|| (2usize << in_bits) + lat as usize + 1);
     let cycles = plan
         .stream_cycles
         .max(1)
         .max((MIN_STEPS_PER_STREAM * ii + lat + 1) as usize)
-        .max(ovf_cycles.unwrap_or(0));
+        .max(ovf_cycles.unwrap_or(0))
+        .max(soak.unwrap_or(0));
     let total = match plan.choice {
         Choice::Random(0) => {
             return Err(usage("--random 0 draws no cycle; give a positive count"));
