@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::de::{MapAccess, Visitor};
@@ -691,6 +691,8 @@ struct Pool<'a> {
     last_report: Mutex<Instant>,
     /// Per thread: milliseconds since `start` of its last progress (`u64::MAX`: finished).
     beats: Vec<AtomicU64>,
+    /// Workers finished, and the watchdog's wake-up.
+    finished: (Mutex<usize>, Condvar),
 }
 
 /// One claimed piece of work: units `[first, first + n)`, the `seq`-th claim of its thread,
@@ -738,12 +740,20 @@ pub fn default_watchdog() -> Option<Duration> {
     (secs > 0.0).then(|| Duration::from_secs_f64(secs))
 }
 
-/// Marks a worker finished when it ends, however it ends.
-struct Finish<'p>(&'p AtomicU64);
+/// Marks a worker finished when it ends, however it ends, and wakes the watchdog.
+struct Finish<'p> {
+    beat: &'p AtomicU64,
+    finished: &'p (Mutex<usize>, Condvar),
+}
 
 impl Drop for Finish<'_> {
     fn drop(&mut self) {
-        self.0.store(u64::MAX, Ordering::Relaxed);
+        self.beat.store(u64::MAX, Ordering::Relaxed);
+        let (n, cv) = self.finished;
+        if let Ok(mut n) = n.lock() {
+            *n += 1;
+        }
+        cv.notify_all();
     }
 }
 
@@ -786,6 +796,7 @@ impl<'a> Pool<'a> {
             start: Instant::now(),
             last_report: Mutex::new(Instant::now()),
             beats: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            finished: (Mutex::new(0), Condvar::new()),
         })
     }
 
@@ -809,22 +820,19 @@ impl<'a> Pool<'a> {
     /// of work for longer than `limit` ends the process (see [`EquivConfig::watchdog`]).
     fn watch(&self, limit: Duration) {
         let tick = (limit / 10).clamp(Duration::from_millis(10), Duration::from_millis(200));
-        loop {
-            std::thread::sleep(tick);
+        let (n, cv) = &self.finished;
+        let Ok(mut done) = n.lock() else { return };
+        while *done < self.threads {
+            done = match cv.wait_timeout(done, tick) {
+                Ok((d, _)) => d,
+                Err(_) => return,
+            };
             let now = self.start.elapsed().as_millis() as u64;
-            let mut running = false;
             for b in &self.beats {
                 let last = b.load(Ordering::Relaxed);
-                if last == u64::MAX {
-                    continue;
-                }
-                running = true;
-                if now.saturating_sub(last) as u128 > limit.as_millis() {
+                if last != u64::MAX && now.saturating_sub(last) as u128 > limit.as_millis() {
                     self.stalled(limit);
                 }
-            }
-            if !running {
-                return;
             }
         }
     }
@@ -936,7 +944,10 @@ impl<'a> Pool<'a> {
             for t in 0..self.threads {
                 let (first_err, locals, work) = (&first_err, &locals, &work);
                 s.spawn(move || {
-                    let _finish = Finish(&self.beats[t]);
+                    let _finish = Finish {
+                        beat: &self.beats[t],
+                        finished: &self.finished,
+                    };
                     self.beat(t);
                     let mut local = Local {
                         mismatches: 0,
