@@ -723,3 +723,18 @@ pub struct Spurious {
     /// The data inputs driven on the bubble cycle.
     pub inputs: Vec<u64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bubbles_are_one_cycle_in_eight_in_runs_of_one_to_three() {
+        let groups = 32 * 300;
+        let total: usize = (0..groups).map(bubbles_before).sum();
+        assert_eq!(total, groups as usize / 8);
+        let runs: Vec<usize> = (0..groups).map(bubbles_before).filter(|&b| b > 0).collect();
+        assert!(runs.contains(&1) && runs.contains(&2) && runs.contains(&3));
+        assert!(runs.iter().all(|&b| b <= 3));
+    }
+}
