@@ -677,9 +677,20 @@ impl Model {
         // SAFETY: live handle, NUL-terminated path.
         let rc = unsafe { (self.inner.api.trace_open)(self.handle.as_ptr(), cpath.as_ptr()) };
         self.check(rc)?;
-        let n = inputs.len() / self.n_inputs().max(1);
-        let mut outputs = vec![0u64; n * self.n_outputs()];
-        let run = self.reset().and_then(|()| self.eval(inputs, &mut outputs));
+        // Whole vectors only (a counterexample of a bubble also lists `valid_in`).
+        let ni = self.n_inputs().max(1);
+        let n = inputs.len() / ni;
+        let inputs = &inputs[..n * ni];
+        let clocked = self.inner.spec.is_clocked();
+        // A clocked core is replayed whatever its handshake shows (that may be the bug).
+        let mut outputs = vec![0u64; n * (self.n_outputs() + usize::from(clocked))];
+        let run = self.reset().and_then(|()| {
+            if clocked {
+                self.eval_handshake(inputs, &mut outputs, 0, &mut Handshake::default())
+            } else {
+                self.eval(inputs, &mut outputs)
+            }
+        });
         // SAFETY: live handle.
         let rc = unsafe { (self.inner.api.trace_close)(self.handle.as_ptr()) };
         run?;
