@@ -104,7 +104,11 @@ fn a_combinational_valid_o_is_checked_on_bubbles() {
     // valid_o stuck at 1: seen only on rows whose valid_i is 0.
     edit_verilog(&d, "assign valid_o = valid_i;", "assign valid_o = 1'b1;");
     let j = fails_on(&d, &[], "valid_o");
-    assert_eq!(j["mismatches_per_port"].as_object().unwrap().len(), 1, "{j}");
+    assert_eq!(
+        j["mismatches_per_port"].as_object().unwrap().len(),
+        1,
+        "{j}"
+    );
     let cx = &j["counterexamples"][0];
     assert_eq!(cx["inputs"]["valid_i"], "0x0", "{cx}");
     assert_eq!(cx["expected"]["valid_o"], "0x0", "{cx}");
@@ -227,7 +231,11 @@ fn an_exact_accumulator_without_guard_overflow_detection_fails() {
     // The overflow flag never set: the sum wraps silently.
     let bad = t.path().join("bad");
     gen(&bad, &args);
-    edit_verilog(&bad, "ovf_q  <= (~t_clear & ovf_q) | a_ovf;", "ovf_q  <= 1'b0;");
+    edit_verilog(
+        &bad,
+        "ovf_q  <= (~t_clear & ovf_q) | a_ovf;",
+        "ovf_q  <= 1'b0;",
+    );
     fails_on(&bad, &["--random", "20000"], "flags_o");
     // Many guard bits: no overflow stream, and the summary says so.
     let big = t.path().join("big");
@@ -274,7 +282,9 @@ fn a_core_whose_evaluation_never_returns_ends_with_an_error() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(!e.contains("PASS"), "{e}");
     assert!(
-        e.contains("simulation of `fp8_mul_e2m1_to_e2m1_rne_satfinite_s0` made no progress for 3 s"),
+        e.contains(
+            "simulation of `fp8_mul_e2m1_to_e2m1_rne_satfinite_s0` made no progress for 3 s"
+        ),
         "{e}"
     );
     // The build takes its time; the hang itself ends within a few seconds of the limit.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::de::{MapAccess, Visitor};
@@ -691,6 +691,8 @@ struct Pool<'a> {
     last_report: Mutex<Instant>,
     /// Per thread: milliseconds since `start` of its last progress (`u64::MAX`: finished).
     beats: Vec<AtomicU64>,
+    /// Workers finished, and the watchdog's wake-up.
+    finished: (Mutex<usize>, Condvar),
 }
 
 /// One claimed piece of work: units `[first, first + n)`, the `seq`-th claim of its thread,
@@ -708,17 +710,8 @@ struct Scratch {
     input: Vec<u64>,
     got: Vec<u64>,
     exp: Vec<u64>,
-    /// Rows of a combinational batch with its bubble rows inserted, and what each row is.
+    /// The bubble rows of a combinational batch.
     ext: Vec<u64>,
-    kinds: Vec<Row>,
-}
-
-/// A row of a combinational batch with a handshake: vector `k` of the claim, or a bubble
-/// (`valid_in` low) before it.
-#[derive(Clone, Copy)]
-enum Row {
-    Data(usize),
-    Bubble(usize),
 }
 
 impl Scratch {
@@ -747,12 +740,20 @@ pub fn default_watchdog() -> Option<Duration> {
     (secs > 0.0).then(|| Duration::from_secs_f64(secs))
 }
 
-/// Marks a worker finished when it ends, however it ends.
-struct Finish<'p>(&'p AtomicU64);
+/// Marks a worker finished when it ends, however it ends, and wakes the watchdog.
+struct Finish<'p> {
+    beat: &'p AtomicU64,
+    finished: &'p (Mutex<usize>, Condvar),
+}
 
 impl Drop for Finish<'_> {
     fn drop(&mut self) {
-        self.0.store(u64::MAX, Ordering::Relaxed);
+        self.beat.store(u64::MAX, Ordering::Relaxed);
+        let (n, cv) = self.finished;
+        if let Ok(mut n) = n.lock() {
+            *n += 1;
+        }
+        cv.notify_all();
     }
 }
 
@@ -795,6 +796,7 @@ impl<'a> Pool<'a> {
             start: Instant::now(),
             last_report: Mutex::new(Instant::now()),
             beats: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            finished: (Mutex::new(0), Condvar::new()),
         })
     }
 
@@ -818,22 +820,19 @@ impl<'a> Pool<'a> {
     /// of work for longer than `limit` ends the process (see [`EquivConfig::watchdog`]).
     fn watch(&self, limit: Duration) {
         let tick = (limit / 10).clamp(Duration::from_millis(10), Duration::from_millis(200));
-        loop {
-            std::thread::sleep(tick);
+        let (n, cv) = &self.finished;
+        let Ok(mut done) = n.lock() else { return };
+        while *done < self.threads {
+            done = match cv.wait_timeout(done, tick) {
+                Ok((d, _)) => d,
+                Err(_) => return,
+            };
             let now = self.start.elapsed().as_millis() as u64;
-            let mut running = false;
             for b in &self.beats {
                 let last = b.load(Ordering::Relaxed);
-                if last == u64::MAX {
-                    continue;
-                }
-                running = true;
-                if now.saturating_sub(last) as u128 > limit.as_millis() {
+                if last != u64::MAX && now.saturating_sub(last) as u128 > limit.as_millis() {
                     self.stalled(limit);
                 }
-            }
-            if !running {
-                return;
             }
         }
     }
@@ -945,7 +944,10 @@ impl<'a> Pool<'a> {
             for t in 0..self.threads {
                 let (first_err, locals, work) = (&first_err, &locals, &work);
                 s.spawn(move || {
-                    let _finish = Finish(&self.beats[t]);
+                    let _finish = Finish {
+                        beat: &self.beats[t],
+                        finished: &self.finished,
+                    };
                     self.beat(t);
                     let mut local = Local {
                         mismatches: 0,
@@ -1135,69 +1137,6 @@ where
         // One clock read per step and batch (16 Ki vectors): a few ns per batch.
         let t0 = Instant::now();
         space.fill(c.first, ni, &mut sc.input[..c.n * ni]);
-        if let Some((vi, vo)) = hand {
-            // Bubble rows: the next vector's data with valid_in low.
-            let Scratch {
-                input,
-                got,
-                exp,
-                ext,
-                kinds,
-            } = sc;
-            ext.clear();
-            kinds.clear();
-            for k in 0..c.n {
-                let row = &input[k * ni..(k + 1) * ni];
-                for _ in 0..crate::model::bubbles_before(c.first + k as u64) {
-                    ext.extend_from_slice(row);
-                    let at = ext.len() - ni;
-                    ext[at + vi] = 0;
-                    kinds.push(Row::Bubble(k));
-                }
-                ext.extend_from_slice(row);
-                kinds.push(Row::Data(k));
-            }
-            let rows = kinds.len();
-            if got.len() < rows * no {
-                got.resize(rows * no, 0);
-                exp.resize(rows * no, 0);
-            }
-            let t1 = Instant::now();
-            model.eval(ext, &mut got[..rows * no])?;
-            let t2 = Instant::now();
-            golden(ext, &mut exp[..rows * no]);
-            let t3 = Instant::now();
-            let mut m = 0;
-            for (r, kind) in kinds.iter().enumerate() {
-                let (inp, g, e) = (
-                    &ext[r * ni..(r + 1) * ni],
-                    &got[r * no..(r + 1) * no],
-                    &exp[r * no..(r + 1) * no],
-                );
-                match *kind {
-                    Row::Data(k) => {
-                        if !pool.compare(local, c.first + k as u64, inp, g, e) {
-                            m += 1;
-                        }
-                    }
-                    Row::Bubble(k) => {
-                        local.bubbles += 1;
-                        if g[vo] & 1 != 0 {
-                            pool.bubble_mismatch(local, c.first + k as u64, inp);
-                            m += 1;
-                        }
-                    }
-                }
-            }
-            let t4 = Instant::now();
-            local.phases = local.phases.add(Phases {
-                stimulus: (t1 - t0).as_secs_f64(),
-                model: (t2 - t1).as_secs_f64(),
-                golden: (t3 - t2).as_secs_f64(),
-                compare: (t4 - t3).as_secs_f64(),
-            });
-            return Ok((c.n as u64, m));
-        }
         let (input, got, exp) = (
             &mut sc.input[..c.n * ni],
             &mut sc.got[..c.n * no],
@@ -1218,6 +1157,36 @@ where
                 &exp[k * no..(k + 1) * no],
             ) {
                 m += 1;
+            }
+        }
+        if let Some((vi, vo)) = hand {
+            // Bubble rows (the vector's data with valid_in low) before the vectors
+            // `bubbles_before` picks; a combinational core evaluates them on their own.
+            let Scratch { input, ext, .. } = &mut *sc;
+            ext.clear();
+            let mut at = Vec::new();
+            for k in 0..c.n {
+                for _ in 0..crate::model::bubbles_before(c.first + k as u64) {
+                    ext.extend_from_slice(&input[k * ni..(k + 1) * ni]);
+                    let r = ext.len() - ni;
+                    ext[r + vi] = 0;
+                    at.push(k);
+                }
+            }
+            if !at.is_empty() {
+                let mut out = vec![0u64; at.len() * no];
+                model.eval(&sc.ext, &mut out)?;
+                for (r, &k) in at.iter().enumerate() {
+                    local.bubbles += 1;
+                    if out[r * no + vo] & 1 != 0 {
+                        pool.bubble_mismatch(
+                            local,
+                            c.first + k as u64,
+                            &sc.ext[r * ni..(r + 1) * ni],
+                        );
+                        m += 1;
+                    }
+                }
             }
         }
         let t4 = Instant::now();
@@ -1366,6 +1335,7 @@ where
     let lanes = lib.lanes();
     let cycles = space.cycles();
     let pool = Pool::new(lib, cfg, space.streams(), cycles as u64)?;
+    let vi = spec.data_inputs().position(|p| p.role == Role::ValidIn);
     let locals = pool.run(lanes, progress, |model, local, sc, c| {
         sc.size(cycles * lanes * ni, cycles * lanes * no, no);
         let (input, got, exp) = (
@@ -1383,6 +1353,13 @@ where
         }
         model.reset()?;
         model.eval(input, got)?;
+        // Cycles with valid_in low: their valid_out is compared with the golden model's.
+        if let Some(vi) = vi {
+            local.bubbles += (0..cycles)
+                .flat_map(|cy| (0..c.n).map(move |l| (cy * lanes + l) * ni + vi))
+                .filter(|&at| input[at] & 1 == 0)
+                .count() as u64;
+        }
         let mut m = 0;
         for l in 0..c.n {
             let mut g = new_model();

@@ -1455,6 +1455,10 @@ fn compiled_text(sources: &Sources, pre: &sim::Preprocessed) -> String {
     )
 }
 
+/// A stateful core whose input rows take at most this many bits runs streams of more than
+/// twice as many cycles as there are distinct rows.
+pub const SOAK_MAX_INPUT_BITS: u32 = 14;
+
 /// Steps (initiation intervals) every stream of a stateful core holds at least.
 pub const MIN_STEPS_PER_STREAM: u64 = 8;
 
@@ -1514,11 +1518,16 @@ fn run_streams(
     // with few guard bits) enough products of the largest magnitude to overflow the guard.
     let ovf = guard_overflow_products(req);
     let ovf_cycles = ovf.map(|n| ((n + OVERFLOW_EXTRA_STEPS + 1) * ii + lat + 1) as usize);
+    // Few distinct input rows: every stream runs more than twice as many cycles as there
+    // are, so that state that breaks after more inputs than that shows.
+    let in_bits: u32 = canon_in.iter().map(|p| p.width).sum();
+    let soak = (in_bits <= SOAK_MAX_INPUT_BITS).then(|| (2usize << in_bits) + lat as usize + 1);
     let cycles = plan
         .stream_cycles
         .max(1)
         .max((MIN_STEPS_PER_STREAM * ii + lat + 1) as usize)
-        .max(ovf_cycles.unwrap_or(0));
+        .max(ovf_cycles.unwrap_or(0))
+        .max(soak.unwrap_or(0));
     let total = match plan.choice {
         Choice::Random(0) => {
             return Err(usage("--random 0 draws no cycle; give a positive count"));
@@ -1690,10 +1699,7 @@ fn run_streams(
     let cfg = equiv_config(req, plan, meta, out_masks);
     let summary = sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
     let shard_has_ovf = (lo..hi).any(is_ovf);
-    if shard_has_ovf
-        && summary.complete
-        && !overflowed.load(std::sync::atomic::Ordering::Relaxed)
-    {
+    if shard_has_ovf && summary.complete && !overflowed.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(VerifyError::Failed(format!(
             "the guard-overflow streams of `{}` never overflowed the golden accumulator: the run does not cover what its summary says",
             dut.manifest.top
