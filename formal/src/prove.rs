@@ -788,10 +788,9 @@ fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> Stri
 /// any z left is a real tristate driver, which 2-state simulation reads as 0 and the solver
 /// as 0 too. Empty when none.
 pub fn z_drivers(verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
-    let (dir, _) = work_dir(&ProveOptions::default(), "zcheck")?;
-    let r = z_drivers_in(&dir, verilog, top);
-    let _ = std::fs::remove_dir_all(&dir);
-    r
+    // A temporary directory, removed when `work` is dropped.
+    let work = work_dir(&ProveOptions::default(), "zcheck")?;
+    z_drivers_in(&work.dir, verilog, top)
 }
 
 fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
