@@ -237,6 +237,22 @@ fn an_exact_accumulator_without_guard_overflow_detection_fails() {
         "ovf_q  <= 1'b0;",
     );
     fails_on(&bad, &["--random", "20000"], "flags_o");
+    // The default guard bits (16): the overflow takes ~2^16 products, and the streams are as
+    // long as that, so the same mutant fails there too.
+    let default_args = ["-u", "mac", "-f", "e2m1", "-r", "rne", "--acc", "exact"];
+    let ok16 = t.path().join("ok16");
+    gen(&ok16, &default_args);
+    let j = passes(&ok16, &["--random", "2^18"]);
+    let g = j["meta"]["guard_overflow"].as_str().unwrap();
+    assert!(g.starts_with("reached: yes"), "{g}");
+    let bad16 = t.path().join("bad16");
+    gen(&bad16, &default_args);
+    edit_verilog(
+        &bad16,
+        "ovf_q  <= (~t_clear & ovf_q) | a_ovf;",
+        "ovf_q  <= 1'b0;",
+    );
+    fails_on(&bad16, &["--random", "2^18"], "flags_o");
     // Many guard bits: no overflow stream, and the summary says so.
     let big = t.path().join("big");
     gen(

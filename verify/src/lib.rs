@@ -1463,8 +1463,11 @@ pub const SOAK_MAX_INPUT_BITS: u32 = 14;
 pub const MIN_STEPS_PER_STREAM: u64 = 8;
 
 /// Guard overflows are provoked when at most this many products overflow the exact
-/// accumulator (few guard bits): longer streams would crowd out the random ones.
-pub const OVERFLOW_MAX_PRODUCTS: u64 = 1 << 13;
+/// accumulator: up to 17 guard bits (the default is 16), streams as long as the overflow needs
+/// (2^17 cycles of a small core take well under a second); beyond, streams of 2^18+ cycles
+/// would leave too few streams for the random cases, and the summary says the overflow was
+/// not reached.
+pub const OVERFLOW_MAX_PRODUCTS: u64 = 1 << 17;
 
 /// Products of the largest magnitude accumulated past the overflow in an overflow stream.
 const OVERFLOW_EXTRA_STEPS: u64 = 8;
