@@ -214,12 +214,10 @@ impl Sources {
                     current = display_name(name);
                     if !files.contains(&current) {
                         files.push(current.clone());
-                        let on_disk = memory_names.iter().all(|(p, _)| p != name);
-                        file_texts.push(if on_disk {
-                            fs::read(name).unwrap_or_default()
-                        } else {
-                            Vec::new()
-                        });
+                        // Listed sources are keyed by their text already ([`Sources::hash_into`]).
+                        if !args.iter().any(|a| a == name) {
+                            file_texts.push(fs::read(name).unwrap_or_default());
+                        }
                     }
                 }
                 continue;
@@ -302,20 +300,20 @@ pub struct Preprocessed {
     /// Every file the preprocessor read (sources and included files), first-read order;
     /// in-memory files by name.
     pub files: Vec<String>,
-    /// The contents of those files as read from disk (empty for in-memory files).
+    /// The contents of the files read that are not listed sources (the included files).
     file_texts: Vec<Vec<u8>>,
     /// The modules the text defines, in order.
     pub modules: Vec<String>,
 }
 
 impl Preprocessed {
-    /// Cache-key fields: the text and every file read (name and contents), so an edited
-    /// include, at any depth and wherever it was found, changes the key.
+    /// Cache-key fields: the text and the contents of every included file, so an edited
+    /// include, at any depth and wherever it was found, changes the key. (Names are not
+    /// keyed: the same core generated in memory or read from a directory is one entry.)
     fn hash_into(&self, key: &mut KeyHasher) {
         key.field("pre-text", self.text.as_bytes());
-        for (f, t) in self.files.iter().zip(&self.file_texts) {
-            key.field("read", f.as_bytes());
-            key.field("read-text", t);
+        for t in &self.file_texts {
+            key.field("include-text", t);
         }
     }
 }
