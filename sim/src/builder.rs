@@ -1339,4 +1339,14 @@ mod tests {
         assert!(declares_module("module core(a);", "core"));
         assert!(!declares_module("module core2(a);", "core"));
     }
+
+    #[test]
+    fn module_names_are_read_from_preprocessed_lines() {
+        assert_eq!(module_names("module core(a); endmodule"), ["core"]);
+        assert_eq!(
+            module_names("module automatic m1 #(1) (a); macromodule \\m2 (b);"),
+            ["m1", "\\m2"]
+        );
+        assert!(module_names("$display(\"module fake\"); wire module_x;").is_empty());
+    }
 }

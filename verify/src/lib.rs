@@ -1713,3 +1713,30 @@ fn run_streams(
         Some(rows)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::has_xz_source;
+
+    #[test]
+    fn x_and_z_sources_are_found_in_the_text() {
+        for t in [
+            "assign r = 8'bx;",
+            "assign r = 'z;",
+            "assign r = 4'h?;",
+            "assign r = 8'sb1x0;",
+            "assign r = 8'h x;",
+            "bufif1 b (o, i, e);",
+            "tri [3:0] t;",
+        ] {
+            assert!(has_xz_source(t), "{t}");
+        }
+        for t in [
+            "assign r = 8'hff ^ 8'd3;",
+            "assign r = '0 | int'(x_i) | 32'h7fc00000;",
+            "wire trigger = x_idx;",
+        ] {
+            assert!(!has_xz_source(t), "{t}");
+        }
+    }
+}
