@@ -288,6 +288,28 @@ fn merge_checks_every_shard_against_its_space() {
             "{e}"
         );
     }
+    // Space and vectors both edited to 0 (consistent, but nothing checked): FAIL.
+    let mut j: Value = serde_json::from_str(&good).unwrap();
+    j["vectors"] = 0.into();
+    j["space"] = 0.into();
+    std::fs::write(&s1, serde_json::to_string(&j).unwrap()).unwrap();
+    std::fs::write(
+        &s0,
+        serde_json::to_string(&j)
+            .unwrap()
+            .replace("\"index\":1", "\"index\":0"),
+    )
+    .unwrap();
+    let o = run(&["merge", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("no vector was compared")
+            || stderr(&o).contains("no vector was compared"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    summary_to(&s0, &with(&["--shard", "0/2"]));
     // Mismatches removed but the per-port counts left: refused.
     let mut j: Value = serde_json::from_str(&good).unwrap();
     j["mismatches_per_port"] = serde_json::json!({"r_o": 3});
