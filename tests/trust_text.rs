@@ -228,7 +228,7 @@ fn a_core_returning_x_fails_verify_and_is_refuted_by_prove() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("REFUTED:"), "{out}");
-    assert!(out.contains("drives x/z values"), "{out}");
+    assert!(out.contains("drives x/z on r_o:"), "{out}");
 }
 
 #[test]

@@ -180,7 +180,8 @@ impl Sources {
             }
         }
         let mut cmd = Command::new(&tc.verilator);
-        cmd.current_dir(tmp).arg("-E");
+        // `--no-timing` as in the build (`--timing` would define VERILATOR_TIMING).
+        cmd.current_dir(tmp).arg("-E").arg("--no-timing");
         cmd.args(preprocessor_flags(self));
         cmd.args(&args);
         let line = command_line(&cmd);

@@ -1483,7 +1483,7 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
         .sources
         .preprocess(&tc, &sim::default_cache_dir())
         .map_err(sim_err)?;
-    let z = formal::prove::z_drivers(&pre.text, &m.top)
+    let (z, x) = formal::prove::undef_reach(&pre.text, &m.top)
         .map_err(|e| VerifyError::Failed(e.to_string()))?;
     if !z.is_empty() {
         return Err(VerifyError::Failed(format!(
@@ -1512,14 +1512,17 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
     if let Some(c) = &r.counterexample {
         // The solver refutes with values for the x bits the replay's 2-state simulation fixes.
         if !c.differs_from_golden.contains(&m.top) && !c.replayed.is_empty() {
-            let outs: Vec<&str> = m
-                .ports
-                .iter()
-                .filter(|p| p.direction == Direction::Output)
-                .map(|p| p.name.as_str())
-                .collect();
+            let outs: Vec<String> = if x.is_empty() {
+                m.ports
+                    .iter()
+                    .filter(|p| p.direction == Direction::Output)
+                    .map(|p| p.name.clone())
+                    .collect()
+            } else {
+                x.clone()
+            };
             r.detail = Some(format!(
-                "core `{}` drives x/z values on its outputs ({}) for these inputs: the solver may choose any value for an x, and the core is wrong for some choice; Verilator's 2-state replay happened to pick a right one",
+                "core `{}` drives x/z on {}: the solver may choose any value for an x, and for these inputs some choice is wrong; Verilator's 2-state replay happened to pick a right one",
                 m.top,
                 outs.join(", ")
             ));
