@@ -148,6 +148,9 @@ fn an_edited_include_is_rebuilt_not_served_from_the_cache() {
         e.contains("inc/defs.vh") && e.contains("inc/deep/flip.vh"),
         "the summary lists every file compiled: {e}"
     );
+    let o = run(&["verify", "--from", ds, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before: Value = serde_json::from_slice(&o.stdout).unwrap();
     // The bug is in the included file only: the listed sources are unchanged.
     std::fs::write(&flip, "`define FLIP 1'b1\n").unwrap();
     let o = run_in(t.path(), &["verify", "--from", ds, "--json"]);
@@ -157,6 +160,8 @@ fn an_edited_include_is_rebuilt_not_served_from_the_cache() {
         j["mismatches_per_port"]["sign_o"].as_u64().unwrap() > 0,
         "{j}"
     );
+    // Nor do summaries of the two texts claim one core (merge would combine them).
+    assert_ne!(j["meta"]["core_hash"], before["meta"]["core_hash"]);
 }
 
 #[test]

@@ -66,6 +66,19 @@ impl Sources {
         key.hex()
     }
 
+    /// [`Sources::content_hash`], and when the preprocessor read included files, their
+    /// contents and the preprocessed text too: summaries of one core with different includes
+    /// never merge. (Without includes it equals `content_hash`, so a sweep planned from a
+    /// generated core agrees with its shards.)
+    pub fn content_hash_with(&self, pre: &Preprocessed) -> String {
+        let mut key = KeyHasher::new();
+        self.hash_into(&mut key);
+        if !pre.file_texts.is_empty() {
+            pre.hash_into(&mut key);
+        }
+        key.hex()
+    }
+
     /// One generated Verilog text.
     pub fn verilog(text: impl Into<String>) -> Sources {
         Sources {

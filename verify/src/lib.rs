@@ -797,7 +797,12 @@ pub fn run(
     let mut meta = std::collections::BTreeMap::new();
     meta.insert("generator".to_string(), dut.manifest.generator.clone());
     meta.insert("request".to_string(), req.canonical_command());
-    meta.insert("core_hash".to_string(), dut.sources.content_hash());
+    let tc = Toolchain::detect().map_err(sim_err)?;
+    let pre = dut
+        .sources
+        .preprocess(&tc, &BuildOptions::default().resolved_cache_dir())
+        .map_err(sim_err)?;
+    meta.insert("core_hash".to_string(), dut.sources.content_hash_with(&pre));
     meta.insert("modes".to_string(), mode_names.join(", "));
     meta.insert("seed".to_string(), plan.seed.to_string());
     meta.insert("stages".to_string(), dut.manifest.stages.to_string());
@@ -858,7 +863,6 @@ pub fn run(
         )));
     }
 
-    let tc = Toolchain::detect().map_err(sim_err)?;
     on_build(&format!(
         "building {} with Verilator ({lanes} lanes)…",
         dut.manifest.top
