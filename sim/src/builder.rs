@@ -166,7 +166,10 @@ impl Sources {
         }
         let tmp = make_temp_dir(cache, "pre")?;
         let r = self.preprocess_in(tc, &tmp);
-        let _ = fs::remove_dir_all(&tmp);
+        // A failed run's directory is kept for inspection (the error names it), like a build's.
+        if !matches!(r, Err(SimError::Verilator { .. })) {
+            let _ = fs::remove_dir_all(&tmp);
+        }
         r
     }
 
