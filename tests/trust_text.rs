@@ -148,6 +148,9 @@ fn an_edited_include_is_rebuilt_not_served_from_the_cache() {
         e.contains("inc/defs.vh") && e.contains("inc/deep/flip.vh"),
         "the summary lists every file compiled: {e}"
     );
+    let o = run(&["verify", "--from", ds, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before: Value = serde_json::from_slice(&o.stdout).unwrap();
     // The bug is in the included file only: the listed sources are unchanged.
     std::fs::write(&flip, "`define FLIP 1'b1\n").unwrap();
     let o = run_in(t.path(), &["verify", "--from", ds, "--json"]);
@@ -157,6 +160,8 @@ fn an_edited_include_is_rebuilt_not_served_from_the_cache() {
         j["mismatches_per_port"]["sign_o"].as_u64().unwrap() > 0,
         "{j}"
     );
+    // Nor do summaries of the two texts claim one core (merge would combine them).
+    assert_ne!(j["meta"]["core_hash"], before["meta"]["core_hash"]);
 }
 
 #[test]
@@ -228,7 +233,7 @@ fn a_core_returning_x_fails_verify_and_is_refuted_by_prove() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("REFUTED:"), "{out}");
-    assert!(out.contains("drives x/z values"), "{out}");
+    assert!(out.contains("drives x/z on r_o:"), "{out}");
 }
 
 #[test]
@@ -288,6 +293,28 @@ fn merge_checks_every_shard_against_its_space() {
             "{e}"
         );
     }
+    // Space and vectors both edited to 0 (consistent, but nothing checked): FAIL.
+    let mut j: Value = serde_json::from_str(&good).unwrap();
+    j["vectors"] = 0.into();
+    j["space"] = 0.into();
+    std::fs::write(&s1, serde_json::to_string(&j).unwrap()).unwrap();
+    std::fs::write(
+        &s0,
+        serde_json::to_string(&j)
+            .unwrap()
+            .replace("\"index\":1", "\"index\":0"),
+    )
+    .unwrap();
+    let o = run(&["merge", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("no vector was compared")
+            || stderr(&o).contains("no vector was compared"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    summary_to(&s0, &with(&["--shard", "0/2"]));
     // Mismatches removed but the per-port counts left: refused.
     let mut j: Value = serde_json::from_str(&good).unwrap();
     j["mismatches_per_port"] = serde_json::json!({"r_o": 3});
@@ -335,6 +362,32 @@ fn merge_checks_every_shard_against_its_space() {
     let e = expect(&["merge", p.to_str().unwrap()], 2);
     assert!(
         e.contains("prove-mul.json: a proof report that is no job of plan.json"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_honest_core_with_casez_wildcards_and_unreachable_x_passes() {
+    // z and ? in casez labels are wildcards, and an x in a branch no input reaches decides
+    // nothing: the x/z check must not fail such a core.
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("dec");
+    gen(&d, &["-u", "decode", "-f", "e4m3"]);
+    let v = verilog_of(&d);
+    let text = std::fs::read_to_string(&v).unwrap();
+    let edited = text.replacen(
+        "assign sign_o = sign;",
+        "reg [1:0] cz;\n  always @* begin\n    casez (x_i[1:0])\n      2'b1?: cz = 2'd1;\n      2'bz1: cz = 2'd2;\n      2'b00: cz = 2'd0;\n      default: cz = 2'bxx;\n    endcase\n  end\n  assign sign_o = sign ^ (cz == 2'd3);",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&v, edited).unwrap();
+    let o = run_in(t.path(), &["verify", "--from", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("x/z check: up to 65536 vectors per shard")
+            && e.contains("z drivers: none (yosys)"),
         "{e}"
     );
 }

@@ -788,12 +788,23 @@ fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> Stri
 /// any z left is a real tristate driver, which 2-state simulation reads as 0 and the solver
 /// as 0 too. Empty when none.
 pub fn z_drivers(verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
-    // A temporary directory, removed when `work` is dropped.
-    let work = work_dir(&ProveOptions::default(), "zcheck")?;
-    z_drivers_in(&work.dir, verilog, top)
+    Ok(undef_reach(verilog, top)?.0)
 }
 
-fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
+/// The ports of `top` a z constant reaches (see [`z_drivers`]), and those an explicit x
+/// constant reaches (through any logic, reachable or not: a structural over-approximation,
+/// used to name the ports of a refutation that depends on an x).
+pub fn undef_reach(verilog: &str, top: &str) -> Result<(Vec<String>, Vec<String>), FormalError> {
+    // A temporary directory, removed when `work` is dropped.
+    let work = work_dir(&ProveOptions::default(), "zcheck")?;
+    undef_reach_in(&work.dir, verilog, top)
+}
+
+fn undef_reach_in(
+    dir: &Path,
+    verilog: &str,
+    top: &str,
+) -> Result<(Vec<String>, Vec<String>), FormalError> {
     write(dir, "core.v", verilog)?;
     write(
         dir,
@@ -806,55 +817,61 @@ fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, For
         .map_err(|e| FormalError::Io(format!("reading {}", p.display()), e))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| FormalError::Tool(format!("{}: {e}", p.display())))?;
-    let has_z = |bits: &serde_json::Value| {
+    Ok((const_reach(&v, top, "z"), const_reach(&v, top, "x")))
+}
+
+/// The ports of `top` in yosys's JSON `v` that a constant bit `bit` ("x" or "z") reaches,
+/// through any cell (a structural over-approximation). For "z", a constant in a net or a
+/// cell input that reaches no port is named too.
+fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
+    use serde_json::Value;
+    let has_bit = |bits: &Value| {
         bits.as_array()
-            .is_some_and(|a| a.iter().any(|b| b.as_str() == Some("z")))
+            .is_some_and(|a| a.iter().any(|b| b.as_str() == Some(bit)))
     };
     let m = &v["modules"][top];
-    // Bits carrying z: constant z bits in net names and cell inputs, then everything those
-    // cells drive, up to the ports.
-    let mut tainted: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
-    let mut z_cells: Vec<&serde_json::Value> = Vec::new();
     let empty = serde_json::Map::new();
-    let cells = m["cells"].as_object().unwrap_or(&empty);
-    for c in cells.values() {
-        if c["connections"]
-            .as_object()
-            .is_some_and(|cs| cs.values().any(has_z))
-        {
-            z_cells.push(c);
-        }
-    }
-    let outputs_of = |c: &serde_json::Value| -> Vec<u64> {
+    let cells: Vec<&Value> = m["cells"].as_object().unwrap_or(&empty).values().collect();
+    let conn_bits = |c: &Value, dir: &str| -> Vec<u64> {
         let dirs = &c["port_directions"];
         c["connections"]
             .as_object()
             .map(|cs| {
                 cs.iter()
-                    .filter(|(p, _)| dirs[p.as_str()].as_str() == Some("output"))
+                    .filter(|(p, _)| dirs[p.as_str()].as_str() == Some(dir))
                     .flat_map(|(_, bits)| bits.as_array().cloned().unwrap_or_default())
                     .filter_map(|b| b.as_u64())
                     .collect()
             })
             .unwrap_or_default()
     };
-    let mut work: Vec<u64> = z_cells.iter().flat_map(|c| outputs_of(c)).collect();
+    // Which cells read each bit.
+    let mut readers: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    for (k, c) in cells.iter().enumerate() {
+        for b in conn_bits(c, "input") {
+            readers.entry(b).or_default().push(k);
+        }
+    }
+    let sources: Vec<usize> = (0..cells.len())
+        .filter(|&k| {
+            cells[k]["connections"]
+                .as_object()
+                .is_some_and(|cs| cs.values().any(has_bit))
+        })
+        .collect();
+    let mut tainted: std::collections::HashSet<u64> = Default::default();
+    let mut seen_cells: std::collections::HashSet<usize> = sources.iter().copied().collect();
+    let mut work: Vec<u64> = sources
+        .iter()
+        .flat_map(|&k| conn_bits(cells[k], "output"))
+        .collect();
     while let Some(b) = work.pop() {
         if !tainted.insert(b) {
             continue;
         }
-        for c in cells.values() {
-            let dirs = &c["port_directions"];
-            let reads = c["connections"].as_object().is_some_and(|cs| {
-                cs.iter().any(|(p, bits)| {
-                    dirs[p.as_str()].as_str() == Some("input")
-                        && bits
-                            .as_array()
-                            .is_some_and(|a| a.iter().any(|x| x.as_u64() == Some(b)))
-                })
-            });
-            if reads {
-                work.extend(outputs_of(c));
+        for &k in readers.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+            if seen_cells.insert(k) {
+                work.extend(conn_bits(cells[k], "output"));
             }
         }
     }
@@ -863,7 +880,7 @@ fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, For
         for (name, p) in ports {
             let hit = p["bits"].as_array().is_some_and(|a| {
                 a.iter().any(|x| {
-                    x.as_str() == Some("z") || x.as_u64().is_some_and(|b| tainted.contains(&b))
+                    x.as_str() == Some(bit) || x.as_u64().is_some_and(|b| tainted.contains(&b))
                 })
             });
             if hit {
@@ -871,19 +888,19 @@ fn z_drivers_in(dir: &Path, verilog: &str, top: &str) -> Result<Vec<String>, For
             }
         }
     }
-    if out.is_empty() {
+    if out.is_empty() && bit == "z" {
         if let Some(nets) = m["netnames"].as_object() {
-            for (name, n) in nets {
-                if has_z(&n["bits"]) {
-                    out.push(name.clone());
-                }
-            }
+            out.extend(
+                nets.iter()
+                    .filter(|(_, n)| has_bit(&n["bits"]))
+                    .map(|(name, _)| name.clone()),
+            );
+        }
+        if out.is_empty() && !sources.is_empty() {
+            out.push("internal signals (no output reached)".into());
         }
     }
-    if out.is_empty() && !z_cells.is_empty() {
-        out.push("internal signals (no output reached)".into());
-    }
-    Ok(out)
+    out
 }
 
 /// Proves two combinational cores equal on every input (under the assumptions).

@@ -66,6 +66,19 @@ impl Sources {
         key.hex()
     }
 
+    /// [`Sources::content_hash`], and when the preprocessor read included files, their
+    /// contents and the preprocessed text too: summaries of one core with different includes
+    /// never merge. (Without includes it equals `content_hash`, so a sweep planned from a
+    /// generated core agrees with its shards.)
+    pub fn content_hash_with(&self, pre: &Preprocessed) -> String {
+        let mut key = KeyHasher::new();
+        self.hash_into(&mut key);
+        if !pre.file_texts.is_empty() {
+            pre.hash_into(&mut key);
+        }
+        key.hex()
+    }
+
     /// One generated Verilog text.
     pub fn verilog(text: impl Into<String>) -> Sources {
         Sources {
@@ -188,7 +201,10 @@ impl Sources {
         }
         let tmp = make_temp_dir(cache, "pre")?;
         let r = self.preprocess_in(tc, &tmp);
-        let _ = fs::remove_dir_all(&tmp);
+        // A failed run's directory is kept for inspection (the error names it), like a build's.
+        if !matches!(r, Err(SimError::Verilator { .. })) {
+            let _ = fs::remove_dir_all(&tmp);
+        }
         r
     }
 
@@ -215,7 +231,8 @@ impl Sources {
             }
         }
         let mut cmd = Command::new(&tc.verilator);
-        cmd.current_dir(tmp).arg("-E");
+        // `--no-timing` as in the build (`--timing` would define VERILATOR_TIMING).
+        cmd.current_dir(tmp).arg("-E").arg("--no-timing");
         cmd.args(preprocessor_flags(self));
         cmd.args(&args);
         let line = command_line(&cmd);
@@ -249,12 +266,10 @@ impl Sources {
                     current = display_name(name);
                     if !files.contains(&current) {
                         files.push(current.clone());
-                        let on_disk = memory_names.iter().all(|(p, _)| p != name);
-                        file_texts.push(if on_disk {
-                            fs::read(name).unwrap_or_default()
-                        } else {
-                            Vec::new()
-                        });
+                        // Listed sources are keyed by their text already ([`Sources::hash_into`]).
+                        if !args.iter().any(|a| a == name) {
+                            file_texts.push(fs::read(name).unwrap_or_default());
+                        }
                     }
                 }
                 continue;
@@ -349,20 +364,20 @@ pub struct Preprocessed {
     /// Every file the preprocessor read (sources and included files), first-read order;
     /// in-memory files by name.
     pub files: Vec<String>,
-    /// The contents of those files as read from disk (empty for in-memory files).
+    /// The contents of the files read that are not listed sources (the included files).
     file_texts: Vec<Vec<u8>>,
     /// The modules the text defines, in order.
     pub modules: Vec<String>,
 }
 
 impl Preprocessed {
-    /// Cache-key fields: the text and every file read (name and contents), so an edited
-    /// include, at any depth and wherever it was found, changes the key.
+    /// Cache-key fields: the text and the contents of every included file, so an edited
+    /// include, at any depth and wherever it was found, changes the key. (Names are not
+    /// keyed: the same core generated in memory or read from a directory is one entry.)
     fn hash_into(&self, key: &mut KeyHasher) {
         key.field("pre-text", self.text.as_bytes());
-        for (f, t) in self.files.iter().zip(&self.file_texts) {
-            key.field("read", f.as_bytes());
-            key.field("read-text", t);
+        for t in &self.file_texts {
+            key.field("include-text", t);
         }
     }
 }
@@ -1388,5 +1403,15 @@ mod tests {
         assert!(v.contains("output wire [31:0] l1_o0"), "{v}");
         assert!(declares_module("module core(a);", "core"));
         assert!(!declares_module("module core2(a);", "core"));
+    }
+
+    #[test]
+    fn module_names_are_read_from_preprocessed_lines() {
+        assert_eq!(module_names("module core(a); endmodule"), ["core"]);
+        assert_eq!(
+            module_names("module automatic m1 #(1) (a); macromodule \\m2 (b);"),
+            ["m1", "\\m2"]
+        );
+        assert!(module_names("$display(\"module fake\"); wire module_x;").is_empty());
     }
 }

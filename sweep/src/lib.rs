@@ -1384,6 +1384,9 @@ fn merge_summaries(
     if !summary.complete {
         problems.push("a shard stopped before its last vector".into());
     }
+    if summary.vectors == 0 {
+        problems.push("no vector was compared: nothing was checked".into());
+    }
     if !missing.is_empty() {
         problems.push(format!(
             "{} of {count} shards missing: {}",

@@ -821,7 +821,12 @@ pub fn run(
     let mut meta = std::collections::BTreeMap::new();
     meta.insert("generator".to_string(), dut.manifest.generator.clone());
     meta.insert("request".to_string(), req.canonical_command());
-    meta.insert("core_hash".to_string(), dut.sources.content_hash());
+    let tc = Toolchain::detect().map_err(sim_err)?;
+    let pre = dut
+        .sources
+        .preprocess(&tc, &BuildOptions::default().resolved_cache_dir())
+        .map_err(sim_err)?;
+    meta.insert("core_hash".to_string(), dut.sources.content_hash_with(&pre));
     meta.insert("modes".to_string(), mode_names.join(", "));
     meta.insert("seed".to_string(), plan.seed.to_string());
     meta.insert("stages".to_string(), dut.manifest.stages.to_string());
@@ -894,7 +899,6 @@ pub fn run(
         )));
     }
 
-    let tc = Toolchain::detect().map_err(sim_err)?;
     on_build(&format!(
         "building {} with Verilator ({lanes} lanes)…",
         dut.manifest.top
@@ -959,6 +963,181 @@ struct XzRun<'a> {
     nco: usize,
     range: (u64, u64),
     tc: &'a Toolchain,
+}
+
+/// The static half of the x/z check: records the compiled text in the summary, fails on a z
+/// driver (yosys). Returns whether the text has an x/z source, or `None` when the dynamic
+/// half is not needed (a generated core without any; the summary says so).
+fn z_check(dut: &Dut, tc: &Toolchain, summary: &mut Summary) -> Result<Option<bool>, VerifyError> {
+    let top = &dut.manifest.top;
+    let cache = BuildOptions::default().resolved_cache_dir();
+    let pre = dut.sources.preprocess(tc, &cache).map_err(sim_err)?;
+    summary
+        .meta
+        .insert("compiled".to_string(), compiled_text(&dut.sources, &pre));
+    let source = has_xz_source(&pre.text);
+    if source {
+        match formal::tools::find_yosys() {
+            Ok(_) => {
+                let z = formal::prove::z_drivers(&pre.text, top)
+                    .map_err(|e| VerifyError::Failed(e.to_string()))?;
+                if !z.is_empty() {
+                    return Err(VerifyError::Failed(format!(
+                        "core `{top}` drives z (high impedance) on {}: 2-state simulation reads z as 0, so what it computes there would pass unchecked; drive defined values (FAIL)",
+                        z.join(", ")
+                    )));
+                }
+            }
+            Err(e) => {
+                return Err(VerifyError::Failed(format!(
+                    "core `{top}` has x/z constants or tristate logic, and the z-driver check needs yosys: {e}"
+                )))
+            }
+        }
+    }
+    if dut.origin == Origin::Generated && !source {
+        summary.meta.insert(
+            "xz_check".to_string(),
+            "the generated text has no x/z constant and no tristate logic".to_string(),
+        );
+        return Ok(None);
+    }
+    Ok(Some(source))
+}
+
+/// The two seeds of the x/z check's runs (non-zero), from the plan's seed.
+fn xz_seeds(plan: &Plan) -> Vec<u32> {
+    (0..2u64)
+        .map(|k| ((plan.seed.wrapping_mul(2).wrapping_add(k) % 0x7fff_fffe) + 1) as u32)
+        .collect()
+}
+
+/// Folds the x/z runs' summaries into the run's: mismatches under `<port> depends on x/z
+/// values`, the first counterexample, and the words of `meta.xz_check` (the same for every
+/// shard, so merged summaries agree).
+fn xz_fold(summary: &mut Summary, runs: &[Summary], seeds: &[u32], what: &str, source: bool) {
+    xz_meta(summary, seeds, what, source);
+    for s in runs {
+        summary.mismatches += s.mismatches;
+        for (p, k) in &s.mismatches_per_port {
+            *summary
+                .mismatches_per_port
+                .entry(format!("{p} depends on x/z values"))
+                .or_default() += k;
+        }
+    }
+    if let Some(c) = runs.iter().find_map(|s| s.counterexamples.first()) {
+        summary.counterexamples.push(c.clone());
+    }
+}
+
+/// The words of `meta.xz_check`: the same for every shard, so merged summaries agree. (The
+/// dynamic half runs after a passing run only: a failing core's ordinary mismatches would be
+/// counted again as x/z ones.)
+fn xz_meta(summary: &mut Summary, seeds: &[u32], what: &str, source: bool) {
+    summary.meta.insert(
+        "xz_check".to_string(),
+        format!(
+            "{what} with Verilator's x randomized (--x-assign unique --x-initial unique), seeds {}, when the shard's run passed; z drivers: {}",
+            seeds
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            if source {
+                "none (yosys)"
+            } else {
+                "no z constant or tristate logic in the text"
+            }
+        ),
+    );
+}
+
+/// Streams of the x/z check per seed (spread evenly over the run's shard).
+const XZ_STREAMS: u64 = 64;
+
+/// Every `stride`-th stream of `inner` from `first`: the x/z check's streams.
+struct SomeStreams<'a, S: sim::StreamSpace> {
+    inner: &'a S,
+    first: u64,
+    stride: u64,
+    n: u64,
+}
+
+impl<S: sim::StreamSpace> sim::StreamSpace for SomeStreams<'_, S> {
+    fn streams(&self) -> u64 {
+        self.n
+    }
+    fn cycles(&self) -> usize {
+        self.inner.cycles()
+    }
+    fn row(&self, s: u64, c: usize, out: &mut [u64]) {
+        self.inner.row(self.first + s * self.stride, c, out)
+    }
+}
+
+/// The x/z check of a stream run (see [`xz_check`]): up to [`XZ_STREAMS`] streams of the
+/// shard under two seeds.
+#[allow(clippy::too_many_arguments)]
+fn xz_check_streams<S, M, G>(
+    dut: &Dut,
+    plan: &Plan,
+    spec: &CoreSpec,
+    space: &S,
+    new_model: M,
+    range: (u64, u64),
+    tc: &Toolchain,
+    summary: &mut Summary,
+    on_build: &dyn Fn(&str),
+) -> Result<(), VerifyError>
+where
+    S: sim::StreamSpace,
+    M: Fn() -> G + Sync + Copy,
+    G: FnMut(&[u64], &mut [u64]),
+{
+    let Some(source) = z_check(dut, tc, summary)? else {
+        return Ok(());
+    };
+    let seeds = xz_seeds(plan);
+    let what = format!(
+        "up to {XZ_STREAMS} streams x {} cycles per shard (spread over it)",
+        space.cycles()
+    );
+    if !summary.passed() {
+        xz_meta(summary, &seeds, &what, source);
+        return Ok(());
+    }
+    let (lo, hi) = range;
+    let n = (hi - lo).min(XZ_STREAMS);
+    let few = SomeStreams {
+        inner: space,
+        first: lo,
+        stride: (hi - lo) / n,
+        n,
+    };
+    on_build(&format!(
+        "building {} with x randomized for the x/z check…",
+        dut.manifest.top
+    ));
+    let opts = BuildOptions {
+        random_x: true,
+        ..BuildOptions::default().with_lanes(1)
+    };
+    let lib = ModelLibrary::build_sources(tc, &dut.sources, spec, &opts).map_err(sim_err)?;
+    let cfg = EquivConfig {
+        threads: plan.threads,
+        max_counterexamples: 1,
+        output_masks: Some(masks(spec, &plan.ignore)?),
+        ..EquivConfig::default()
+    };
+    let mut runs = Vec::new();
+    for &seed in &seeds {
+        lib.set_seed(seed);
+        runs.push(sim::check_streams(&lib, &few, new_model, &cfg, None).map_err(sim_err)?);
+    }
+    lib.set_seed(0);
+    xz_fold(summary, &runs, &seeds, &what, source);
+    Ok(())
 }
 
 /// Vectors of the x/z check per seed (spread evenly over the run's shard).
@@ -1027,36 +1206,13 @@ fn xz_check(
 ) -> Result<(), VerifyError> {
     let dut = x.dut;
     let top = &dut.manifest.top;
-    let cache = BuildOptions::default().resolved_cache_dir();
-    let pre = dut.sources.preprocess(x.tc, &cache).map_err(sim_err)?;
-    summary
-        .meta
-        .insert("compiled".to_string(), compiled_text(&dut.sources, &pre));
-    let source = has_xz_source(&pre.text);
-    if source {
-        match formal::tools::find_yosys() {
-            Ok(_) => {
-                let z = formal::prove::z_drivers(&pre.text, top)
-                    .map_err(|e| VerifyError::Failed(e.to_string()))?;
-                if !z.is_empty() {
-                    return Err(VerifyError::Failed(format!(
-                        "core `{top}` drives z (high impedance) on {}: 2-state simulation reads z as 0, so what it computes there would pass unchecked; drive defined values (FAIL)",
-                        z.join(", ")
-                    )));
-                }
-            }
-            Err(e) => {
-                return Err(VerifyError::Failed(format!(
-                    "core `{top}` has x/z constants or tristate logic, and the z-driver check needs yosys: {e}"
-                )))
-            }
-        }
-    }
-    if dut.origin == Origin::Generated && !source {
-        summary.meta.insert(
-            "xz_check".to_string(),
-            "the generated text has no x/z constant and no tristate logic".to_string(),
-        );
+    let Some(source) = z_check(dut, x.tc, summary)? else {
+        return Ok(());
+    };
+    let seeds = xz_seeds(x.plan);
+    let what = format!("up to {XZ_VECTORS} vectors per shard (spread over it)");
+    if !summary.passed() {
+        xz_meta(summary, &seeds, &what, source);
         return Ok(());
     }
     let (lo, hi) = x.range;
@@ -1091,47 +1247,19 @@ fn xz_check(
             *o = src.map_or(1, |k| co[k]);
         }
     };
-    let seeds: Vec<u32> = (0..2u64)
-        .map(|k| ((x.plan.seed.wrapping_mul(2).wrapping_add(k) % 0x7fff_fffe) + 1) as u32)
-        .collect();
     let cfg = EquivConfig {
         threads: x.plan.threads,
         max_counterexamples: 1,
         output_masks: Some(masks(x.spec, &x.plan.ignore)?),
         ..EquivConfig::default()
     };
-    let mut bad: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
-    let mut first = None;
-    let mut total = 0;
+    let mut runs = Vec::new();
     for &seed in &seeds {
         lib.set_seed(seed);
-        let s = sim::check_equivalence(&lib, &vspace, gold, &cfg, None).map_err(sim_err)?;
-        total += s.mismatches;
-        for (p, k) in &s.mismatches_per_port {
-            *bad.entry(format!("{p} depends on x/z values")).or_default() += k;
-        }
-        if first.is_none() {
-            first = s.counterexamples.first().cloned();
-        }
+        runs.push(sim::check_equivalence(&lib, &vspace, gold, &cfg, None).map_err(sim_err)?);
     }
     lib.set_seed(0);
-    // The same words for every shard (merged summaries must agree); a failure shows in the
-    // mismatches per port.
-    summary.meta.insert(
-        "xz_check".to_string(),
-        format!(
-            "up to {XZ_VECTORS} vectors per shard (spread over it) with Verilator's x randomized (--x-assign unique --x-initial unique), seeds {}; z drivers: {}",
-            seeds
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-            if source { "none (yosys)" } else { "no z constant or tristate logic in the text" }
-        ),
-    );
-    summary.mismatches += total;
-    summary.mismatches_per_port.extend(bad);
-    summary.counterexamples.extend(first);
+    xz_fold(summary, &runs, &seeds, &what, source);
     Ok(())
 }
 
@@ -1395,7 +1523,7 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
         .sources
         .preprocess(&tc, &sim::default_cache_dir())
         .map_err(sim_err)?;
-    let z = formal::prove::z_drivers(&pre.text, &m.top)
+    let (z, x) = formal::prove::undef_reach(&pre.text, &m.top)
         .map_err(|e| VerifyError::Failed(e.to_string()))?;
     if !z.is_empty() {
         return Err(VerifyError::Failed(format!(
@@ -1424,14 +1552,17 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
     if let Some(c) = &r.counterexample {
         // The solver refutes with values for the x bits the replay's 2-state simulation fixes.
         if !c.differs_from_golden.contains(&m.top) && !c.replayed.is_empty() {
-            let outs: Vec<&str> = m
-                .ports
-                .iter()
-                .filter(|p| p.direction == Direction::Output)
-                .map(|p| p.name.as_str())
-                .collect();
+            let outs: Vec<String> = if x.is_empty() {
+                m.ports
+                    .iter()
+                    .filter(|p| p.direction == Direction::Output)
+                    .map(|p| p.name.clone())
+                    .collect()
+            } else {
+                x.clone()
+            };
             r.detail = Some(format!(
-                "core `{}` drives x/z values on its outputs ({}) for these inputs: the solver may choose any value for an x, and the core is wrong for some choice; Verilator's 2-state replay happened to pick a right one",
+                "core `{}` drives x/z on {}: the solver may choose any value for an x, and for these inputs some choice is wrong; Verilator's 2-state replay happened to pick a right one",
                 m.top,
                 outs.join(", ")
             ));
@@ -1700,7 +1831,19 @@ fn run_streams(
     )
     .map_err(sim_err)?;
     let cfg = equiv_config(req, plan, meta, out_masks);
-    let summary = sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
+    let mut summary =
+        sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
+    xz_check_streams(
+        dut,
+        plan,
+        spec,
+        &space,
+        new_model,
+        (lo, hi),
+        &tc,
+        &mut summary,
+        on_build,
+    )?;
     let shard_has_ovf = (lo..hi).any(is_ovf);
     if shard_has_ovf && summary.complete && !overflowed.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(VerifyError::Failed(format!(
@@ -1721,4 +1864,31 @@ fn run_streams(
         }
         Some(rows)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_xz_source;
+
+    #[test]
+    fn x_and_z_sources_are_found_in_the_text() {
+        for t in [
+            "assign r = 8'bx;",
+            "assign r = 'z;",
+            "assign r = 4'h?;",
+            "assign r = 8'sb1x0;",
+            "assign r = 8'h x;",
+            "bufif1 b (o, i, e);",
+            "tri [3:0] t;",
+        ] {
+            assert!(has_xz_source(t), "{t}");
+        }
+        for t in [
+            "assign r = 8'hff ^ 8'd3;",
+            "assign r = '0 | int'(x_i) | 32'h7fc00000;",
+            "wire trigger = x_idx;",
+        ] {
+            assert!(!has_xz_source(t), "{t}");
+        }
+    }
 }
