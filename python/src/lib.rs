@@ -6,8 +6,8 @@
 //! so the messages are the CLI's (`invalid format field `p`: …`).
 
 use golden::{
-    Class, Exact, Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation, Spec,
-    Specials, Target,
+    Class, Decoded, Exact, Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation,
+    Spec, Specials, Target,
 };
 use numpy::{Element, PyArray1, PyReadonlyArray1};
 use pyo3::basic::CompareOp;
@@ -156,25 +156,43 @@ fn fits_f64(f: &Format) -> bool {
     fits(f, 53, -1074, 1023)
 }
 
-/// The smallest positive value of `f` whose class satisfies `class_ok` (exact, as f64).
-/// Formats wider than 16 bits are IEEE-style: code 1 is the smallest subnormal, code
-/// `1 << man_bits` the smallest normal.
-fn smallest_positive(f: &Format, normal_only: bool) -> f64 {
+/// The smallest positive value of `f` (a normal one with `normal_only`): the first such code
+/// in ascending order, since every family orders its positive codes by value. Formats wider
+/// than 16 bits are IEEE-style: code 1 is the smallest subnormal, `1 << man_bits` the
+/// smallest normal.
+fn smallest_positive(f: &Format, normal_only: bool) -> Decoded {
     if f.k > 16 {
-        let c = if normal_only { 1u32 << f.man_bits() } else { 1 };
-        return f.decode(c).to_f64();
+        return f.decode(if normal_only { 1u32 << f.man_bits() } else { 1 });
     }
     (0..f.num_codes() as u32)
         .map(|c| f.decode(c))
-        .filter(|d| {
-            !d.is_nan()
-                && !d.sign
-                && d.sig != 0
-                && (!normal_only || d.class == Class::Normal)
-                && d.class != Class::Inf
+        .find(|d| {
+            !d.sign && (d.class == Class::Normal || (!normal_only && d.class == Class::Subnormal))
         })
-        .map(|d| d.to_f64())
-        .fold(f64::INFINITY, f64::min)
+        .unwrap_or(Decoded {
+            class: Class::Nan,
+            sign: false,
+            exp: 0,
+            sig: 0,
+        })
+}
+
+/// The exact value of `d` as a Python float; ValueError naming `what` when binary64 cannot
+/// hold it (formats of up to 16 bits can reach 2^±32767).
+fn exact_f64(f: &Format, d: Decoded, what: &str) -> PyResult<f64> {
+    if matches!(d.class, Class::Normal | Class::Subnormal) {
+        let tz = d.sig.trailing_zeros();
+        let bits = u32::BITS - (d.sig >> tz).leading_zeros();
+        let exp = d.exp + tz as i32;
+        if exp < -1074 || exp + bits as i32 - 1 > 1023 {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} of {} is beyond binary64 (a Python float); use Format.hex for the exact value",
+                d.to_hex_float(),
+                f.name()
+            )));
+        }
+    }
+    Ok(d.to_f64())
 }
 
 #[pymethods]
@@ -188,9 +206,36 @@ impl PyFormat {
         k: Option<&Bound<'_, PyAny>>,
         p: Option<&Bound<'_, PyAny>>,
         bias: Option<&Bound<'_, PyAny>>,
-        signed: Option<bool>,
-        specials: Option<&str>,
+        signed: Option<&Bound<'_, PyAny>>,
+        specials: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let type_name = |o: &Bound<'_, PyAny>| {
+            o.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".into())
+        };
+        let signed = signed
+            .map(|o| {
+                o.extract::<bool>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "signed: expected True or False, got {}",
+                        type_name(o)
+                    ))
+                })
+            })
+            .transpose()?;
+        let specials = specials
+            .map(|o| {
+                o.extract::<String>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "specials: expected a family name (str), got {}",
+                        type_name(o)
+                    ))
+                })
+            })
+            .transpose()?;
+        let specials = specials.as_deref();
         let k = k
             .map(|v| int_arg(v, "k", 0, u32::MAX as i64))
             .transpose()?
@@ -337,18 +382,22 @@ impl PyFormat {
     }
     /// Largest finite value (as a Python float; exact).
     #[getter]
-    fn max_finite(&self) -> f64 {
-        self.f.decode(self.f.max_finite_mag()).to_f64()
+    fn max_finite(&self) -> PyResult<f64> {
+        exact_f64(
+            &self.f,
+            self.f.decode(self.f.max_finite_mag()),
+            "max_finite",
+        )
     }
     /// Smallest positive value (subnormal where the format has subnormals; exact).
     #[getter]
-    fn min_positive(&self) -> f64 {
-        smallest_positive(&self.f, false)
+    fn min_positive(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, false), "min_positive")
     }
     /// numpy.finfo-style: the largest finite value (= `max_finite`; exact).
     #[getter]
-    fn max(&self) -> f64 {
-        self.max_finite()
+    fn max(&self) -> PyResult<f64> {
+        exact_f64(&self.f, self.f.decode(self.f.max_finite_mag()), "max")
     }
     /// numpy.finfo-style: 2^(1 − P), the distance from 1.0 to the next larger value at
     /// precision P (exact; 1.0 need not be a value of the format).
@@ -358,19 +407,23 @@ impl PyFormat {
     }
     /// numpy.finfo-style: the smallest positive normal value (exact).
     #[getter]
-    fn smallest_normal(&self) -> f64 {
-        smallest_positive(&self.f, true)
+    fn smallest_normal(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, true), "smallest_normal")
     }
     /// numpy.finfo-style alias of `smallest_normal`.
     #[getter]
-    fn tiny(&self) -> f64 {
-        smallest_positive(&self.f, true)
+    fn tiny(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, true), "tiny")
     }
     /// numpy.finfo-style: the smallest positive value (= `min_positive`: the smallest
     /// subnormal, or the smallest normal in a format without subnormals; exact).
     #[getter]
-    fn smallest_subnormal(&self) -> f64 {
-        smallest_positive(&self.f, false)
+    fn smallest_subnormal(&self) -> PyResult<f64> {
+        exact_f64(
+            &self.f,
+            smallest_positive(&self.f, false),
+            "smallest_subnormal",
+        )
     }
     /// Code of the largest finite value.
     #[getter]
@@ -427,7 +480,7 @@ impl PyFormat {
     /// Exact value of one code as a Python float (NaN, ±inf included).
     fn value(&self, code: &Bound<'_, PyAny>) -> PyResult<f64> {
         let code = int_arg(code, "code", 0, self.f.code_mask() as i64)? as u32;
-        Ok(self.f.decode(code).to_f64())
+        exact_f64(&self.f, self.f.decode(code), "code")
     }
     /// Exact value of one code as a hexadecimal float string (any range).
     fn hex(&self, code: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -922,7 +975,7 @@ fn _decode<'py>(
         Ok(PyArray1::from_vec(py, out).into_any())
     } else {
         Err(PyValueError::new_err(format!(
-            "decode: some values of {} are not exact in binary64 (use Format.hex for exact values)",
+            "fmt: some values of {} are beyond binary64, so decode cannot return them exactly (use Format.hex for exact values)",
             f.name()
         )))
     }
@@ -1087,8 +1140,19 @@ fn _dot<'py>(
         check_codes(f, sxv, "scale_x")?;
         check_codes(f, syv, "scale_y")?;
     }
-    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f)
-        .map_err(|e| PyValueError::new_err(format!("dot: {e}")))?;
+    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f).map_err(|e| {
+        // name the argument the golden model's message is about
+        let arg = if e.starts_with("block scale format") {
+            "scale_fmt"
+        } else if e.starts_with("result format") {
+            "out_fmt"
+        } else if e.starts_with("a dot product has") {
+            "x, y"
+        } else {
+            "fmt, fmt_y"
+        };
+        PyValueError::new_err(format!("{arg}: {e}"))
+    })?;
     let to = fr.f;
     Ok(collect_for(py, &to, m, flags, |i| {
         let (a, c) = if fsf.is_some() {

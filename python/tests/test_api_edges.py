@@ -230,3 +230,222 @@ def test_finfo_properties(fmt, eps, tiny, sub, mx):
         fi = ml_dtypes.finfo(ml)
         assert (f.eps, f.smallest_normal, f.smallest_subnormal, f.max) == \
             (float(fi.eps), float(fi.smallest_normal), float(fi.smallest_subnormal), float(fi.max))
+
+
+# ---- API edges ----------------------------------------------------------------------------
+
+def test_dot_broadcasts_and_checks_shapes():
+    x = np.uint8([[0x38, 0x40], [0x40, 0x40], [0x30, 0x38]])
+    y = np.uint8([0x40, 0x38])  # one row for every x row, as mul/fma broadcast
+    assert fp8gen.dot(x, y, "e4m3").tolist() == [4.0, 6.0, 2.0]
+    assert np.array_equal(fp8gen.dot(x, y, "e4m3"), fp8gen.dot(x, np.broadcast_to(y, x.shape), "e4m3"))
+    assert fp8gen.dot(y, x, "e4m3").shape == (3,)
+    # scales and z broadcast to the result shape (one per dot product)
+    assert fp8gen.dot(x, y, "e4m3", scale_x=128, scale_y=[127, 128, 127], z=0.5).tolist() == [8.5, 24.5, 4.5]
+    with pytest.raises(ValueError) as e:
+        fp8gen.dot(np.zeros((3, 0), np.uint8), np.zeros((3, 0), np.uint8), "e4m3")
+    assert str(e.value) == "x, y: n = 0 elements: dot needs at least one element per row"
+    with pytest.raises(ValueError, match=r"^x, y: n = 65 elements: dot takes 1..=64 elements per row"):
+        fp8gen.dot(np.zeros(65, np.uint8), np.zeros(65, np.uint8), "e4m3")
+    with pytest.raises(ValueError, match=r"^operand shapes do not broadcast: x \(3, 2\), y \(3,\)"):
+        fp8gen.dot(x, np.zeros(3, np.uint8), "e4m3")
+    with pytest.raises(ValueError) as e:
+        fp8gen.dot(x, y, "e4m3", scale_x=[1, 2], scale_y=[1, 2])
+    assert str(e.value) == "scale_x: shape (2,) does not broadcast to (3,) (one scale code per dot product)"
+    with pytest.raises(ValueError, match=r"^z: shape \(2,\) does not broadcast to \(3,\)"):
+        fp8gen.dot(x, y, "e4m3", z=np.float32([1, 2]))
+    with pytest.raises(ValueError, match=r"^scale_y: nan is not a code of e8m0 \(codes are integers\)"):
+        fp8gen.dot(x, y, "e4m3", scale_x=127, scale_y=np.nan)
+    with pytest.raises(ValueError, match=r"^scale_x: 127.5 is not a code of e8m0"):
+        fp8gen.dot(x, y, "e4m3", scale_x=[127.5] * 3, scale_y=127)
+    with pytest.raises(TypeError, match=r"^scale_x: code arrays must have an integer dtype"):
+        fp8gen.dot(x, y, "e4m3", scale_x=127.0, scale_y=127)
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda: fp8gen.project([1.0], "e4m3", flags="no"), TypeError, "flags: expected True or False, got str"),
+    (lambda: fp8gen.mul([1], [1], "e4m3", flags=1), TypeError, "flags: expected True or False, got int"),
+    (lambda: fp8gen.fma([1], [1], [1.0], "e4m3", ftz="yes"), TypeError, "ftz: expected True or False, got str"),
+    (lambda: fp8gen.project([1.0], "e4m3", saturation=True), TypeError, "saturation: expected a mode name (str), got bool"),
+    (lambda: fp8gen.dot([1], [1], "e4m3", rounding=0), TypeError, "rounding: expected a mode name (str), got int"),
+    (lambda: fp8gen.mul([1], [1], "e4m3", tininess=None), TypeError, "tininess: expected a mode name (str), got NoneType"),
+    (lambda: fp8gen.project([1.0], "e4m3", sr_bits=33), ValueError, "sr_bits: 33 is out of range; stochastic rounding uses 1..=32 random bits"),
+    (lambda: fp8gen.project([1.0], "e4m3", sr_bits="8"), TypeError, "sr_bits: expected an int, got str"),
+    (lambda: fp8gen.project(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "e4m3"), TypeError,
+     "values: masked arrays are not supported (the mask would be dropped); pass values.filled(value) or values.data"),
+    (lambda: fp8gen.mul(np.ma.masked_array([1], mask=[1]), [1], "e4m3"), TypeError, "x: masked arrays are not supported"),
+    (lambda: fp8gen.project([1.0], "e4m3", rnd=[1], rounding="sra", sr_bits=0), ValueError,
+     "rounding: stochastic rounding needs 1..=32 random bits, got sr_bits 0"),
+    (lambda: fp8gen.project({1: 2}, "e4m3"), TypeError, "values: expected a numpy array"),
+    (lambda: fp8gen.decode(object(), "e4m3"), TypeError, "codes: expected a numpy array"),
+])
+def test_argument_errors_name_the_argument(call, exc, msg):
+    with pytest.raises(exc) as e:
+        call()
+    assert type(e.value) is exc and str(e.value).startswith(msg), str(e.value)
+
+
+def test_golden_errors_name_the_argument():
+    with pytest.raises(ValueError, match="^scale_fmt: block scale format binary16 has 16 bits"):
+        fp8gen.dot([1, 2], [1, 2], "e4m3", scale_x=1, scale_y=1, scale_fmt="binary16")
+    wide = Format("binary16p1uf")  # values 2^-32768 ... 2^32766
+    assert wide.value_dtype is None and wide.eps == 1.0
+    with pytest.raises(ValueError, match="^fmt: some values of binary16p1uf are beyond binary64"):
+        fp8gen.decode([1], wide)
+    for prop in ("max", "max_finite", "smallest_normal", "tiny", "smallest_subnormal", "min_positive"):
+        with pytest.raises(ValueError, match=f"^{prop}: 0x1p[-+]\\d+ of binary16p1uf is beyond binary64"):
+            getattr(wide, prop)
+    with pytest.raises(ValueError, match="^code: 0x1p-32768 of binary16p1uf is beyond binary64"):
+        wide.value(1)
+    assert wide.hex(1) == "0x1p-32768"
+
+
+def test_no_cli_option_names_in_messages():
+    msgs = []
+    for call in (lambda: Format("nope"), lambda: Format(k=8, p=4, signed=False, specials="fnuz"),
+                 lambda: Format(k=8, p=1, signed=True, specials="e8m0"),
+                 lambda: fp8gen.project([1.0], "e4m3", rounding="sra", sr_bits=0, rnd=[0])):
+        with pytest.raises(ValueError) as e:
+            call()
+        msgs.append(str(e.value))
+    from fp8gen import _native
+    with pytest.raises(ValueError) as e:  # past the Python checks: the golden model's text
+        _native._project(np.zeros(1, np.uint32), "binary32", Format("e4m3"), "sra", 0, "satfinite",
+                         "after", 0, np.zeros(1, np.uint32), False)
+    msgs.append(str(e.value))
+    assert "sr_bits 0" in msgs[-1]
+    for m in msgs:
+        assert "--" not in m and "fp8gen formats" not in m, m
+
+
+# ---- fuzz of the API ----------------------------------------------------------------------
+
+class _Junk:
+    pass
+
+
+def _masked(a):
+    return np.ma.masked_array(a, mask=np.zeros(np.shape(a), bool))
+
+
+F32 = np.float32([0.3, 448.0, -1e-4, 2.0])
+X = np.uint8([[0x38, 0x40, 0x01], [0x7E, 0x00, 0x80]])
+Y = np.uint8([0x40, 0x38, 0x30])
+
+# Every public callable with valid arguments (each call is valid as it stands).
+BASE = {
+    "project": (fp8gen.project, dict(values=F32, fmt="e4m3", rounding="rne", saturation="satfinite",
+                                      flags=False, rnd=None, tininess="after", nan_code=0, sr_bits=8)),
+    "decode": (fp8gen.decode, dict(codes=Y, fmt="e4m3")),
+    "mul": (fp8gen.mul, dict(x=X, y=Y, fmt="e4m3", fmt_y=None, out_fmt=None, rounding="rne",
+                              saturation="satfinite", flags=False, rnd=None, tininess="after",
+                              nan_code=0, sr_bits=8)),
+    "fma": (fp8gen.fma, dict(x=X, y=Y, z=np.float32([1, 2, 3]), fmt="e4m3", fmt_y=None, rounding="rne",
+                              saturation="satnone", flags=False, tininess="after", ftz=False)),
+    "dot": (fp8gen.dot, dict(x=X, y=Y, fmt="e4m3", fmt_y=None, scale_x=None, scale_y=None,
+                              scale_fmt="e8m0", z=None, out_fmt="binary32", rounding="rne",
+                              saturation="satnone", flags=False, tininess="after")),
+    "Format": (Format, dict(name="e4m3")),
+    "Format.custom": (Format, dict(k=8, p=4, bias=7, signed=True, specials="fn")),
+    "value": (lambda code: Format("e4m3").value(code), dict(code=0x38)),
+    "hex": (lambda code: Format("e5m2").hex(code), dict(code=0x3C)),
+}
+
+_BAD_ARRAY = ["abc", {1: 2}, _Junk(), [[1.0], [1.0, 2.0]], np.array([None, 1], dtype=object),
+              np.zeros(3, np.complex64), _masked(np.zeros(3, np.float32))]
+_BAD_CODES = [[-1], [256], np.float32([1.5]), [np.nan], "abc", _Junk(), _masked(np.zeros(3, np.uint8)),
+              np.uint64([2 ** 40]), [[1], [1, 2]], np.zeros(2, np.complex64),
+              np.array([1, None], dtype=object), [True, False]]
+_BAD_FMT = ["nope", 3.5, _Junk(), b"e4m3", np.float64, ["e4m3"], "binary8p9se", "", np.int8]
+_BAD_MODE = ["nope", True, 1, None, b"rne", ["rne"]]
+_BAD_BOOL = ["no", 1, None, [True], 0.0]
+_BAD_INT = [-1, 2 ** 40, 2 ** 70, 1.0, "0", None, True, [1]]
+
+# Per argument: values that must be refused with an error naming the argument ("bad"), and
+# unusual values that may be valid ("odd"; an error must still name some argument).
+POOLS = {
+    "values": (_BAD_ARRAY + [np.zeros(3, np.int32), np.float64([np.nan]).astype(object)],
+               [[], 1.5, 2, np.float16([1, 2]), np.float64([1e300, -0.0]), np.zeros((0, 3), np.float32)]),
+    "codes": (_BAD_CODES, [[], 0x7F, np.uint16([255]), np.int64([3])]),
+    "x": (_BAD_CODES + [np.zeros((5, 7), np.uint8)], [[], 0x38, np.zeros((4, 1, 3), np.uint8), np.zeros(3, np.int16)]),
+    "y": (_BAD_CODES + [np.zeros((5, 7), np.uint8)], [[], 0x38, np.zeros((2, 1), np.uint8)]),
+    "z": (_BAD_ARRAY + [np.full(3, 0.1), np.zeros(5, np.float32), np.zeros(3, np.int8)],
+          [1.0, [1.0, 2.0, 3.0], np.float16([1, 2, 3]), np.zeros(2, np.float32)]),
+    "fmt": (_BAD_FMT, ["e2m1", "binary32", "e8m0", "bfloat16", Format("e5m2"), "binary16p1uf", "binary16"]),
+    "fmt_y": (_BAD_FMT, ["e2m1", "binary32", "e8m0", "binary16"]),
+    "out_fmt": (_BAD_FMT, ["e2m1", "binary32", "binary16", "e8m0", "binary12p5uf"]),
+    "scale_fmt": (_BAD_FMT, ["binary16", "e4m3", "binary32"]),
+    "scale_x": (_BAD_CODES, [127, [127, 128], 300, np.nan]),
+    "scale_y": (_BAD_CODES, [127, [127, 128], 300, np.nan]),
+    "rounding": (_BAD_MODE, ["sra", "rtz", "RNE", "src", "towardzero"]),
+    "saturation": (_BAD_MODE, ["satnone-v4", "satpropagate", "SATFINITE"]),
+    "tininess": (_BAD_MODE, ["before", "AFTER"]),
+    "flags": (_BAD_BOOL, [True, np.bool_(True)]),
+    "ftz": (_BAD_BOOL, [True]),
+    "rnd": ([[1, 2], "x", np.float32([1, 2, 3, 4]), [-1, 0, 0, 0], _Junk(), np.zeros(4, np.uint32)],
+            [np.zeros((2, 3), np.uint32), np.full(4, 2 ** 32 - 1, np.uint64)]),
+    "nan_code": (_BAD_INT + [256], [15, 255, np.uint8(3)]),
+    "sr_bits": ([33, -1, 2 ** 70, "8", 8.0, None, True], [1, 32, 0, np.int8(4)]),
+    "name": (["nope", 5, _Junk(), b"e4m3", np.float64, "binary8p0se"], ["E4M3FN", np.float16, "float4_e2m1fn"]),
+    "k": ([1, 17, -1, 2 ** 70, "8", 8.5, True, None], [4, 16]),
+    "p": ([0, 20, "x", 2.0, -3], [1, 3]),
+    "bias": ([2 ** 40, -2 ** 40, "x", 1.5], [0, -3, 100]),
+    "signed": (["yes", 2, [True]], [False]),
+    "specials": (["nope", 5, _Junk()], ["ieee", "nonan", "p3109-extended", "e8m0", "fnuz"]),
+    "code": ([-1, 0x10000, 2 ** 70, "1", 1.5, None, [1]], [0, 0xFF, np.uint8(7)]),
+}
+# bad values that are only bad together with another argument's value
+_BAD_ONLY_WITH = {("rnd", "rne")}
+
+
+def _names(msg, names):
+    import re
+    return [n for n in names if re.search(rf"(?<![A-Za-z_]){re.escape(n)}(?![A-Za-z_])", msg)]
+
+
+def test_fuzz_the_api():
+    """Seeded: 3000 calls with one or two arguments replaced by wrong types, shapes, names or
+    values. No call may raise anything but ValueError/TypeError (a pyo3 PanicException is a
+    BaseException, an OverflowError an ArithmeticError), and the message must name the
+    argument: the replaced one when a single must-fail value was put in, else some argument."""
+    import random
+    import time
+    rng = random.Random(20)
+    t0 = time.time()
+    raised = named_bad = 0
+    for i in range(3000):
+        name = rng.choice(sorted(BASE))
+        fn, base = BASE[name]
+        kw = dict(base)
+        args = sorted(kw)
+        bad, odd = [], []
+        for _ in range(rng.choice((1, 1, 1, 2))):
+            a = rng.choice(args)
+            badpool, oddpool = POOLS[a]
+            if rng.random() < 0.7:
+                kw[a] = rng.choice(badpool)
+                bad.append(a)
+            else:
+                kw[a] = rng.choice(oddpool)
+                odd.append(a)
+        if name == "Format" and rng.random() < 0.3:
+            kw.update(k=rng.choice(POOLS["k"][1]))  # name and a custom field together
+            odd.append("k")
+        what = f"call {i}: {name}({', '.join(f'{k}={v!r}' for k, v in kw.items() if k in bad + odd)})"
+        try:
+            fn(**kw)
+        except BaseException as e:  # noqa: B036 - the point is to see everything
+            raised += 1
+            assert isinstance(e, (ValueError, TypeError)) and type(e).__name__ != "PanicException", \
+                f"{what}: {type(e).__module__}.{type(e).__name__}: {e}"
+            msg = str(e)
+            allowed = set(bad + odd) | {"format"} if name.startswith("Format") else set(bad + odd)
+            if len(bad) == 1 and not odd:
+                assert _names(msg, allowed), f"{what}: message does not name {bad[0]}: {msg}"
+                named_bad += 1
+            else:
+                assert _names(msg, set(args) | {"format"}), f"{what}: message names no argument: {msg}"
+        else:
+            assert not (len(bad) == 1 and not odd), f"{what}: accepted"
+    assert raised > 1500 and named_bad > 1000
+    assert time.time() - t0 < 30

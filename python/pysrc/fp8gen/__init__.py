@@ -87,8 +87,9 @@ def _native_order(a):
 def _python_ints_as_float64(a, src, what):
     """Integers given as Python scalars/lists: their exact binary64 values (|v| <= 2^53)."""
     if not isinstance(src, np.ndarray) and a.dtype.kind in "iu":
-        if a.size and np.abs(a.astype(object)).max() > 2**53:
-            raise ValueError(f"{what}: integer {int(np.abs(a.astype(object)).max())} is not exact in binary64")
+        m = max((abs(int(v)) for v in a.reshape(-1).tolist()), default=0)
+        if m > 2**53:
+            raise ValueError(f"{what}: integer {m} is not exact in binary64 (at most 2^53 in magnitude)")
         return a.astype(np.float64)
     return a
 
@@ -397,8 +398,8 @@ def dot(
     empty = np.zeros(0, dtype=np.uint32)
     if (scale_x is None) != (scale_y is None):
         raise ValueError("scale_x, scale_y: give both scale_x and scale_y, or neither")
+    fs = _format(scale_fmt, "scale_fmt")  # checked even when unused
     if scale_x is not None:
-        fs = _format(scale_fmt, "scale_fmt")
         sxa = _broadcast_to(_array(scale_x, "scale_x"), shape, "scale_x", "one scale code per dot product")
         sya = _broadcast_to(_array(scale_y, "scale_y"), shape, "scale_y", "one scale code per dot product")
         sx, sy = _codes(sxa, fs, "scale_x"), _codes(sya, fs, "scale_y")
