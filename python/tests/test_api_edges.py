@@ -288,16 +288,16 @@ def test_argument_errors_name_the_argument(call, exc, msg):
 def test_golden_errors_name_the_argument():
     with pytest.raises(ValueError, match="^scale_fmt: block scale format binary16 has 16 bits"):
         fp8gen.dot([1, 2], [1, 2], "e4m3", scale_x=1, scale_y=1, scale_fmt="binary16")
-    wide = Format("binary16p1uf")  # values 2^-32768 ... 2^32766
+    wide = Format("binary16p1uf")  # values 0, 2^-32767 ... 2^32766
     assert wide.value_dtype is None and wide.eps == 1.0
     with pytest.raises(ValueError, match="^fmt: some values of binary16p1uf are beyond binary64"):
         fp8gen.decode([1], wide)
     for prop in ("max", "max_finite", "smallest_normal", "tiny", "smallest_subnormal", "min_positive"):
         with pytest.raises(ValueError, match=f"^{prop}: 0x1p[-+]\\d+ of binary16p1uf is beyond binary64"):
             getattr(wide, prop)
-    with pytest.raises(ValueError, match="^code: 0x1p-32768 of binary16p1uf is beyond binary64"):
+    with pytest.raises(ValueError, match="^code: 0x1p-32767 of binary16p1uf is beyond binary64"):
         wide.value(1)
-    assert wide.hex(1) == "0x1p-32768"
+    assert wide.hex(1) == "0x1p-32767"
 
 
 def test_no_cli_option_names_in_messages():
