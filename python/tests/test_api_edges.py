@@ -449,3 +449,42 @@ def test_fuzz_the_api():
             assert not (len(bad) == 1 and not odd), f"{what}: accepted"
     assert raised > 1500 and named_bad > 1000
     assert time.time() - t0 < 30
+
+
+# ---- type stubs ---------------------------------------------------------------------------
+
+def test_type_stubs_match_the_module():
+    """__init__.pyi declares every public name with the runtime signature (parameter names,
+    order and which have defaults), and ships with py.typed."""
+    import ast
+    import inspect
+    import os
+    pkg = os.path.dirname(fp8gen.__file__)
+    assert os.path.exists(os.path.join(pkg, "py.typed"))
+    tree = ast.parse(open(os.path.join(pkg, "__init__.pyi")).read())
+    stub_funcs, stub_names = {}, set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            stub_funcs.setdefault(node.name, []).append(node)
+            stub_names.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            stub_names.add(node.name)
+            props = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        elif isinstance(node, ast.AnnAssign):
+            stub_names.add(node.target.id)
+    assert set(fp8gen.__all__) <= stub_names, set(fp8gen.__all__) - stub_names
+    public = {n for n in dir(Format) if not n.startswith("_")}
+    assert public == props - {"__new__"} - {n for n in props if n.startswith("__")}, public ^ props
+    for name, defs in stub_funcs.items():
+        sig = inspect.signature(getattr(fp8gen, name))
+        want = [(p.name, p.default is inspect.Parameter.empty) for p in sig.parameters.values()]
+        for d in defs:
+            a = d.args
+            params = a.posonlyargs + a.args + a.kwonlyargs
+            ndef = len(a.defaults)
+            required = [i < len(a.args) - ndef for i in range(len(a.args))] + \
+                [kd is None for kd in a.kw_defaults]
+            got = [(p.arg, r) for p, r in zip(params, required)]
+            # an overload may make a defaulted argument keyword-only and required (flags=True)
+            assert [g[0] for g in got] == [w[0] for w in want], (name, got, want)
+            assert all(g[1] or not w[1] for g, w in zip(got, want)), (name, got, want)

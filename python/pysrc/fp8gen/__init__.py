@@ -32,6 +32,7 @@ __all__ = [
     "OVERFLOW",
     "UNDERFLOW",
     "INEXACT",
+    "MAX_DOT_N",
     "__version__",
 ]
 
