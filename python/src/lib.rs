@@ -101,7 +101,12 @@ fn format_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Format> {
         return Ok(f.get().f);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return parse_format(&s.to_cow()?);
+        let name = s.to_cow().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{what}: not a format name (the string is not valid Unicode text)"
+            ))
+        })?;
+        return parse_format(&name);
     }
     let py = obj.py();
     let bad = || {
@@ -226,13 +231,16 @@ impl PyFormat {
             })
             .transpose()?;
         let specials = specials
-            .map(|o| {
-                o.extract::<String>().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "specials: expected a family name (str), got {}",
-                        type_name(o)
-                    ))
-                })
+            .map(|o| match o.cast::<PyString>() {
+                Ok(s) => s.to_cow().map(|c| c.into_owned()).map_err(|_| {
+                    PyValueError::new_err(
+                        "specials: not a family name (the string is not valid Unicode text)",
+                    )
+                }),
+                Err(_) => Err(PyTypeError::new_err(format!(
+                    "specials: expected a family name (str), got {}",
+                    type_name(o)
+                ))),
             })
             .transpose()?;
         let specials = specials.as_deref();

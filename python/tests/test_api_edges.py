@@ -356,15 +356,16 @@ _BAD_ARRAY = ["abc", {1: 2}, _Junk(), [[1.0], [1.0, 2.0]], np.array([None, 1], d
 _BAD_CODES = [[-1], [256], np.float32([1.5]), [np.nan], "abc", _Junk(), _masked(np.zeros(3, np.uint8)),
               np.uint64([2 ** 40]), [[1], [1, 2]], np.zeros(2, np.complex64),
               np.array([1, None], dtype=object), [True, False]]
-_BAD_FMT = ["nope", 3.5, _Junk(), b"e4m3", np.float64, ["e4m3"], "binary8p9se", "", np.int8]
-_BAD_MODE = ["nope", True, 1, None, b"rne", ["rne"]]
+_BAD_FMT = ["nope", 3.5, _Junk(), b"e4m3", np.float64, ["e4m3"], "binary8p9se", "", np.int8, "\ud800",
+            np.dtype("U3")]
+_BAD_MODE = ["nope", True, 1, None, b"rne", ["rne"], "\ud800", "rn\u00e9"]
 _BAD_BOOL = ["no", 1, None, [True], 0.0]
 _BAD_INT = [-1, 2 ** 40, 2 ** 70, 1.0, "0", None, True, [1]]
 
 # Per argument: values that must be refused with an error naming the argument ("bad"), and
 # unusual values that may be valid ("odd"; an error must still name some argument).
 POOLS = {
-    "values": (_BAD_ARRAY + [np.zeros(3, np.int32), np.float64([np.nan]).astype(object)],
+    "values": (_BAD_ARRAY + [np.zeros(3, np.int32), np.float64([np.nan]).astype(object), [2 ** 70], 2 ** 60],
                [[], 1.5, 2, np.float16([1, 2]), np.float64([1e300, -0.0]), np.zeros((0, 3), np.float32)]),
     "codes": (_BAD_CODES, [[], 0x7F, np.uint16([255]), np.int64([3])]),
     "x": (_BAD_CODES + [np.zeros((5, 7), np.uint8)], [[], 0x38, np.zeros((4, 1, 3), np.uint8), np.zeros(3, np.int16)]),
@@ -386,12 +387,12 @@ POOLS = {
             [np.zeros((2, 3), np.uint32), np.full(4, 2 ** 32 - 1, np.uint64)]),
     "nan_code": (_BAD_INT + [256], [15, 255, np.uint8(3)]),
     "sr_bits": ([33, -1, 2 ** 70, "8", 8.0, None, True], [1, 32, 0, np.int8(4)]),
-    "name": (["nope", 5, _Junk(), b"e4m3", np.float64, "binary8p0se"], ["E4M3FN", np.float16, "float4_e2m1fn"]),
+    "name": (["nope", 5, _Junk(), b"e4m3", np.float64, "binary8p0se", "\ud800"], ["E4M3FN", np.float16, "float4_e2m1fn"]),
     "k": ([1, 17, -1, 2 ** 70, "8", 8.5, True, None], [4, 16]),
     "p": ([0, 20, "x", 2.0, -3], [1, 3]),
     "bias": ([2 ** 40, -2 ** 40, "x", 1.5], [0, -3, 100]),
     "signed": (["yes", 2, [True]], [False]),
-    "specials": (["nope", 5, _Junk()], ["ieee", "nonan", "p3109-extended", "e8m0", "fnuz"]),
+    "specials": (["nope", 5, _Junk(), "\ud800"], ["ieee", "nonan", "p3109-extended", "e8m0", "fnuz"]),
     "code": ([-1, 0x10000, 2 ** 70, "1", 1.5, None, [1]], [0, 0xFF, np.uint8(7)]),
 }
 # bad values that are only bad together with another argument's value

@@ -87,6 +87,10 @@ def _native_order(a):
 
 def _python_ints_as_float64(a, src, what):
     """Integers given as Python scalars/lists: their exact binary64 values (|v| <= 2^53)."""
+    if not isinstance(src, np.ndarray) and a.dtype == object and a.size and \
+            all(isinstance(v, int) and not isinstance(v, bool) for v in a.reshape(-1).tolist()):
+        m = max(abs(v) for v in a.reshape(-1).tolist())
+        raise ValueError(f"{what}: integer {m} is not exact in binary64 (at most 2^53 in magnitude)")
     if not isinstance(src, np.ndarray) and a.dtype.kind in "iu":
         m = max((abs(int(v)) for v in a.reshape(-1).tolist()), default=0)
         if m > 2**53:
@@ -220,6 +224,8 @@ def _bool(v, what):
 def _str(v, what):
     if not isinstance(v, str):
         raise TypeError(f"{what}: expected a mode name (str), got {_typename(v)}")
+    if not v.isascii():
+        raise ValueError(f"{what}: unknown mode {v!r}; mode names are ASCII (e.g. rne, satfinite, after)")
     return v
 
 
