@@ -489,3 +489,18 @@ def test_type_stubs_match_the_module():
             # an overload may make a defaulted argument keyword-only and required (flags=True)
             assert [g[0] for g in got] == [w[0] for w in want], (name, got, want)
             assert all(g[1] or not w[1] for g, w in zip(got, want)), (name, got, want)
+
+
+def test_finfo_extremes_against_every_code():
+    """smallest_subnormal / max against the decoded values of every code (E8M0: code 0 is
+    2^-127, its smallest value)."""
+    names = [n for n, _ in fp8gen.presets()] + [f"binary8p{p}{s}{d}" for p in range(1, 8)
+                                                for s in "su" for d in "ef"] + ["binary8p8ue", "binary8p8uf"]
+    names += ["binary16", "bfloat16", "binary10p1se", "binary12p5uf"]
+    for n in names:
+        f = Format(n)
+        v = fp8gen.decode(np.arange(f.num_codes), f).astype(np.float64)
+        fin = v[np.isfinite(v)]
+        assert f.smallest_subnormal == f.min_positive == fin[fin > 0].min(), n
+        assert f.max == f.max_finite == fin.max(), n
+        assert fin[fin > 0].min() <= f.smallest_normal <= fin.max() and f.tiny == f.smallest_normal, n
