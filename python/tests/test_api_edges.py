@@ -110,6 +110,15 @@ def test_array_likes_scalars_and_lists():
     assert fp8gen.mul(0x38, [0x40, 0x38], "e4m3").tolist() == [0x40, 0x38]
     assert fp8gen.fma([0x38], [0x40], 0.5, "e4m3").tolist() == [2.5]
     assert fp8gen.dot([[0x38, 0x40]], [[0x40, 0x40]], "e4m3", z=[1]).tolist() == [7.0]
+    # float64 addends: exact in binary32 or refused (never rounded first); quiet NaN is NaN
+    assert np.isnan(fp8gen.fma([0x38], [0x38], np.float64([np.nan]), "e4m3")).all()
+    snan64 = np.uint64([0x7FF0000000000001]).view(np.float64)
+    with pytest.raises(ValueError, match="^z: a signaling float64 NaN has no binary32 counterpart"):
+        fp8gen.fma([0x38], [0x38], snan64, "e4m3")
+    snan32 = np.uint32([0x7F800001]).view(np.float32)
+    assert fp8gen.fma([0x38], [0x38], snan32, "e4m3", flags=True)[1].tolist() == [fp8gen.INVALID]
+    with pytest.raises(ValueError, match="^z: float64 value 1e-50 is not exact in binary32"):
+        fp8gen.dot([[0x38]], [[0x38]], "e4m3", z=1e-50)
     with pytest.raises(ValueError, match="^values: cannot make a numpy array of it"):
         fp8gen.project([[1.0], [1.0, 2.0]], "e4m3")
 

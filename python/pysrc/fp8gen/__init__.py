@@ -142,6 +142,12 @@ def _float32_operand(z, what):
                 f"(fp8gen's model has no binary64 addend): round it yourself, e.g. "
                 f"{what}.astype(np.float32), or pass float32"
             )
+        snan = np.isnan(za) & ((za.view(np.uint64) >> np.uint64(51)) & np.uint64(1) == 0)
+        if snan.any():
+            raise ValueError(
+                f"{what}: a signaling float64 NaN has no binary32 counterpart (converting it is "
+                f"an invalid operation); pass float32 (a signaling binary32 NaN raises invalid)"
+            )
         return z32
     raise TypeError(f"{what}: expected a float32 array (or float16, bfloat16, or float64 exact in binary32), got {za.dtype}")
 
