@@ -1,9 +1,12 @@
 //! `fp8gen._native`: the golden model of fp8gen for numpy arrays.
 //!
 //! Every element loop runs here, with the GIL released; the Python package `fp8gen`
-//! (`pysrc/fp8gen/__init__.py`) only checks dtypes and shapes, makes arrays contiguous and
-//! one-dimensional, and reshapes the results. Formats are validated by `golden::Format::new`,
-//! so the messages are the CLI's (`invalid format field `p`: …`).
+//! (`pysrc/fp8gen/__init__.py`) only checks arguments, dtypes and shapes, makes arrays
+//! contiguous and one-dimensional, and reshapes the results. Formats are validated by
+//! `golden::Format::new`, so the messages are the CLI's (`invalid format field `p`: …`) with
+//! the CLI's option names replaced by the Python argument names ([`py_text`]). No input may
+//! reach a panic: every size, code and integer argument is checked here or in the package
+//! and refused with a ValueError/TypeError naming the argument.
 
 use golden::{
     Class, Decoded, Exact, Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation,

@@ -2,6 +2,7 @@
 or TypeError naming it, array-likes and Python numbers are accepted, float64 values are
 projected with one rounding, and formats compare, hash and pickle by name."""
 
+import copy
 import pickle
 
 import ml_dtypes
@@ -217,6 +218,7 @@ def test_format_eq_hash_pickle():
             assert h == g and type(h) is Format and (h.k, h.p, h.bias, h.signed, h.specials) == \
                 (g.k, g.p, g.bias, g.signed, g.specials)
         assert g == g.name and hash(g) == hash(g.name)
+        assert copy.deepcopy(g) == g and copy.copy(g) == g
 
 
 @pytest.mark.parametrize("fmt,eps,tiny,sub,mx", [

@@ -2,11 +2,16 @@
 
 Formats are ``Format`` objects (``Format("e4m3")``, P3109 names such as
 ``Format("binary8p3se")``, or custom ``Format(k=7, p=3, bias=5, signed=False,
-specials="p3109-extended")``); any function taking a format also takes its name.
+specials="p3109-extended")``); any function taking a format also takes its name (ml_dtypes'
+names included) or a numpy / ml_dtypes dtype (``ml_dtypes.float8_e4m3fn``, ``np.float16``).
+``Format("e4m3") == "e4m3"``; formats hash as their canonical name and pickle.
 
 Every element loop runs in Rust (``fp8gen._native``) with the GIL released; this module only
-checks dtypes and shapes, makes arrays contiguous and reshapes the results, so results keep the
-shape of the inputs (``mul``/``fma`` operands broadcast against each other).
+checks arguments, dtypes and shapes, makes arrays contiguous and reshapes the results, so
+results keep the shape of the inputs (``mul``/``fma``/``dot`` operands broadcast against each
+other). Arrays may be given as array-likes (``__array__``, ``__dlpack__``), lists or Python
+scalars; float64 values are projected exactly, with one rounding. Every bad argument raises
+ValueError or TypeError naming it.
 
 Results are code arrays of dtype uint8 (K <= 8), uint16 (K <= 16) or uint32 (binary32).
 With ``flags=True`` a second uint8 array holds the IEEE-style flags
