@@ -1,32 +1,148 @@
 //! `fp8gen._native`: the golden model of fp8gen for numpy arrays.
 //!
 //! Every element loop runs here, with the GIL released; the Python package `fp8gen`
-//! (`pysrc/fp8gen/__init__.py`) only checks dtypes and shapes, makes arrays contiguous and
-//! one-dimensional, and reshapes the results. Formats are validated by `golden::Format::new`,
-//! so the messages are the CLI's (`invalid format field `p`: …`).
+//! (`pysrc/fp8gen/__init__.py`) only checks arguments, dtypes and shapes, makes arrays
+//! contiguous and one-dimensional, and reshapes the results. Formats are validated by
+//! `golden::Format::new`, so the messages are the CLI's (`invalid format field `p`: …`) with
+//! the CLI's option names replaced by the Python argument names ([`py_text`]). No input may
+//! reach a panic: every size, code and integer argument is checked here or in the package
+//! and refused with a ValueError/TypeError naming the argument.
 
-use golden::{Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation, Spec, Specials};
+use golden::{
+    Class, Decoded, Exact, Flags, FmaOptions, FmaUnit, Format, Projector, Rounding, Saturation,
+    Spec, Specials, Target,
+};
 use numpy::{Element, PyArray1, PyReadonlyArray1};
+use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString, PyType};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A small-float format (a validated `golden::Format`).
-#[pyclass(frozen, eq, hash, module = "fp8gen", name = "Format")]
+#[pyclass(frozen, module = "fp8gen", name = "Format")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct PyFormat {
     f: Format,
 }
 
+/// The golden model's messages name the CLI's options; Python callers see the argument names.
+fn py_text(s: &str) -> String {
+    s.replace(
+        "a custom format via --k/--p/--bias/--signed/--specials (see `fp8gen formats`)",
+        "a custom format Format(k=…, p=…, bias=…, signed=…, specials=…) (fp8gen.presets() lists the presets)",
+    )
+    .replace("use --signed or --specials p3109-finite", "use signed=True or specials=\"p3109-finite\"")
+    .replace("use --unsigned", "use signed=False")
+    .replace("--sr-bits", "sr_bits")
+}
+
 fn value_error(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    PyValueError::new_err(py_text(&e.to_string()))
+}
+
+/// An integer argument in `lo..=hi`: TypeError for a non-integer (bool included), ValueError
+/// naming the argument and the range otherwise; never pyo3's OverflowError.
+fn int_arg(obj: &Bound<'_, PyAny>, what: &str, lo: i64, hi: i64) -> PyResult<i64> {
+    let type_err = || {
+        PyTypeError::new_err(format!(
+            "{what}: expected an int, got {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".into())
+        ))
+    };
+    if obj.is_instance_of::<PyBool>() {
+        return Err(type_err());
+    }
+    match obj.extract::<i64>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        Ok(v) => Err(PyValueError::new_err(format!(
+            "{what}: {v} is out of range {lo}..={hi}"
+        ))),
+        Err(_) if obj.is_instance_of::<PyInt>() => Err(PyValueError::new_err(format!(
+            "{what}: {} is out of range {lo}..={hi}",
+            obj.str().map(|s| s.to_string()).unwrap_or_default()
+        ))),
+        Err(_) => Err(type_err()),
+    }
+}
+
+/// Names numpy and ml_dtypes give formats that the golden model spells otherwise.
+const PY_ALIASES: &[(&str, &str)] = &[
+    ("float6_e3m2fn", "e3m2"),
+    ("float6_e2m3fn", "e2m3"),
+    ("float4_e2m1fn", "e2m1"),
+    ("float16", "binary16"),
+    ("float32", "binary32"),
+];
+
+fn parse_format(name: &str) -> PyResult<Format> {
+    let l = name.trim().to_ascii_lowercase();
+    if matches!(
+        l.as_str(),
+        "float64" | "binary64" | "double" | "fp64" | "f64"
+    ) {
+        return Err(PyValueError::new_err(format!(
+            "invalid format field `format`: '{name}' (binary64) is not an fp8gen format (formats have at most 16 bits, and binary32); float64 arrays are accepted as values to project"
+        )));
+    }
+    let n = PY_ALIASES
+        .iter()
+        .find(|(a, _)| *a == l)
+        .map(|(_, c)| *c)
+        .unwrap_or(name);
+    Format::parse(n).map_err(value_error)
+}
+
+/// A format given as a name, a `Format`, or a numpy dtype / scalar type (ml_dtypes types
+/// included): `np.dtype(obj).name` is then the format name.
+fn format_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Format> {
+    if let Ok(f) = obj.cast::<PyFormat>() {
+        return Ok(f.get().f);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        let name = s.to_cow().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{what}: not a format name (the string is not valid Unicode text)"
+            ))
+        })?;
+        return parse_format(&name);
+    }
+    let py = obj.py();
+    let bad = || {
+        PyTypeError::new_err(format!(
+            "{what}: expected an fp8gen.Format or a format name (or a numpy/ml_dtypes dtype), got {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".into())
+        ))
+    };
+    if obj.is_none() || !(obj.is_instance_of::<PyType>() || obj.hasattr("kind").unwrap_or(false)) {
+        return Err(bad());
+    }
+    let dtype = py
+        .import("numpy")?
+        .getattr("dtype")?
+        .call1((obj,))
+        .map_err(|_| bad())?;
+    let name: String = dtype.getattr("name")?.extract()?;
+    parse_format(&name)
 }
 
 /// Whether every finite value of `f` is `sig·2^exp` with at most `prec` significant bits,
 /// `exp ≥ min_exp` (quantum of the smallest subnormal) and magnitude below `2^(max_e + 1)`:
 /// exactly the values an IEEE format with that precision and range represents.
+/// Formats wider than 16 bits (binary32) are IEEE-style with subnormals: the precision, the
+/// smallest subnormal and the exponent of the largest finite value decide, without visiting
+/// 2^32 codes.
 fn fits(f: &Format, prec: u32, min_exp: i32, max_e: i32) -> bool {
+    if f.k > 16 {
+        return f.p <= prec && f.decode(1).exp >= min_exp && f.emax() <= max_e;
+    }
     (0..f.num_codes() as u32).all(|c| {
         let d = f.decode(c);
         if d.is_nan() || d.sig == 0 {
@@ -48,6 +164,45 @@ fn fits_f64(f: &Format) -> bool {
     fits(f, 53, -1074, 1023)
 }
 
+/// The smallest positive value of `f` (a normal one with `normal_only`): the first such code
+/// in ascending order, since every family orders its positive codes by value. Formats wider
+/// than 16 bits are IEEE-style: code 1 is the smallest subnormal, `1 << man_bits` the
+/// smallest normal.
+fn smallest_positive(f: &Format, normal_only: bool) -> Decoded {
+    if f.k > 16 {
+        return f.decode(if normal_only { 1u32 << f.man_bits() } else { 1 });
+    }
+    (0..f.num_codes() as u32)
+        .map(|c| f.decode(c))
+        .find(|d| {
+            !d.sign && (d.class == Class::Normal || (!normal_only && d.class == Class::Subnormal))
+        })
+        .unwrap_or(Decoded {
+            class: Class::Nan,
+            sign: false,
+            exp: 0,
+            sig: 0,
+        })
+}
+
+/// The exact value of `d` as a Python float; ValueError naming `what` when binary64 cannot
+/// hold it (formats of up to 16 bits can reach 2^±32767).
+fn exact_f64(f: &Format, d: Decoded, what: &str) -> PyResult<f64> {
+    if matches!(d.class, Class::Normal | Class::Subnormal) {
+        let tz = d.sig.trailing_zeros();
+        let bits = u32::BITS - (d.sig >> tz).leading_zeros();
+        let exp = d.exp + tz as i32;
+        if exp < -1074 || exp + bits as i32 - 1 > 1023 {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} of {} is beyond binary64 (a Python float); use Format.hex for the exact value",
+                d.to_hex_float(),
+                f.name()
+            )));
+        }
+    }
+    Ok(d.to_f64())
+}
+
 #[pymethods]
 impl PyFormat {
     /// `Format(name)` (a preset, alias or P3109 name; `bias=` adjusts a named format) or
@@ -55,13 +210,55 @@ impl PyFormat {
     #[new]
     #[pyo3(signature = (name=None, *, k=None, p=None, bias=None, signed=None, specials=None))]
     fn new(
-        name: Option<&str>,
-        k: Option<u32>,
-        p: Option<u32>,
-        bias: Option<i32>,
-        signed: Option<bool>,
-        specials: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
+        k: Option<&Bound<'_, PyAny>>,
+        p: Option<&Bound<'_, PyAny>>,
+        bias: Option<&Bound<'_, PyAny>>,
+        signed: Option<&Bound<'_, PyAny>>,
+        specials: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let type_name = |o: &Bound<'_, PyAny>| {
+            o.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".into())
+        };
+        let signed = signed
+            .map(|o| {
+                o.extract::<bool>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "signed: expected True or False, got {}",
+                        type_name(o)
+                    ))
+                })
+            })
+            .transpose()?;
+        let specials = specials
+            .map(|o| match o.cast::<PyString>() {
+                Ok(s) => s.to_cow().map(|c| c.into_owned()).map_err(|_| {
+                    PyValueError::new_err(
+                        "specials: not a family name (the string is not valid Unicode text)",
+                    )
+                }),
+                Err(_) => Err(PyTypeError::new_err(format!(
+                    "specials: expected a family name (str), got {}",
+                    type_name(o)
+                ))),
+            })
+            .transpose()?;
+        let specials = specials.as_deref();
+        let k = k
+            .map(|v| int_arg(v, "k", 0, u32::MAX as i64))
+            .transpose()?
+            .map(|v| v as u32);
+        let p = p
+            .map(|v| int_arg(v, "p", 0, u32::MAX as i64))
+            .transpose()?
+            .map(|v| v as u32);
+        let bias = bias
+            .map(|v| int_arg(v, "bias", i32::MIN as i64, i32::MAX as i64))
+            .transpose()?
+            .map(|v| v as i32);
         let custom = k.is_some() || p.is_some() || specials.is_some();
         let f = match (name, custom) {
             (Some(_), true) => {
@@ -70,7 +267,7 @@ impl PyFormat {
                 ))
             }
             (Some(name), false) => {
-                let f = Format::parse(name).map_err(value_error)?;
+                let f = format_of(name, "name")?;
                 if signed.is_some() {
                     return Err(PyValueError::new_err(
                         "signed describes a custom format; a named format fixes its signedness",
@@ -109,6 +306,39 @@ impl PyFormat {
             }
         };
         Ok(PyFormat { f })
+    }
+
+    /// `Format(name) == other`: equal to a Format with the same fields, or to a name (str) of
+    /// the same format; any other object compares unequal.
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
+        let py = other.py();
+        let eq = if let Ok(o) = other.cast::<PyFormat>() {
+            Some(o.get().f == self.f)
+        } else if let Ok(s) = other.cast::<PyString>() {
+            Some(
+                s.to_cow()
+                    .ok()
+                    .and_then(|s| parse_format(&s).ok())
+                    .is_some_and(|f| f == self.f),
+            )
+        } else {
+            None
+        };
+        match (op, eq) {
+            (CompareOp::Eq, Some(e)) => PyBool::new(py, e).to_owned().into_any().unbind(),
+            (CompareOp::Ne, Some(e)) => PyBool::new(py, !e).to_owned().into_any().unbind(),
+            _ => py.NotImplemented(),
+        }
+    }
+
+    /// The hash of the canonical name, so that `hash(Format(n)) == hash(Format(n).name)`.
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        PyString::new(py, &self.f.name()).hash()
+    }
+
+    /// Pickling: the canonical name rebuilds the format (every name round-trips).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> (Bound<'py, PyType>, (String,)) {
+        (slf.get_type(), (slf.get().f.name(),))
     }
 
     /// Total bits K.
@@ -163,17 +393,48 @@ impl PyFormat {
     }
     /// Largest finite value (as a Python float; exact).
     #[getter]
-    fn max_finite(&self) -> f64 {
-        self.f.decode(self.f.max_finite_mag()).to_f64()
+    fn max_finite(&self) -> PyResult<f64> {
+        exact_f64(
+            &self.f,
+            self.f.decode(self.f.max_finite_mag()),
+            "max_finite",
+        )
     }
     /// Smallest positive value (subnormal where the format has subnormals; exact).
     #[getter]
-    fn min_positive(&self) -> f64 {
-        (1..self.f.num_codes() as u32)
-            .map(|c| self.f.decode(c))
-            .filter(|d| !d.is_nan() && !d.sign && d.sig != 0)
-            .map(|d| d.to_f64())
-            .fold(f64::INFINITY, f64::min)
+    fn min_positive(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, false), "min_positive")
+    }
+    /// numpy.finfo-style: the largest finite value (= `max_finite`; exact).
+    #[getter]
+    fn max(&self) -> PyResult<f64> {
+        exact_f64(&self.f, self.f.decode(self.f.max_finite_mag()), "max")
+    }
+    /// numpy.finfo-style: 2^(1 − P), the distance from 1.0 to the next larger value at
+    /// precision P (exact; 1.0 need not be a value of the format).
+    #[getter]
+    fn eps(&self) -> f64 {
+        golden::pow2(1 - self.f.p as i32)
+    }
+    /// numpy.finfo-style: the smallest positive normal value (exact).
+    #[getter]
+    fn smallest_normal(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, true), "smallest_normal")
+    }
+    /// numpy.finfo-style alias of `smallest_normal`.
+    #[getter]
+    fn tiny(&self) -> PyResult<f64> {
+        exact_f64(&self.f, smallest_positive(&self.f, true), "tiny")
+    }
+    /// numpy.finfo-style: the smallest positive value (= `min_positive`: the smallest
+    /// subnormal, or the smallest normal in a format without subnormals; exact).
+    #[getter]
+    fn smallest_subnormal(&self) -> PyResult<f64> {
+        exact_f64(
+            &self.f,
+            smallest_positive(&self.f, false),
+            "smallest_subnormal",
+        )
     }
     /// Code of the largest finite value.
     #[getter]
@@ -228,13 +489,13 @@ impl PyFormat {
         }
     }
     /// Exact value of one code as a Python float (NaN, ±inf included).
-    fn value(&self, code: u32) -> PyResult<f64> {
-        check_code(&self.f, code, "code")?;
-        Ok(self.f.decode(code).to_f64())
+    fn value(&self, code: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let code = int_arg(code, "code", 0, self.f.code_mask() as i64)? as u32;
+        exact_f64(&self.f, self.f.decode(code), "code")
     }
     /// Exact value of one code as a hexadecimal float string (any range).
-    fn hex(&self, code: u32) -> PyResult<String> {
-        check_code(&self.f, code, "code")?;
+    fn hex(&self, code: &Bound<'_, PyAny>) -> PyResult<String> {
+        let code = int_arg(code, "code", 0, self.f.code_mask() as i64)? as u32;
         Ok(self.f.decode(code).to_hex_float())
     }
     fn __repr__(&self) -> String {
@@ -290,9 +551,18 @@ fn make_spec(
     saturation: &str,
     tininess: &str,
     nan_code: u32,
+    to: &Format,
 ) -> PyResult<Spec> {
+    if nan_code & !to.code_mask() != 0 {
+        return Err(PyValueError::new_err(format!(
+            "nan_code: 0x{nan_code:x} is not a code of {} (0..=0x{:x}, {} bits)",
+            to.name(),
+            to.code_mask(),
+            to.k
+        )));
+    }
     let rounding = Rounding::parse(rounding, sr_bits)
-        .map_err(|e| PyValueError::new_err(format!("rounding: {e}")))?;
+        .map_err(|e| PyValueError::new_err(format!("rounding: {}", py_text(&e))))?;
     let saturation = Saturation::parse(saturation)
         .map_err(|e| PyValueError::new_err(format!("saturation: {e}")))?;
     let tininess = match tininess.to_ascii_lowercase().as_str() {
@@ -561,6 +831,20 @@ fn source_format(src: &str) -> PyResult<Format> {
     }
 }
 
+/// The exact value of binary64 bits `x` (IEEE 754 §3.4), and whether it is a signaling NaN
+/// (trailing significand MSB clear; it raises `invalid` as a binary32 one does).
+fn f64_exact(x: u64) -> (Exact, bool) {
+    let sign = x >> 63 != 0;
+    let e = ((x >> 52) & 0x7FF) as i32;
+    let m = x & ((1u64 << 52) - 1);
+    match e {
+        0x7FF if m == 0 => (Exact::inf(sign), false),
+        0x7FF => (Exact::NAN, m >> 51 == 0),
+        0 => (Exact::finite(sign, -1074, m), false),
+        _ => (Exact::finite(sign, e - 1075, m | 1u64 << 52), false),
+    }
+}
+
 /// Arrays shorter than this (and `tables=False`) go element by element through
 /// `golden::convert`, the direct path (no table build).
 const TABLE_MIN_N: usize = 1 << 14;
@@ -583,10 +867,26 @@ fn _project<'py>(
     flags: bool,
     tables: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let from = source_format(src)?;
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code)?;
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fmt.f)?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
     let to = fmt.f;
+    if src == "binary64" {
+        // binary64 is not a golden format; its values are exact intermediates, projected once.
+        let a: PyReadonlyArray1<'py, u64> = bits.extract()?;
+        let v = a.as_slice()?;
+        check_rnd(&spec, rnd, v.len())?;
+        let t = Target::new(to);
+        return Ok(collect_for(py, &to, v.len(), flags, |i| {
+            let (x, snan) = f64_exact(v[i]);
+            let (c, fl) = golden::project_to(&x, &t, &spec, rnd.map_or(0, |r| r[i]));
+            if snan {
+                (c, Flags(fl.0 | Flags::INVALID))
+            } else {
+                (c, fl)
+            }
+        }));
+    }
+    let from = source_format(src)?;
     if from.k == 32 {
         let a: PyReadonlyArray1<'py, u32> = bits.extract()?;
         let v = a.as_slice()?;
@@ -663,6 +963,16 @@ fn _decode<'py>(
     let f = fmt.f;
     let v = codes.as_slice()?;
     check_codes(&f, v, "codes")?;
+    if f.k > 16 {
+        // binary32: every value is exact in float32; decode element by element (a table
+        // would have 2^32 entries).
+        let out = py.detach(|| {
+            v.iter()
+                .map(|&c| f.decode(c).to_f64() as f32)
+                .collect::<Vec<f32>>()
+        });
+        return Ok(PyArray1::from_vec(py, out).into_any());
+    }
     // One table of the format's values (at most 2^16 entries), then a gather.
     let table: Vec<f64> = (0..f.num_codes() as u32)
         .map(|c| f.decode(c).to_f64())
@@ -676,7 +986,7 @@ fn _decode<'py>(
         Ok(PyArray1::from_vec(py, out).into_any())
     } else {
         Err(PyValueError::new_err(format!(
-            "decode: some values of {} are not exact in binary64 (use Format.hex for exact values)",
+            "fmt: some values of {} are beyond binary64, so decode cannot return them exactly (use Format.hex for exact values)",
             f.name()
         )))
     }
@@ -702,7 +1012,7 @@ fn _mul<'py>(
     flags: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code)?;
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -755,7 +1065,7 @@ fn _fma<'py>(
     flags: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
-    let spec = make_spec(rounding, 8, saturation, tininess, 0)?;
+    let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
@@ -800,7 +1110,7 @@ fn _dot<'py>(
     tininess: &str,
     flags: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let spec = make_spec(rounding, 8, saturation, tininess, 0)?;
+    let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: dot rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
@@ -841,8 +1151,19 @@ fn _dot<'py>(
         check_codes(f, sxv, "scale_x")?;
         check_codes(f, syv, "scale_y")?;
     }
-    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f)
-        .map_err(|e| PyValueError::new_err(format!("dot: {e}")))?;
+    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f).map_err(|e| {
+        // name the argument the golden model's message is about
+        let arg = if e.starts_with("block scale format") {
+            "scale_fmt"
+        } else if e.starts_with("result format") {
+            "out_fmt"
+        } else if e.starts_with("a dot product has") {
+            "x, y"
+        } else {
+            "fmt, fmt_y"
+        };
+        PyValueError::new_err(format!("{arg}: {e}"))
+    })?;
     let to = fr.f;
     Ok(collect_for(py, &to, m, flags, |i| {
         let (a, c) = if fsf.is_some() {
@@ -862,6 +1183,25 @@ fn _dot<'py>(
     }))
 }
 
+/// `fmt` given as a Format, a name or a numpy/ml_dtypes dtype, as a Format; errors name `what`.
+#[pyfunction]
+fn _format_of(fmt: &Bound<'_, PyAny>, what: &str) -> PyResult<PyFormat> {
+    format_of(fmt, what).map(|f| PyFormat { f }).map_err(|e| {
+        let py = fmt.py();
+        let msg = e.value(py).to_string();
+        let msg = if msg.starts_with(&format!("{what}:")) {
+            msg
+        } else {
+            format!("{what}: {msg}")
+        };
+        if e.is_instance_of::<PyTypeError>(py) {
+            PyTypeError::new_err(msg)
+        } else {
+            PyValueError::new_err(msg)
+        }
+    })
+}
+
 /// Presets: (name, description) in the order `fp8gen formats` lists them.
 #[pyfunction]
 fn presets() -> Vec<(&'static str, &'static str)> {
@@ -877,6 +1217,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(_format_of, m)?)?;
     m.add("VERSION", golden::VERSION)?;
     Ok(())
 }

@@ -59,7 +59,7 @@ def test_p3109_and_custom_formats():
      "fn, fnuz, p3109-finite, p3109-extended, nonan, e8m0"),
     (dict(k=8, p=4, signed=False, specials="fnuz"), (),
      "invalid format field `signed`: the fnuz family puts its NaN at the sign bit, so it must "
-     "be signed; use --signed or --specials p3109-finite for an unsigned format"),
+     "be signed; use signed=True or specials=\"p3109-finite\" for an unsigned format"),
     (dict(k=8, p=3, bias=1 << 21, specials="ieee"), (),
      "invalid format field `bias`: bias 2097152 is out of range; |bias| must be at most 1048576"),
     (dict(), ("binary8p9se",),
@@ -123,9 +123,10 @@ def test_nonan_formats_write_nan_code_with_invalid():
 
 
 @pytest.mark.parametrize("bad,exc,msg", [
-    (np.zeros(3, np.float64), TypeError, "values: unsupported dtype float64; expected float32, float16 or bfloat16"),
+    (np.zeros(3, np.complex64), TypeError, "values: unsupported dtype complex64; expected float64, float32, float16 or bfloat16"),
     (np.zeros(3, np.int32), TypeError, "values: unsupported dtype int32"),
-    ("abc", TypeError, "values: unsupported dtype <U3"),
+    ("abc", TypeError, "values: expected a numpy array (or an array-like, a list or a scalar), got str"),
+    (["abc"], TypeError, "values: unsupported dtype <U3"),
 ])
 def test_project_bad_dtypes(bad, exc, msg):
     with pytest.raises(exc, match="^" + msg.replace("(", r"\(").replace(")", r"\)")):
@@ -137,7 +138,7 @@ def test_project_bad_dtypes(bad, exc, msg):
     (dict(saturation="clip"), "saturation: unknown saturation mode 'clip'; expected one of satfinite, satpropagate, satnone, satnone-v4"),
     (dict(tininess="never"), "tininess: unknown value 'never'; expected after or before"),
     (dict(rounding="sra"), "rounding sra is stochastic: pass rnd="),
-    (dict(rounding="sra", sr_bits=0, rnd=np.zeros(4, np.uint32)), "rounding: stochastic rounding needs 1..=32 random bits, got --sr-bits 0"),
+    (dict(rounding="sra", sr_bits=0, rnd=np.zeros(4, np.uint32)), "rounding: stochastic rounding needs 1..=32 random bits, got sr_bits 0"),
     (dict(rnd=np.zeros(4, np.uint32)), "rnd is only used by stochastic rounding (sra, srb, src); rounding is rne"),
     (dict(rounding="srb", rnd=np.zeros(3, np.uint32)), "rnd has shape (3,), the result has shape (4,)"),
     (dict(rounding="src", sr_bits=4, rnd=np.full(4, 16, np.uint32)), "rnd: 0x10 does not fit in sr_bits = 4 bits"),
@@ -244,8 +245,13 @@ def test_fma_against_exact_sums():
     assert exact.sum() > n // 4
     same = (r == want) & (np.signbit(r) == np.signbit(want)) | (np.isnan(r) & np.isnan(want))
     assert same[exact].all()
-    with pytest.raises(TypeError, match="z: expected a float32 array, got float64"):
-        fp8gen.fma(x, y, z.astype(np.float64), "e4m3")
+    # float64 z: exact in binary32 is accepted, anything else refused (never rounded twice)
+    assert np.array_equal(fp8gen.fma(x, y, z.astype(np.float64), "e4m3"), fp8gen.fma(x, y, z, "e4m3"),
+                          equal_nan=True)
+    with pytest.raises(ValueError, match=r"^z: float64 value 0.1 is not exact in binary32"):
+        fp8gen.fma(x, y, np.full(n, 0.1), "e4m3")
+    with pytest.raises(TypeError, match="z: expected a float32 array"):
+        fp8gen.fma(x, y, z.astype(np.int8), "e4m3")
     with pytest.raises(ValueError, match="rounding: fma rounds to binary32"):
         fp8gen.fma(x, y, z, "e4m3", rounding="sra")
 

@@ -2,11 +2,16 @@
 
 Formats are ``Format`` objects (``Format("e4m3")``, P3109 names such as
 ``Format("binary8p3se")``, or custom ``Format(k=7, p=3, bias=5, signed=False,
-specials="p3109-extended")``); any function taking a format also takes its name.
+specials="p3109-extended")``); any function taking a format also takes its name (ml_dtypes'
+names included) or a numpy / ml_dtypes dtype (``ml_dtypes.float8_e4m3fn``, ``np.float16``).
+``Format("e4m3") == "e4m3"``; formats hash as their canonical name and pickle.
 
 Every element loop runs in Rust (``fp8gen._native``) with the GIL released; this module only
-checks dtypes and shapes, makes arrays contiguous and reshapes the results, so results keep the
-shape of the inputs (``mul``/``fma`` operands broadcast against each other).
+checks arguments, dtypes and shapes, makes arrays contiguous and reshapes the results, so
+results keep the shape of the inputs (``mul``/``fma``/``dot`` operands broadcast against each
+other). Arrays may be given as array-likes (``__array__``, ``__dlpack__``), lists or Python
+scalars; float64 values are projected exactly, with one rounding. Every bad argument raises
+ValueError or TypeError naming it.
 
 Results are code arrays of dtype uint8 (K <= 8), uint16 (K <= 16) or uint32 (binary32).
 With ``flags=True`` a second uint8 array holds the IEEE-style flags
@@ -18,7 +23,7 @@ Formats without NaN (the ``nonan`` family: OCP MX E2M1/E2M3/E3M2) write ``nan_co
 import numpy as np
 
 from ._native import VERSION, Format, presets
-from ._native import _decode, _dot, _fma, _mul, _project
+from ._native import _decode, _dot, _fma, _format_of, _mul, _project
 
 __all__ = [
     "Format",
@@ -32,6 +37,7 @@ __all__ = [
     "OVERFLOW",
     "UNDERFLOW",
     "INEXACT",
+    "MAX_DOT_N",
     "__version__",
 ]
 
@@ -45,19 +51,37 @@ INEXACT = 1
 
 
 def _format(fmt, what="fmt"):
+    """A Format from a Format, a name, or a numpy / ml_dtypes dtype; errors name ``what``."""
     if isinstance(fmt, Format):
         return fmt
-    if isinstance(fmt, str):
-        return Format(fmt)
-    raise TypeError(f"{what}: expected an fp8gen.Format or a format name, got {type(fmt).__name__}")
+    return _format_of(fmt, what)
+
+
+def _typename(a):
+    return type(a).__name__
 
 
 def _array(a, what):
+    """An ndarray view of ``a`` (no copy where possible): ndarrays, Python scalars, lists and
+    tuples, numpy scalars, objects with ``__array__`` or ``__dlpack__``. Masked arrays are
+    refused: their mask would be silently dropped."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError(
+            f"{what}: masked arrays are not supported (the mask would be dropped); "
+            f"pass {what}.filled(value) or {what}.data"
+        )
     if isinstance(a, np.ndarray):
         return a
-    if isinstance(a, (list, tuple)) or np.isscalar(a):
-        return np.asarray(a)
-    raise TypeError(f"{what}: expected a numpy array, got {type(a).__name__}")
+    try:
+        if isinstance(a, (list, tuple, int, float, bool, np.generic)) or hasattr(a, "__array__"):
+            return np.asarray(a)
+        if hasattr(a, "__dlpack__"):
+            return np.from_dlpack(a)
+    except (ValueError, TypeError, RuntimeError, BufferError) as e:
+        raise ValueError(f"{what}: cannot make a numpy array of it ({e})") from None
+    raise TypeError(
+        f"{what}: expected a numpy array (or an array-like, a list or a scalar), got {_typename(a)}"
+    )
 
 
 def _native_order(a):
@@ -66,11 +90,28 @@ def _native_order(a):
     return a
 
 
-def _float_bits(values):
-    """(1-D contiguous bit array, source format name) of a float32/float16/bfloat16 array."""
-    a = _native_order(_array(values, "values"))
+def _python_ints_as_float64(a, src, what):
+    """Integers given as Python scalars/lists: their exact binary64 values (|v| <= 2^53)."""
+    if not isinstance(src, np.ndarray) and a.dtype == object and a.size and \
+            all(isinstance(v, int) and not isinstance(v, bool) for v in a.reshape(-1).tolist()):
+        m = max(abs(v) for v in a.reshape(-1).tolist())
+        raise ValueError(f"{what}: integer {m} is not exact in binary64 (at most 2^53 in magnitude)")
+    if not isinstance(src, np.ndarray) and a.dtype.kind in "iu":
+        m = max((abs(int(v)) for v in a.reshape(-1).tolist()), default=0)
+        if m > 2**53:
+            raise ValueError(f"{what}: integer {m} is not exact in binary64 (at most 2^53 in magnitude)")
+        return a.astype(np.float64)
+    return a
+
+
+def _float_bits(values, what="values"):
+    """(1-D contiguous bit array, source format name) of a float64/float32/float16/bfloat16
+    array."""
+    a = _native_order(values)
     dt = a.dtype
-    if dt == np.float32:
+    if dt == np.float64:
+        src, view = "binary64", np.uint64
+    elif dt == np.float32:
         src, view = "binary32", np.uint32
     elif dt == np.float16:
         src, view = "binary16", np.uint16
@@ -79,15 +120,52 @@ def _float_bits(values):
         src, view = "bfloat16", np.uint16
     else:
         raise TypeError(
-            f"values: unsupported dtype {dt}; expected float32, float16 or bfloat16 "
-            "(convert others first, e.g. values.astype(np.float32))"
+            f"{what}: unsupported dtype {dt}; expected float64, float32, float16 or bfloat16 "
+            f"(convert others first, e.g. {what}.astype(np.float32))"
         )
     return np.ascontiguousarray(a).reshape(-1).view(view), src
+
+
+def _float32_operand(z, what):
+    """``z`` as float32 without rounding: float32 as is, float16/bfloat16 and Python numbers
+    widened exactly; float64 only where every value is exact in binary32 (the golden FMA and
+    dot product add a binary32 addend; rounding z first would be a second rounding)."""
+    src = z
+    za = _python_ints_as_float64(_native_order(_array(z, what)), src, what)
+    if za.dtype == np.float32:
+        return za
+    if za.dtype == np.float16 or (za.dtype.name == "bfloat16" and za.dtype.itemsize == 2):
+        return za.astype(np.float32)
+    if za.dtype == np.float64:
+        with np.errstate(all="ignore"):
+            z32 = za.astype(np.float32)
+        bad = ~((z32 == za) | (np.isnan(za) & np.isnan(z32)))
+        if bad.any():
+            v = za[bad].reshape(-1)[0]
+            raise ValueError(
+                f"{what}: float64 value {float(v)!r} is not exact in binary32; the addend is binary32 "
+                f"(fp8gen's model has no binary64 addend): round it yourself, e.g. "
+                f"{what}.astype(np.float32), or pass float32"
+            )
+        snan = np.isnan(za) & ((za.view(np.uint64) >> np.uint64(51)) & np.uint64(1) == 0)
+        if snan.any():
+            raise ValueError(
+                f"{what}: a signaling float64 NaN has no binary32 counterpart (converting it is "
+                f"an invalid operation); pass float32 (a signaling binary32 NaN raises invalid)"
+            )
+        return z32
+    raise TypeError(f"{what}: expected a float32 array (or float16, bfloat16, or float64 exact in binary32), got {za.dtype}")
 
 
 def _codes(a, fmt, what):
     """1-D contiguous uint32 copy/view of an integer code array (range checked in Rust)."""
     a = _array(a, what)
+    if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+        with np.errstate(all="ignore"):
+            f = a.astype(np.float64)
+        bad = ~np.isfinite(f) | (f != np.round(f))
+        if bad.any():
+            raise ValueError(f"{what}: {float(f[bad].reshape(-1)[0])!r} is not a code of {fmt.name} (codes are integers)")
     if a.dtype.kind not in "ui":
         raise TypeError(
             f"{what}: code arrays must have an integer dtype (uint8/uint16/uint32), got {a.dtype}"
@@ -125,20 +203,45 @@ def _result(codes, flags, shape, want_flags):
     return codes
 
 
+def _int(v, what):
+    if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{what}: expected an int, got {_typename(v)}")
+    return int(v)
+
+
 def _sr_bits(sr_bits):
-    if not isinstance(sr_bits, (int, np.integer)) or isinstance(sr_bits, bool):
-        raise TypeError("sr_bits: expected an int (1..=32)")
-    if not 0 <= sr_bits <= 255:
-        raise ValueError(f"rounding: stochastic rounding needs 1..=32 random bits, got sr_bits {sr_bits}")
-    return int(sr_bits)
+    v = _int(sr_bits, "sr_bits")
+    if not 0 <= v <= 32:
+        raise ValueError(f"sr_bits: {v} is out of range; stochastic rounding uses 1..=32 random bits")
+    return v
 
 
-def _nan_code(nan_code):
-    if not isinstance(nan_code, (int, np.integer)) or isinstance(nan_code, bool):
-        raise TypeError("nan_code: expected an int code")
-    if not 0 <= nan_code <= 0xFFFFFFFF:
-        raise ValueError(f"nan_code: 0x{nan_code:x} is out of range")
-    return int(nan_code)
+def _nan_code(nan_code, fr):
+    """``nan_code`` checked against the result format ``fr``: it must fit its K bits."""
+    v = _int(nan_code, "nan_code")
+    if not 0 <= v <= fr.code_mask:
+        raise ValueError(
+            f"nan_code: {v} is not a code of {fr.name}; expected 0..={fr.code_mask} ({fr.k} bits)"
+        )
+    return v
+
+
+def _bool(v, what):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{what}: expected True or False, got {_typename(v)}")
+    return bool(v)
+
+
+def _str(v, what):
+    if not isinstance(v, str):
+        raise TypeError(f"{what}: expected a mode name (str), got {_typename(v)}")
+    if not v.isascii():
+        raise ValueError(f"{what}: unknown mode {v!r}; mode names are ASCII (e.g. rne, satfinite, after)")
+    return v
+
+
+def _modes(rounding, saturation, tininess):
+    return _str(rounding, "rounding"), _str(saturation, "saturation"), _str(tininess, "tininess")
 
 
 def project(
@@ -152,9 +255,11 @@ def project(
     nan_code=0,
     sr_bits=8,
 ):
-    """Round float32 / float16 / bfloat16 ``values`` to ``fmt`` (RoundToPrecision -> Saturate ->
-    Encode, P3109 v4.0 section 4.7). Returns the code array (uint8 for K <= 8, uint16 for
-    K <= 16), and the flags array with ``flags=True``.
+    """Round float64 / float32 / float16 / bfloat16 ``values`` to ``fmt`` (RoundToPrecision ->
+    Saturate -> Encode, P3109 v4.0 section 4.7), one rounding from the exact input value.
+    Returns the code array (uint8 for K <= 8, uint16 for K <= 16), and the flags array with
+    ``flags=True``. ``values`` may be an array-like (``__array__``/``__dlpack__``), a list or
+    a Python scalar (Python numbers are binary64).
 
     ``rounding``: rne, rna, rtp, rtn, rtz, rto, or stochastic sra/srb/src with ``sr_bits``
     random bits per element given in ``rnd`` (uint32, same shape as ``values``).
@@ -162,20 +267,22 @@ def project(
     (underflow flag). ``nan_code``: code written for NaN into a format without NaN.
     """
     f = _format(fmt)
-    a = _array(values, "values")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    nc, sb = _nan_code(nan_code, f), _sr_bits(sr_bits)
+    a = _python_ints_as_float64(_array(values, "values"), values, "values")
     bits, src = _float_bits(a)
     r = _rnd(rnd, a.shape)
-    codes, fl = _project(
-        bits, src, f, rounding, _sr_bits(sr_bits), saturation, tininess, _nan_code(nan_code), r, bool(flags)
-    )
-    return _result(codes, fl, a.shape, flags)
+    codes, fl = _project(bits, src, f, rounding, sb, saturation, tininess, nc, r, want)
+    return _result(codes, fl, a.shape, want)
 
 
 def decode(codes, fmt):
     """Exact values of ``codes`` (integer array) in ``fmt``. The result is float32 when every
     value of the format is exact in binary32 (all 8-bit formats but E8M0 and the wide-range
-    P3109 ones), else float64 (``Format.value_dtype`` tells which); NaN codes give NaN.
-    Raises ValueError for formats whose values binary64 cannot hold exactly."""
+    P3109 ones, and binary32/binary16/bfloat16), else float64 (``Format.value_dtype`` tells
+    which); NaN codes give NaN. Raises ValueError for formats whose values binary64 cannot
+    hold exactly."""
     f = _format(fmt)
     a = _array(codes, "codes")
     c = _codes(a, f, "codes")
@@ -188,6 +295,15 @@ def _broadcast(*arrays, names):
     except ValueError:
         shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays))
         raise ValueError(f"operand shapes do not broadcast: {shapes}") from None
+
+
+def _broadcast_to(a, shape, what, one):
+    try:
+        return np.broadcast_to(a, shape)
+    except ValueError:
+        raise ValueError(
+            f"{what}: shape {a.shape} does not broadcast to {tuple(shape)} ({one})"
+        ) from None
 
 
 def mul(
@@ -210,24 +326,17 @@ def mul(
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = fx if out_fmt is None else _format(out_fmt, "out_fmt")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    nc, sb = _nan_code(nan_code, fr), _sr_bits(sr_bits)
     xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
     shape = xa.shape
     r = _rnd(rnd, shape)
     codes, fl = _mul(
-        _codes(xa, fx, "x"),
-        _codes(ya, fy, "y"),
-        fx,
-        fy,
-        fr,
-        rounding,
-        _sr_bits(sr_bits),
-        saturation,
-        tininess,
-        _nan_code(nan_code),
-        r,
-        bool(flags),
+        _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr,
+        rounding, sb, saturation, tininess, nc, r, want,
     )
-    return _result(codes, fl, shape, flags)
+    return _result(codes, fl, shape, want)
 
 
 def fma(
@@ -242,32 +351,30 @@ def fma(
     tininess="after",
     ftz=False,
 ):
-    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z float32, computed exactly and
-    rounded once to binary32 (float32 result). ``rounding``: rne, rna, rtp, rtn, rtz, rto;
-    ``saturation`` applies to the binary32 result (satnone = IEEE 754 overflow to infinity).
-    ``ftz``: subnormal z reads as zero and subnormal results flush to zero."""
+    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
+    rounded once to binary32 (float32 result). ``z`` is float32 (float16, bfloat16, Python
+    numbers and float64 arrays are accepted when every value is exact in binary32; others are
+    refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
+    to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
+    reads as zero and subnormal results flush to zero."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
-    za = _native_order(_array(z, "z"))
-    if za.dtype != np.float32:
-        raise TypeError(f"z: expected a float32 array, got {za.dtype}")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want, ftz = _bool(flags, "flags"), _bool(ftz, "ftz")
+    za = _float32_operand(z, "z")
     xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), za, names=("x", "y", "z"))
     shape = xa.shape
     zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
     r, fl = _fma(
-        _codes(xa, fx, "x"),
-        _codes(ya, fy, "y"),
-        zb,
-        fx,
-        fy,
-        rounding,
-        saturation,
-        tininess,
-        bool(ftz),
-        bool(flags),
+        _codes(xa, fx, "x"), _codes(ya, fy, "y"), zb, fx, fy,
+        rounding, saturation, tininess, ftz, want,
     )
     r = r.view(np.float32)
-    return _result(r, fl, shape, flags)
+    return _result(r, fl, shape, want)
+
+
+#: Largest number of elements of one dot product (golden::MAX_DOT_N).
+MAX_DOT_N = 64
 
 
 def dot(
@@ -287,53 +394,44 @@ def dot(
 ):
     """Dot products along the last axis: ``sum(x[..., i] * y[..., i]) * 2^(sx + sy) + z``,
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
-    OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` with the same shape
-    ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: one code of ``scale_fmt`` per dot
-    product (shape ``(...)``), or None; ``z``: float32 addends of shape ``(...)``, or None.
+    OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` that broadcast against
+    each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
+    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: binary32
+    addends broadcasting to ``(...)`` (as fma's z), or None.
     A binary32 result is returned as float32, a small format as codes."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = _format(out_fmt, "out_fmt")
-    xa, ya = _array(x, "x"), _array(y, "y")
-    if xa.shape != ya.shape or xa.ndim == 0:
-        raise ValueError(f"x and y must have one shape (..., N); got {xa.shape} and {ya.shape}")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
+    if xa.ndim == 0:
+        raise ValueError("x, y: dot needs arrays of shape (..., N); got 0-d operands")
     n = xa.shape[-1]
+    if n == 0:
+        raise ValueError("x, y: n = 0 elements: dot needs at least one element per row")
+    if n > MAX_DOT_N:
+        raise ValueError(f"x, y: n = {n} elements: dot takes 1..={MAX_DOT_N} elements per row")
     shape = xa.shape[:-1]
     empty = np.zeros(0, dtype=np.uint32)
     if (scale_x is None) != (scale_y is None):
-        raise ValueError("give both scale_x and scale_y, or neither")
+        raise ValueError("scale_x, scale_y: give both scale_x and scale_y, or neither")
+    fs = _format(scale_fmt, "scale_fmt")  # checked even when unused
     if scale_x is not None:
-        fs = _format(scale_fmt, "scale_fmt")
-        sxa, sya = _broadcast(_array(scale_x, "scale_x"), _array(scale_y, "scale_y"),
-                              names=("scale_x", "scale_y"))
-        sxa, sya = np.broadcast_to(sxa, shape), np.broadcast_to(sya, shape)
+        sxa = _broadcast_to(_array(scale_x, "scale_x"), shape, "scale_x", "one scale code per dot product")
+        sya = _broadcast_to(_array(scale_y, "scale_y"), shape, "scale_y", "one scale code per dot product")
         sx, sy = _codes(sxa, fs, "scale_x"), _codes(sya, fs, "scale_y")
     else:
         fs, sx, sy = None, empty, empty
     if z is not None:
-        za = _native_order(_array(z, "z"))
-        if za.dtype != np.float32:
-            raise TypeError(f"z: expected a float32 array, got {za.dtype}")
-        za = np.broadcast_to(za, shape)
+        za = _broadcast_to(_float32_operand(z, "z"), shape, "z", "one addend per dot product")
         zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
     else:
         zb = empty
     r, fl = _dot(
-        _codes(xa, fx, "x"),
-        _codes(ya, fy, "y"),
-        int(n),
-        sx,
-        sy,
-        zb,
-        fx,
-        fy,
-        fs,
-        fr,
-        rounding,
-        saturation,
-        tininess,
-        bool(flags),
+        _codes(xa, fx, "x"), _codes(ya, fy, "y"), int(n), sx, sy, zb, fx, fy, fs, fr,
+        rounding, saturation, tininess, want,
     )
     if fr.name == "binary32":
         r = r.view(np.float32)
-    return _result(r, fl, shape, flags)
+    return _result(r, fl, shape, want)
