@@ -41,6 +41,13 @@ else
     missing+=(cadical)
 fi
 
+# Chromium (headless) renders the `fp8gen report` page in its test (tests/report.rs).
+if command -v chromium >/dev/null 2>&1; then
+    log "chromium present"
+else
+    missing+=(chromium)
+fi
+
 if [ "${#missing[@]}" -eq 0 ]; then
     log "nothing to install"
     exit 0

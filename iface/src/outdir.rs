@@ -3,7 +3,9 @@
 //!
 //! A command writes into a directory that is new, empty, or holds only what an earlier run of
 //! the same command wrote there, as listed by a file that run wrote (`gen`: its
-//! `manifest.json` names the Verilog files, and `<top>.core`; the others: [`LISTING`]). A
+//! `manifest.json` names the Verilog files, and `<top>.core`; with them go the pages
+//! `fp8gen report` wrote (they begin with [`REPORT_HEAD`]) and the fp8gen summaries in
+//! [`RESULTS_DIR`], which describe that core; the others: [`LISTING`]). A
 //! directory holding anything else is refused naming one foreign entry, and a listing fp8gen
 //! did not write makes the directory foreign. Replacing an earlier run's directory moves the
 //! new one into place in one rename ([`OutDir::install`]) and then deletes, of the old one,
@@ -239,7 +241,87 @@ pub fn read_gen_manifest(dir: &Path) -> Earlier {
     }
     // Only plain names: a listed `../x` or `sub/x` never matches an entry of the directory.
     set.retain(|p| p.components().count() == 1 && p.file_name().is_some());
+    set.extend(report_files(dir));
     Earlier::Owned(Box::new(move |r| set.contains(r)))
+}
+
+/// How every page `fp8gen report` writes begins; a file that does not begin so is not one
+/// (`report` never overwrites it, `gen --force` never deletes it).
+pub const REPORT_HEAD: &str = "<!DOCTYPE html>\n<!-- written by fp8gen report";
+
+/// The folder of a core directory where verify/prove/synth JSON summaries of the core go
+/// (docs/report.md): `fp8gen report` reads them.
+pub const RESULTS_DIR: &str = "results";
+
+/// Whether `p` is a regular file (not a link) that begins with [`REPORT_HEAD`].
+pub fn is_report_page(p: &Path) -> bool {
+    use std::io::Read;
+    let regular = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
+    let mut head = Vec::new();
+    regular
+        && std::fs::File::open(p)
+            .and_then(|f| f.take(REPORT_HEAD.len() as u64).read_to_end(&mut head))
+            .is_ok()
+        && head == REPORT_HEAD.as_bytes()
+}
+
+/// Which fp8gen summary a JSON value is: `verify` (`fp8gen verify --json`, its `meta`
+/// names the generator), `prove` (one proof report of `verify --prove --json`, or the list of
+/// `prove --json`) or `synth` (`synth --json`); both carry `generator`.
+pub fn result_kind(v: &serde_json::Value) -> Option<&'static str> {
+    let ours = |o: &serde_json::Value| {
+        o.get("generator")
+            .and_then(|g| g.as_str())
+            .is_some_and(|g| g.starts_with("fp8gen "))
+    };
+    let proof = |o: &serde_json::Value| ours(o) && o.get("verdict").is_some();
+    match v {
+        serde_json::Value::Array(a) if !a.is_empty() && a.iter().all(proof) => Some("prove"),
+        serde_json::Value::Object(_) if proof(v) => Some("prove"),
+        serde_json::Value::Object(_) if ours(v) && v.get("fmax_mhz").is_some() => Some("synth"),
+        serde_json::Value::Object(_)
+            if v.get("meta").is_some_and(ours) && v.get("vectors").is_some() =>
+        {
+            Some("verify")
+        }
+        _ => None,
+    }
+}
+
+/// Whether `p` is a regular file (not a link) named `*.json` holding an fp8gen summary
+/// ([`result_kind`]).
+pub fn is_result_file(p: &Path) -> bool {
+    let regular = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
+    regular
+        && p.extension().is_some_and(|e| e == "json")
+        && crate::read_text_bounded(p, crate::MAX_JSON_BYTES, "summaries")
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| result_kind(&v).is_some())
+}
+
+/// What `fp8gen report` and the documented result files add to a core directory, read now
+/// (the decision is taken when the directory is checked): the top-level pages that begin
+/// with [`REPORT_HEAD`], the folder [`RESULTS_DIR`] (not a link) and the fp8gen summaries
+/// in it.
+fn report_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "html") && is_report_page(&p) {
+            out.push(PathBuf::from(e.file_name()));
+        }
+    }
+    let res = dir.join(RESULTS_DIR);
+    if std::fs::symlink_metadata(&res).is_ok_and(|m| m.is_dir()) {
+        out.push(PathBuf::from(RESULTS_DIR));
+        for e in std::fs::read_dir(&res).into_iter().flatten().flatten() {
+            if is_result_file(&e.path()) {
+                out.push(Path::new(RESULTS_DIR).join(e.file_name()));
+            }
+        }
+    }
+    out
 }
 
 /// Writes the [`LISTING`] of `command` into `dir`, naming everything in it.
