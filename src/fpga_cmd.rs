@@ -41,6 +41,14 @@ pub fn synth_checked(
     Ok((target, core_of(gen)?))
 }
 
+/// Names the generated core in a JSON summary (request and core hash) so that
+/// `fp8gen report` can tell which core it covers.
+fn stamp(gen: &GenArgs, v: &mut serde_json::Value) {
+    if let Some(core) = gen.request().ok().and_then(|r| rtl::generate(&r).ok()) {
+        report::stamp(v, &core.manifest.command, &report::core_hash(&core.verilog));
+    }
+}
+
 fn fpga_err(e: fpga::FpgaError) -> CliError {
     match e {
         // An output directory that cannot be used: a usage error.
@@ -75,7 +83,9 @@ pub fn synth(
     }
     let rep = fpga::synth(&req).map_err(fpga_err)?;
     if json {
-        outln!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        let mut v = serde_json::to_value(&rep).unwrap_or_default();
+        stamp(gen, &mut v);
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         outln!(
             "{:<40} {:<13} LUTs {:>5}  FFs {:>4}  DSP {:>2}  carry {:>4}  cells {:>5}  Fmax {:>7.1} MHz  ({} {:.0} MHz)",
@@ -312,6 +322,10 @@ pub fn synth_fmax(
                 v["stages"] = serde_json::json!(s);
                 v["model_stages"] = serde_json::json!(s0);
                 v["tried"] = serde_json::json!(tried);
+                // The summary describes the core of the chosen stage count.
+                let mut g = gen.clone();
+                g.rest.stages = Some(s);
+                stamp(&g, &mut v);
                 outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
                 outln!(

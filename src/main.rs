@@ -216,6 +216,21 @@ enum Cmd {
     },
     /// Prove a core equal to the independent reference on every input, flags included (CaDiCaL or yosys SAT).
     Prove(prove_cmd::ProveArgs),
+    /// Write the datasheet of a core (a `gen -o DIR` directory): one HTML page with its
+    /// request, ports, timing, modes, value tables and plots, and the verify/prove/synth
+    /// summaries of this core in DIR/results/*.json (docs/report.md).
+    Report {
+        /// The core directory (written by `fp8gen gen -o DIR`).
+        dir: PathBuf,
+        /// Where the page goes (default DIR/<top>.html); an existing file is replaced only if
+        /// `fp8gen report` wrote it.
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+        /// More summaries (`fp8gen verify/prove/synth --json` output) to read besides
+        /// DIR/results/*.json.
+        #[arg(long, num_args = 1..)]
+        results: Vec<PathBuf>,
+    },
     /// Long work as jobs: `sweep plan` prints them with estimates, `sweep slurm` writes (and
     /// submits) a Slurm job array (docs/sweeps.md).
     Sweep {
@@ -377,10 +392,36 @@ fn cache(action: &str) -> Result<(), CliError> {
     }
 }
 
+/// `fp8gen report`.
+fn report_page(
+    dir: &std::path::Path,
+    out: Option<PathBuf>,
+    extra: &[PathBuf],
+) -> Result<(), CliError> {
+    let err = |e: report::ReportError| match e {
+        report::ReportError::Usage(m) => CliError::usage(m),
+        report::ReportError::Failed(m) => CliError::failed(m),
+    };
+    let core = report::CoreInfo::load(dir).map_err(err)?;
+    let files = report::gather(&core, extra).map_err(err)?;
+    let page = out.unwrap_or_else(|| core.default_page());
+    report::write_page(&page, &report::render(&core, &files)).map_err(err)?;
+    let used = files
+        .iter()
+        .filter(|f| matches!(f.found, report::Found::Used(..)))
+        .count();
+    out::println(&format!(
+        "wrote {}: {} result files read, {used} of this core used",
+        page.display(),
+        files.len()
+    ))
+}
+
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.cmd {
         Cmd::Formats { json } => formats(json),
         Cmd::Decode { format, json } => decode(&format.resolve()?, json),
+        Cmd::Report { dir, out, results } => report_page(&dir, out, &results),
         Cmd::Project {
             format,
             modes,

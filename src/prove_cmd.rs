@@ -160,10 +160,15 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
         formal::prove_request(&req, &opts).map_err(cli_err)?
     };
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&reports).unwrap_or_default()
-        );
+        let mut v = serde_json::to_value(&reports).unwrap_or_default();
+        if let Ok(core) = rtl::generate(&req) {
+            report::stamp(
+                &mut v,
+                &core.manifest.command,
+                &report::core_hash(&core.verilog),
+            );
+        }
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         for r in &reports {
             print(r);

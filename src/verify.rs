@@ -681,7 +681,13 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
         verify::prove(dut, &opts).map_err(verr)?
     };
     if v.json {
-        crate::out::println(&serde_json::to_string_pretty(&r).unwrap_or_default())?;
+        let mut j = serde_json::to_value(&r).unwrap_or_default();
+        report::stamp(
+            &mut j,
+            &dut.request.canonical_command(),
+            &dut.sources.content_hash(),
+        );
+        crate::out::println(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
     } else {
         crate::prove_cmd::print(&r);
     }

@@ -83,7 +83,7 @@ pub fn escape(s: &str) -> String {
 /// The core a page describes.
 #[derive(Debug, Clone)]
 pub struct CoreInfo {
-    /// The directory.
+    /// The directory of its manifest.
     pub dir: PathBuf,
     /// Its manifest.
     pub manifest: Manifest,
@@ -106,7 +106,7 @@ impl CoreInfo {
             None
         };
         Ok(CoreInfo {
-            dir: dir.to_path_buf(),
+            dir: mdir,
             manifest,
             hash,
         })
