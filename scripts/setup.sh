@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install what fp8gen's verification and tests need: Verilator (>= 5.0), a C++ compiler,
-# cmake (for Berkeley SoftFloat in the tests) and CaDiCaL (the prover's SAT solver), from the
-# distribution's packages (Debian/Ubuntu: `apt-get install verilator g++ cmake cadical`).
+# cmake (for Berkeley SoftFloat in the tests), CaDiCaL (the prover's SAT solver) and Chromium
+# (headless, renders the `fp8gen report` page in tests/report.rs), from the distribution's
+# packages (Debian/Ubuntu: `apt-get install verilator g++ cmake cadical chromium`).
 #
-# Idempotent: does nothing when both are present. Runs apt-get update at most once, only if
+# Idempotent: does nothing when all are present. Runs apt-get update at most once, only if
 # something is missing. Non-interactive. Works as root, or through sudo when not root.
 #
 # Usage: scripts/setup.sh        (also called by `make setup`)

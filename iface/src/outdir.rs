@@ -819,4 +819,80 @@ mod tests {
         std::fs::write(d.join("manifest.json"), "{").unwrap();
         assert!(matches!(read_gen_manifest(&d), Earlier::Foreign(_)));
     }
+
+    #[test]
+    fn report_pages_and_result_summaries_belong_to_the_core() {
+        let (_t, root) = scratch();
+        let d = root.join("core");
+        std::fs::create_dir_all(d.join(RESULTS_DIR)).unwrap();
+        std::fs::write(
+            d.join("manifest.json"),
+            r#"{"generator": "fp8gen 0.1.0", "top": "t", "verilog": "t.v"}"#,
+        )
+        .unwrap();
+        let page = format!("{REPORT_HEAD} 0.1.0 -->\n<html></html>\n");
+        std::fs::write(d.join("t.html"), &page).unwrap();
+        std::fs::write(d.join("other.html"), &page).unwrap();
+        std::fs::write(d.join("mine.html"), "<!DOCTYPE html>\n<html>mine</html>").unwrap();
+        std::fs::write(d.join("short.html"), "<!DOCTYPE").unwrap();
+        let r = |n: &str| d.join(RESULTS_DIR).join(n);
+        std::fs::write(
+            r("verify.json"),
+            r#"{"vectors": 1, "meta": {"generator": "fp8gen 0.1.0"}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            r("prove.json"),
+            r#"[{"verdict": "proven", "generator": "fp8gen 0.1.0"}]"#,
+        )
+        .unwrap();
+        std::fs::write(
+            r("synth.json"),
+            r#"{"fmax_mhz": 1.0, "generator": "fp8gen 0.1.0"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            r("vendor.json"),
+            r#"{"vectors": 1, "meta": {"generator": "x"}}"#,
+        )
+        .unwrap();
+        std::fs::write(r("unstamped.json"), r#"[{"verdict": "proven"}]"#).unwrap();
+        std::fs::write(r("notes.txt"), "mine").unwrap();
+        std::fs::write(r("page.html"), &page).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d.join("t.html"), d.join("link.html")).unwrap();
+        let Earlier::Owned(owns) = read_gen_manifest(&d) else {
+            panic!("not owned")
+        };
+        for (p, want) in [
+            ("t.html", true),
+            ("other.html", true),
+            ("mine.html", false),
+            ("short.html", false),
+            ("link.html", false),
+            ("results", true),
+            ("results/verify.json", true),
+            ("results/prove.json", true),
+            ("results/synth.json", true),
+            ("results/vendor.json", false),
+            ("results/unstamped.json", false),
+            ("results/notes.txt", false),
+            ("results/page.html", false),
+        ] {
+            assert_eq!(owns(Path::new(p)), want, "{p}");
+        }
+        // A linked results folder is not ours, nor what is in it.
+        #[cfg(unix)]
+        {
+            let d2 = root.join("core2");
+            std::fs::create_dir(&d2).unwrap();
+            std::fs::copy(d.join("manifest.json"), d2.join("manifest.json")).unwrap();
+            std::os::unix::fs::symlink(d.join(RESULTS_DIR), d2.join(RESULTS_DIR)).unwrap();
+            let Earlier::Owned(owns) = read_gen_manifest(&d2) else {
+                panic!("not owned")
+            };
+            assert!(!owns(Path::new("results")));
+            assert!(!owns(Path::new("results/verify.json")));
+        }
+    }
 }
