@@ -349,10 +349,12 @@ fn value_table(h: &mut String, f: &Format) {
     let mut count = [0u64; 5];
     let mut special = Vec::new();
     let (mut min_sub, mut min_norm, mut max_fin) = (None, None, None);
+    // The sign bit of the code (a NaN decodes without a sign).
+    let negative = |c: u32| f.signed && (c >> (f.k - 1)) & 1 == 1;
     for c in 0..n {
         let d = f.decode(c);
         count[d.class as usize] += 1;
-        if d.sign {
+        if negative(c) {
             continue;
         }
         match d.class {
@@ -368,7 +370,7 @@ fn value_table(h: &mut String, f: &Format) {
     }
     let _ = writeln!(
         h,
-        "<p>{n} codes: {} zero, {} subnormal, {} normal, {} infinite, {} NaN. Key codes and the specials (non-negative codes; negative ones mirror them with the sign bit set):</p>{head}",
+        "<p>{n} codes: {} zero, {} subnormal, {} normal, {} infinite, {} NaN. The smallest subnormal, the smallest normal, the largest finite value and the special codes (with the sign bit clear; the negative values mirror them), −0 and −∞:</p>{head}",
         count[0], count[1], count[2], count[3], count[4]
     );
     let mut shown: Vec<u32> = [min_sub, min_norm, max_fin].into_iter().flatten().collect();
@@ -385,10 +387,9 @@ fn value_table(h: &mut String, f: &Format) {
     );
     shown.extend(nans.iter().take(4));
     // Negative specials (−0, −∞, NaNs with the sign bit).
-    for c in (0..n).filter(|&c| {
-        let d = f.decode(c);
-        d.sign && matches!(d.class, Class::Zero | Class::Inf)
-    }) {
+    for c in
+        (0..n).filter(|&c| negative(c) && matches!(f.decode(c).class, Class::Zero | Class::Inf))
+    {
         shown.push(c);
     }
     shown.sort_unstable();
@@ -400,9 +401,9 @@ fn value_table(h: &mut String, f: &Format) {
     if nans.len() > 4 {
         let _ = writeln!(
             h,
-            "<p>{} NaN codes in all (with the sign bit: {}); the first four non-negative ones are listed.</p>",
-            nans.len(),
-            count[4]
+            "<p>{} NaN codes in all ({} with the sign bit clear); the first four with the sign bit clear are listed.</p>",
+            count[4],
+            nans.len()
         );
     }
 }
@@ -662,7 +663,7 @@ fn results(h: &mut String, files: &[ResultFile]) {
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;text-align:left}\
-th{background:#eee}.bits{color:#777;font-family:monospace}code,pre{background:#f4f4f4}\
+th{background:#eee}.bits{color:#777;font-family:monospace}code,pre{background:#f4f4f4}pre{white-space:pre-wrap}\
 tr.nan td,tr.inf td{background:#fdecea}tr.subnormal td{background:#fff6e0}.none{color:#a00;font-weight:bold}\
 .note{color:#555;font-size:90%}";
 
