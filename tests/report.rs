@@ -154,7 +154,7 @@ fn a_verified_core_reads_as_verified_in_the_browser() {
         "mismatches 0",
         "No proof result found",
         "No synthesis result found",
-        "results/verify.json verify summary of this core: used",
+        "results/verify.json verify summary of this core: used (256 vectors, exhaustive: every operand bit pattern; modes rne/satnone)",
     ] {
         assert!(
             text.contains(want),
@@ -215,6 +215,29 @@ fn gen_force_replaces_the_report_with_the_core_and_nothing_else() {
     .unwrap();
     fp8gen(&["report", s(&dir)], 0);
     assert!(page_of(&dir).is_file());
+    // Bad input: no core there, a --results file that is no summary (exit 2, nothing written).
+    let e = fp8gen(&["report", s(&t.path().join("nothing"))], 2);
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("point at a directory written by `fp8gen gen`")
+    );
+    let e = fp8gen(
+        &[
+            "report",
+            s(&dir),
+            "-o",
+            s(&t.path().join("x.html")),
+            "--results",
+            s(&dir.join("manifest.json")),
+        ],
+        2,
+    );
+    assert!(
+        String::from_utf8_lossy(&e.stderr)
+            .contains("not a JSON summary of fp8gen verify, prove or synth"),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
+    assert!(!t.path().join("x.html").exists());
     // The report overwrites its own page only.
     fp8gen(&["report", s(&dir)], 0);
     let mine = dir.join("notes.html");

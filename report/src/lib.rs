@@ -584,6 +584,29 @@ fn kv_table(h: &mut String, rows: &[(String, String)]) {
     h.push_str("</table>\n");
 }
 
+/// What a used summary covers, in a few words.
+fn covers(kind: &str, v: &Value) -> String {
+    let t = |x: &Value| x.as_str().map_or_else(|| x.to_string(), str::to_string);
+    match (kind, v) {
+        ("verify", v) => format!(
+            "{} vectors, {}; modes {}",
+            t(&v["vectors"]),
+            t(&v["meta"]["space"]),
+            t(&v["meta"]["modes"])
+        ),
+        (_, Value::Array(a)) => format!(
+            "{} proof(s): {}",
+            a.len(),
+            a.iter()
+                .map(|r| t(&r["statement"]))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        ("prove", v) => format!("1 proof: {}", t(&v["statement"])),
+        (_, v) => format!("place and route on {}", t(&v["target"])),
+    }
+}
+
 /// The results section.
 fn results(h: &mut String, files: &[ResultFile]) {
     h.push_str("<h2 id=\"results\">Verification, proof and synthesis results</h2>\n");
@@ -647,7 +670,7 @@ fn results(h: &mut String, files: &[ResultFile]) {
     h.push_str("<table class=\"files\"><tr><th>file</th><th>what</th></tr>");
     for f in files {
         let what = match &f.found {
-            Found::Used(k, _) => format!("{k} summary of this core: used"),
+            Found::Used(k, v) => format!("{k} summary of this core: used ({})", covers(k, v)),
             Found::Other(k, why) => format!("{k} summary not used: {why}"),
             Found::NotResult(why) => format!("ignored: {why}"),
         };
