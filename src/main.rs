@@ -812,6 +812,13 @@ fn format_json(name: &str, f: &Format, desc: &str) -> serde_json::Value {
 }
 
 fn decode(f: &Format, json: bool) -> Result<(), CliError> {
+    if f.k > 16 {
+        return Err(CliError::usage(format!(
+            "decode lists every code of a format; {} has 2^{} codes: use a format of at most 16 bits",
+            f.name(),
+            f.k
+        )));
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let w = f.k.div_ceil(4) as usize;
     let b32 = Format::BINARY32;

@@ -726,6 +726,9 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
         if let Some(p) = &r.vcd {
             eprintln!("VCD of the first counterexample: {}", p.display());
         }
+        if let Some(e) = &r.vcd_error {
+            eprintln!("VCD of the first counterexample not written: {e}");
+        }
         let get = |k: &str| s.meta.get(k).map(String::as_str).unwrap_or("-");
         eprintln!(
             "compared: outputs {}; inputs {}",

@@ -396,6 +396,13 @@ fn options_a_run_cannot_honour_are_errors() {
         (&["mul", "-f", "e4m3", "--scaled", "--scale-format", "e4m3"], "", 2, scale_msg),
         (&["dot", "-f", "e4m3", "--n", "2", "--scale-format", "e4m3"], "", 2, scale_msg),
         (&["gen", "-u", "mul", "-f", "e4m3", "--scale-format", "e4m3", "-o", o], "", 2, "scale format e4m3 is not a power-of-two scale"),
+        // decode lists every code: binary32 printed a header and no code.
+        (
+            &["decode", "-f", "binary32"],
+            "",
+            2,
+            "error: decode lists every code of a format; binary32 has 2^32 codes: use a format of at most 16 bits",
+        ),
         // 0 guard bits would have been the binary32 accumulator.
         (
             &["gen", "-u", "mac", "-f", "e4m3", "--acc", "exact", "--guard-bits", "0", "-o", o],

@@ -208,6 +208,15 @@ fn zero_vectors_never_pass() {
         e.contains("compares nothing") || e.contains("no output"),
         "{e}"
     );
+    // Every data output ignored: the handshake alone is no check of the core.
+    let e = expect(
+        &["verify", "-u", "mul", "-f", "e4m3", "--ignore", "result,flags"],
+        2,
+    );
+    assert!(
+        e.contains("--ignore result,flags leaves no data output to compare"),
+        "{e}"
+    );
 }
 
 #[test]

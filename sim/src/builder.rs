@@ -439,9 +439,20 @@ fn module_names(line: &str) -> Vec<String> {
     names
 }
 
-/// Verilator's preprocessor flags of a build: include directories and defines.
+/// Verilator's own predefined macros that tell the text it is being simulated by Verilator.
+/// They are undefined for every compile (the preprocessed text, the model build, the proof),
+/// so a core cannot verify one branch of an `` `ifdef VERILATOR `` and be synthesized from the
+/// other: the text checked is the one a tool without simulator macros reads, plus the
+/// manifest's `defines` (a core that needs one of these defines it there).
+pub const SIMULATOR_MACROS: [&str; 3] = ["VERILATOR", "verilator", "verilator3"];
+
+/// Verilator's preprocessor flags of a build: include directories, the simulator's own
+/// macros undefined ([`SIMULATOR_MACROS`]), and the manifest's defines.
 fn preprocessor_flags(sources: &Sources) -> Vec<String> {
     let mut f = Vec::new();
+    for m in SIMULATOR_MACROS {
+        f.push(format!("-U{m}"));
+    }
     for d in &sources.include_dirs {
         f.push(format!("-I{}", d.display()));
     }
@@ -502,8 +513,17 @@ impl BuildOptions {
 
     /// The cache directory these options resolve to.
     pub fn resolved_cache_dir(&self) -> PathBuf {
-        self.cache_dir.clone().unwrap_or_else(default_cache_dir)
+        absolute(self.cache_dir.clone().unwrap_or_else(default_cache_dir))
     }
+}
+
+/// `p` made absolute against the working directory: the tools run in build directories of
+/// their own, where a relative cache path (`FP8GEN_CACHE=cache`) would name another place.
+fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        return p;
+    }
+    std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
 }
 
 /// A finished build on disk.

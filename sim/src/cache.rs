@@ -28,7 +28,13 @@ use crate::error::{Result, SimError};
 /// The default cache directory (see the module documentation for the search order).
 pub fn default_cache_dir() -> PathBuf {
     if let Some(d) = env::var_os("FP8GEN_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
+        // Absolute: the tools run in build directories of their own, where a relative path
+        // would name another place.
+        let d = PathBuf::from(d);
+        return match env::current_dir() {
+            Ok(cwd) if d.is_relative() => cwd.join(d),
+            _ => d,
+        };
     }
     if let Ok(exe) = env::current_exe() {
         if let Some(target) = exe

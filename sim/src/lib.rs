@@ -25,7 +25,8 @@ mod spec;
 mod toolchain;
 
 pub use builder::{
-    BuildOptions, Preprocessed, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, WRAPPER_MODULE,
+    BuildOptions, Preprocessed, SourceFile, Sources, HARNESS_VERSION, MAX_LANES, SIMULATOR_MACROS,
+    WRAPPER_MODULE,
 };
 pub use cache::{
     clean as clean_cache, default_cache_dir, max_models_bytes as cache_limit_bytes,
@@ -37,6 +38,6 @@ pub use equiv::{
     Summary, VectorSpace, SOAK_MAX_VECTORS,
 };
 pub use error::{Result, SimError};
-pub use model::{bubbles_before, Handshake, Model, ModelLibrary, Spurious};
+pub use model::{bubbles_before, check_vcd_target, Handshake, Model, ModelLibrary, Spurious};
 pub use spec::{width_mask, CoreSpec, Direction, Port, Role};
 pub use toolchain::Toolchain;

@@ -679,6 +679,7 @@ impl Model {
                 "VCD replay needs a trace build; use ModelLibrary::trace_variant".into(),
             ));
         }
+        check_vcd_target(vcd_path)?;
         if let Some(parent) = vcd_path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
@@ -762,5 +763,43 @@ mod tests {
         let runs: Vec<usize> = (0..groups).map(bubbles_before).filter(|&b| b > 0).collect();
         assert!(runs.contains(&1) && runs.contains(&2) && runs.contains(&3));
         assert!(runs.iter().all(|&b| b <= 3));
+    }
+}
+
+/// A VCD replay overwrites only a VCD: a file that exists at `path` must be empty or begin
+/// with the header of a VCD file (`$date`, `$version`, `$timescale`, `$comment` or `$scope`),
+/// so that a user's other file of the same name is never lost.
+pub fn check_vcd_target(path: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(SimError::io(format!("reading {}", path.display()), e)),
+    };
+    let refuse = |why: &str| {
+        Err(SimError::Usage(format!(
+            "{} {why}; a counterexample VCD overwrites only an earlier VCD: give another path with --vcd",
+            path.display()
+        )))
+    };
+    if !meta.is_file() {
+        return refuse("exists and is not a regular file");
+    }
+    let mut head = [0u8; 64];
+    let n = {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path)
+            .map_err(|e| SimError::io(format!("reading {}", path.display()), e))?;
+        f.read(&mut head)
+            .map_err(|e| SimError::io(format!("reading {}", path.display()), e))?
+    };
+    let text = String::from_utf8_lossy(&head[..n]);
+    let t = text.trim_start();
+    let vcd = ["$date", "$version", "$timescale", "$comment", "$scope"]
+        .iter()
+        .any(|k| t.starts_with(k));
+    if n == 0 || vcd {
+        Ok(())
+    } else {
+        refuse("exists and is not a VCD file")
     }
 }

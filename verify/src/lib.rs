@@ -599,6 +599,9 @@ pub struct Report {
     pub summary: Summary,
     /// VCD of the first counterexample, if one was written.
     pub vcd: Option<PathBuf>,
+    /// Why the VCD of the first counterexample could not be written (e.g. the path holds a
+    /// file that is not a VCD, which is never overwritten).
+    pub vcd_error: Option<String>,
     /// Whether the model came from the cache.
     pub cache_hit: bool,
     /// Seconds spent building (or finding) the model.
@@ -723,7 +726,7 @@ fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
             )));
         }
     }
-    Ok(spec
+    let masks: Vec<u64> = spec
         .data_outputs()
         .map(|p| {
             if ignore.contains(&p.role) {
@@ -732,7 +735,15 @@ fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
                 p.mask()
             }
         })
-        .collect())
+        .collect();
+    if masks.iter().all(|&m| m == 0) {
+        let names: Vec<String> = spec.data_outputs().map(|p| p.role.to_string()).collect();
+        return Err(usage(format!(
+            "--ignore {} leaves no data output to compare (only the valid handshake would be checked); ignore fewer outputs",
+            names.join(",")
+        )));
+    }
+    Ok(masks)
 }
 
 /// The number of vectors a plan covers over all its shards (the space [`run`] enumerates or
@@ -1483,13 +1494,18 @@ fn report(
     summary: Summary,
     replay: impl FnOnce(&sim::Counterexample) -> Option<Vec<u64>>,
 ) -> Result<Report, VerifyError> {
-    let vcd = match (&plan.vcd, summary.counterexamples.first()) {
-        (Some(path), Some(cx)) => replay(cx).and_then(|rows| lib.replay_vcd(&rows, path).ok()),
-        _ => None,
+    let (vcd, vcd_error) = match (&plan.vcd, summary.counterexamples.first()) {
+        (Some(path), Some(cx)) => match replay(cx).map(|rows| lib.replay_vcd(&rows, path)) {
+            Some(Ok(p)) => (Some(p), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, None),
+        },
+        _ => (None, None),
     };
     Ok(Report {
         summary,
         vcd,
+        vcd_error,
         cache_hit: lib.cache_hit(),
         build_seconds: lib.build_seconds(),
     })
@@ -1576,13 +1592,14 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
 fn compiled_text(sources: &Sources, pre: &sim::Preprocessed) -> String {
     let defines = sources.define_list();
     format!(
-        "{} (defines: {}; preprocessed by Verilator, the same text for simulation, proof and synthesis)",
+        "{} (defines: {}; undefined: {}; preprocessed by Verilator, the same text for simulation, proof and synthesis)",
         pre.files.join(", "),
         if defines.is_empty() {
             "none".to_string()
         } else {
             defines.join(" ")
-        }
+        },
+        sim::SIMULATOR_MACROS.join(" ")
     )
 }
 
