@@ -51,8 +51,9 @@ def fmt_of(d):
     name = IEEE.get((d["k"], d["p"], d["bias"])) if d["specials"] == "ieee" else None
     if name:
         return fp8gen.Format(name)
-    return fp8gen.Format(k=d["k"], p=d["p"], bias=d["bias"], signed=d["signed"],
-                         specials=d["specials"])
+    # Manifests spell the family without NaN "no-nan"; fp8gen.Format takes "nonan".
+    sp = {"no-nan": "nonan"}.get(d["specials"], d["specials"])
+    return fp8gen.Format(k=d["k"], p=d["p"], bias=d["bias"], signed=d["signed"], specials=sp)
 
 
 def f32(bits):
@@ -155,8 +156,10 @@ class MacModel:
             self.all_zero = False
             self.sum += Fraction(vx) * Fraction(vy)
         # The result projection uses the modes of the last step.
-        if self.nan or self.invalid or (self.pinf and self.ninf):
-            return F32_NAN, fp8gen.INVALID if (self.invalid or self.pinf and self.ninf) else 0, 0
+        if self.nan or self.invalid:  # a NaN operand propagates quietly; 0 * inf is invalid
+            return F32_NAN, fp8gen.INVALID if self.invalid else 0, 0
+        if self.pinf and self.ninf:
+            return F32_NAN, fp8gen.INVALID, 0
         if self.pinf or self.ninf:
             v = -math.inf if self.ninf else math.inf
             r, f = fp8gen.project(np.array([v]), "binary32", rounding=rounding,
