@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # FuseSoC check of generated cores (make test-python): `fp8gen gen` writes <top>.core next to
-# the Verilog, with the self-checking testbench <top>_tb.v + <top>_vectors.hex; a FuseSoC
+# the Verilog, with the self-checking testbench <top>_tb.sv + <top>_vectors.hex; a FuseSoC
 # library pointing at the generated directory must list the core, show its info (described
 # targets default, lint, sim), and `fusesoc run` of the targets default and lint (Verilator
 # --lint-only -Wall) and sim (Icarus; one core also with Verilator) must pass, sim printing
@@ -27,7 +27,7 @@ rm -rf "$work" && mkdir -p "$work/lib" "$work/bad" "$work/ws" "$work/ws-bad"
 version=$("$bin" --version | awk '{print $2}')
 for d in "$work"/lib/*/; do
     top=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["top"])' "$d/manifest.json")
-    for f in "$top.core" "${top}_tb.v" "${top}_vectors.hex"; do
+    for f in "$top.core" "${top}_tb.sv" "${top}_vectors.hex"; do
         [ -f "$d/$f" ] || die "$d has no $f"
     done
 done
@@ -69,7 +69,7 @@ done
 
 # Negative control: an unused signal must make the -Wall lint target fail.
 cp -r "$work/lib/mul" "$work/bad/mul"
-v=$(ls "$work"/bad/mul/*.v | grep -v '_tb\.v$')
+v=$(ls "$work"/bad/mul/*.v)
 sed -i '0,/^endmodule/s//  wire fp8gen_lint_probe = 1'"'"'b0;\nendmodule/' "$v"
 grep -q fp8gen_lint_probe "$v" || die "could not inject the negative control"
 cd "$work/ws-bad"
@@ -84,7 +84,7 @@ echo "fusesoc: negative control (unused signal) fails the lint target as it must
 # Negative control: the inexact flag inverted in the RTL must make the sim target fail.
 mkdir -p "$work/bad-sim" "$work/ws-bad-sim"
 cp -r "$work/lib/mul" "$work/bad-sim/mul"
-v=$(ls "$work"/bad-sim/mul/*.v | grep -v '_tb\.v$')
+v=$(ls "$work"/bad-sim/mul/*.v)
 sed -i 's/^\(  assign flags_o = \)/\14'"'"'b0001 ^ /' "$v"
 grep -q "assign flags_o = 4'b0001 ^ " "$v" || die "could not inject the sim negative control"
 cd "$work/ws-bad-sim"

@@ -3,7 +3,7 @@
 //!
 //! A command writes into a directory that is new, empty, or holds only what an earlier run of
 //! the same command wrote there, as listed by a file that run wrote (`gen`: its
-//! `manifest.json` names the Verilog files, `<top>.core` and the testbench `<top>_tb.v`,
+//! `manifest.json` names the Verilog files, `<top>.core` and the testbench `<top>_tb.sv`,
 //! `<top>_vectors.hex`; the others: [`LISTING`]). A
 //! directory holding anything else is refused naming one foreign entry, and a listing fp8gen
 //! did not write makes the directory foreign. Replacing an earlier run's directory moves the
@@ -203,7 +203,7 @@ pub fn read_listing(dir: &Path, command: &str) -> Earlier {
 }
 
 /// What an earlier `fp8gen gen` wrote in `dir`: `manifest.json` (generator `fp8gen …`), the
-/// files it names, `<top>.core` and the testbench `<top>_tb.v`, `<top>_vectors.hex`.
+/// files it names, `<top>.core` and the testbench `<top>_tb.sv`, `<top>_vectors.hex`.
 pub fn read_gen_manifest(dir: &Path) -> Earlier {
     let p = dir.join("manifest.json");
     if std::fs::symlink_metadata(&p).is_err() {
@@ -237,7 +237,7 @@ pub fn read_gen_manifest(dir: &Path) -> Earlier {
         if crate::is_identifier(top) {
             set.insert(PathBuf::from(format!("{top}.core")));
             // The self-checking testbench of the FuseSoC `sim` target.
-            set.insert(PathBuf::from(format!("{top}_tb.v")));
+            set.insert(PathBuf::from(format!("{top}_tb.sv")));
             set.insert(PathBuf::from(format!("{top}_vectors.hex")));
         }
     }
@@ -725,9 +725,10 @@ mod tests {
         for (p, want) in [
             ("t.v", true),
             ("t.core", true),
-            ("t_tb.v", true),
+            ("t_tb.sv", true),
             ("t_vectors.hex", true),
-            ("u_tb.v", false),
+            ("u_tb.sv", false),
+            ("t_tb.v", false),
             ("t_vectors.hex.bak", false),
             ("manifest.json", true),
             ("../../x", false),

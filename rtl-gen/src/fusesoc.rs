@@ -74,7 +74,7 @@ pub fn core_file_sim(manifest: &Manifest, sim: bool) -> String {
     let (tb_v, tb_hex) = crate::testbench::file_names(&m.top);
     if sim {
         o.push_str(&format!(
-            "  sim:\n    files:\n      - {}\n    file_type: verilogSource-2005\n",
+            "  sim:\n    files:\n      - {}\n    file_type: systemVerilogSource\n",
             q(&tb_v)
         ));
         // The vectors go next to the simulator's working directory ($readmemh opens them there).
@@ -200,8 +200,28 @@ mod tests {
         assert!(t.contains(
             "    flow: lint\n    flow_options:\n      tool: verilator\n      verilator_options: [-Wall]\n"
         ));
-        assert!(t.contains("  default:\n    filesets: [rtl, manifest]\n"));
+        assert!(t.contains("  default:\n    description: \"default target description: "));
+        assert!(t.contains("    filesets: [rtl, manifest]\n    flow: lint\n"));
         assert!(!t.contains("parameters:"));
+        // Without a testbench no sim target; with one, a sim target running it.
+        assert!(!t.contains("  sim:"));
+        let s = core_file_sim(&core.manifest, true);
+        assert!(s.contains(&format!(
+            "  sim:\n    files:\n      - \"{}_tb.sv\"\n    file_type: systemVerilogSource\n",
+            core.top
+        )));
+        assert!(s.contains("    default_tool: icarus\n    filesets: [rtl, sim, vectors]\n"));
+        assert!(s.contains(&format!("    toplevel: \"{}_tb\"\n", core.top)));
+        // FuseSoC 2.4's core-info shows a target description only if it holds the word.
+        let targets = &s[s.find("\ntargets:\n").expect("targets")..];
+        for name in ["default", "lint", "sim"] {
+            let head = format!("\n  {name}:\n    description: \"");
+            let at = targets
+                .find(&head)
+                .unwrap_or_else(|| panic!("{name}: {targets}"));
+            let d = targets[at + head.len()..].split('"').next().unwrap_or("");
+            assert!(d.contains("description"), "{name}: {d}");
+        }
         // deterministic
         assert_eq!(t, core_file(&mul_core().manifest));
     }

@@ -452,7 +452,7 @@ pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), G
 }
 
 /// [`write_core`] plus the self-checking testbench of the core ([`testbench`]):
-/// `<top>_tb.v` and `<top>_vectors.hex`, and a `sim` target in `<top>.core` that runs them.
+/// `<top>_tb.sv` and `<top>_vectors.hex`, and a `sim` target in `<top>.core` that runs them.
 /// `core` must be `generate(req)`.
 pub fn write_core_with_testbench(
     dir: &Path,

@@ -1,5 +1,6 @@
 //! The self-checking testbench fp8gen writes next to a generated core (FuseSoC `sim` target,
-//! [`crate::fusesoc`]): `<top>_tb.v` replays `<top>_vectors.hex`, one line per clock cycle
+//! [`crate::fusesoc`]): `<top>_tb.sv` (SystemVerilog for `$fatal`; not `.v`, so
+//! globs of a core directory's `*.v` find only the core) replays `<top>_vectors.hex`, one line per clock cycle
 //! (or per combinational step) of inputs and the outputs the golden model expects, and stops
 //! with `$fatal` on the first cycles that differ (after listing up to ten), else prints `PASS`.
 //!
@@ -19,12 +20,12 @@ use crate::{GenError, GenRequest, GeneratedCore};
 /// Cycles of stimulus in `<top>_vectors.hex` (the pipeline drain comes on top).
 pub const SIM_CYCLES: usize = 256;
 
-/// `<top>_tb.v` and `<top>_vectors.hex` of a generated core.
+/// `<top>_tb.sv` and `<top>_vectors.hex` of a generated core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Testbench {
     /// Top module of the testbench (`<top>_tb`), also the file stem.
     pub top: String,
-    /// Verilog text of `<top>_tb.v`.
+    /// SystemVerilog text of `<top>_tb.sv`.
     pub verilog: String,
     /// `$readmemh` text of `<top>_vectors.hex`.
     pub vectors: String,
@@ -32,9 +33,9 @@ pub struct Testbench {
     pub lines: usize,
 }
 
-/// The file names of the testbench of the core `top`: (`<top>_tb.v`, `<top>_vectors.hex`).
+/// The file names of the testbench of the core `top`: (`<top>_tb.sv`, `<top>_vectors.hex`).
 pub fn file_names(top: &str) -> (String, String) {
-    (format!("{top}_tb.v"), format!("{top}_vectors.hex"))
+    (format!("{top}_tb.sv"), format!("{top}_vectors.hex"))
 }
 
 /// splitmix64: a fixed, portable pseudo-random sequence (the files must not change between
@@ -142,7 +143,7 @@ pub fn testbench(req: &GenRequest, core: &GeneratedCore) -> Result<Testbench, Ge
         Unit::Mac => Model::Mac(Box::new(MacModel::new(req)?)),
         _ => Model::Pure(GoldenModel::new(req)?),
     };
-    let mut rng = Rng(0x5EED_F8_6E4 ^ core.top.len() as u64);
+    let mut rng = Rng(0x5EED_F86E ^ core.top.len() as u64);
     let cycles = SIM_CYCLES + latency;
     let mut inputs: Vec<(bool, Vec<u64>)> = Vec::with_capacity(cycles);
     let mut results: Vec<(bool, Vec<u64>)> = Vec::with_capacity(cycles);
@@ -183,9 +184,8 @@ pub fn testbench(req: &GenRequest, core: &GeneratedCore) -> Result<Testbench, Ge
     }
     // Line c: the inputs of cycle c and the outputs of the inputs of cycle c - latency.
     let mut hex = String::new();
-    for c in 0..cycles {
+    for (c, (v, d)) in inputs.iter().enumerate() {
         let mut bits = Vec::new();
-        let (v, d) = &inputs[c];
         push_bits(&mut bits, *v as u64, 1);
         for (p, x) in ins.iter().zip(d) {
             push_bits(&mut bits, *x, p.width);
@@ -240,7 +240,7 @@ pub fn testbench(req: &GenRequest, core: &GeneratedCore) -> Result<Testbench, Ge
     v.push_str(&format!("  {top} dut (\n{}\n  );\n\n", conns.join(",\n")));
     if let Some(c) = clock {
         v.push_str(&format!(
-            "  initial {} = 1'b0;\n  always #5 {0} = ~{0};\n\n",
+            "  initial {} = 1'b0;\n  always #5 {0} <= ~{0};\n\n",
             c.name
         ));
     }
