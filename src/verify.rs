@@ -343,8 +343,9 @@ pub fn gen(args: &GenArgs, out: &Path, force: bool, json: bool) -> Result<(), Cl
         crate::out::println(core.manifest.to_json().trim_end())?;
     } else {
         crate::out::println(&format!(
-            "wrote {}/{}.v, manifest.json and {}.core (FuseSoC): {} {}, latency {}, {} ports",
+            "wrote {}/{}.v, manifest.json, {}.core and its testbench {}_tb.sv (FuseSoC targets lint, sim): {} {}, latency {}, {} ports",
             out.display(),
+            core.top,
             core.top,
             core.top,
             core.manifest.unit.name(),
