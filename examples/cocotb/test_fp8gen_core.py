@@ -43,7 +43,7 @@ ROUNDING = ["rne", "rna", "rtp", "rtn", "rtz", "rto", "sra", "srb", "src"]
 SATURATION = ["satfinite", "satpropagate", "satnone", "satnone-v4"]
 IEEE = {(32, 24, 127): "binary32", (16, 11, 15): "binary16", (16, 8, 127): "bfloat16"}
 # Input roles the testbench drives as data (others: clock, reset_n, valid_in).
-DATA_IN = ("x", "y", "z", "scale_x", "scale_y", "rounding", "saturation", "clear")
+DATA_IN = ("x", "y", "z", "scale_x", "scale_y", "rounding", "saturation", "random", "clear")
 F32_NAN = 0x7FC00000
 
 
@@ -211,7 +211,6 @@ class Core:
         mo = self.m["modes"]
         self.rounding = mo.get("rounding")  # None: run-time port rm_i
         self.saturation = mo.get("saturation")
-        assert self.rounding not in ROUNDING[6:], "stochastic rounding cores are not driven here"
         self.tininess = "before" if mo.get("tininess_before") else "after"
         self.nan_code = mo.get("nonan_code", 0)
         self.ftz = bool(mo.get("ftz", False))
@@ -219,6 +218,23 @@ class Core:
         self.ii = max(int(self.m.get("initiation_interval", 1)), 1)
         self.clocked = "clock" in self.port
         assert self.clocked or self.latency == 0, "a core with latency > 0 needs a clock port"
+        self.sr_bits = int(mo.get("sr_bits", 0) or 0)
+        # Run-time rounding encodings: the stochastic ones only with random bits.
+        self.n_rm = 9 if self.sr_bits else 6
+        scaled = "scale_x" in self.port
+        # What fp8gen's Python API cannot model is refused, never half-checked.
+        if self.unit == "project" and scaled:
+            raise NotImplementedError("block-scaled project (s_i): fp8gen's Python API has no "
+                                      "model of it; its FuseSoC sim target checks it")
+        if self.unit == "mul" and self.ftz:
+            raise NotImplementedError("mul --ftz: fp8gen.mul has no ftz option; the core's "
+                                      "FuseSoC sim target checks it")
+        if self.unit in ("mul", "fma") and scaled and (self.sr_bits or self.ftz or self.nan_code):
+            raise NotImplementedError(f"block-scaled {self.unit} with stochastic rounding, ftz or a "
+                                      "nan_code: no Python model (it is checked as a one-element "
+                                      "fp8gen.dot)")
+        if self.unit in ("fma", "dot", "mac") and (self.sr_bits or self.rounding in ROUNDING[6:]):
+            raise NotImplementedError(f"{self.unit} with stochastic rounding: no Python model")
 
     def modes_of(self, rm, sat):
         return (self.rounding if rm < 0 else ROUNDING[rm],
@@ -251,6 +267,13 @@ class Core:
         out[sp] = rng.choice(spec, int(sp.sum()))
         return out.astype(np.uint32)
 
+    def scales(self, rng, n):
+        """Block scale codes: mostly near 1 (results stay finite), some anywhere."""
+        s = self.codes(rng, self.fs, n, 0.05)
+        one = int(fp8gen.project(1.0, self.fs)) if self.fs.k <= 16 else 0
+        near = (one + rng.integers(-4, 5, n)) % self.fs.num_codes
+        return np.where(rng.random(n) < 0.8, near, s).astype(np.uint32)
+
     def stimulus(self, rng, n):
         """Operand arrays by role (x, y with shape (m, N) for dot) and mode index arrays."""
         if self.unit == "decode":
@@ -258,25 +281,31 @@ class Core:
                                         if self.fx.num_codes <= 4096 else np.zeros(0, np.uint32),
                                         self.codes(rng, self.fx, n)])}
         elif self.unit == "project":
-            ops = {"z": self.binary32(rng, n, self.fr.max_finite / 4)}
+            if self.fx.k == 32:
+                ops = {"z": self.binary32(rng, n, self.fr.max_finite / 4)}
+            else:  # binary16 / bfloat16 inputs: random bits and the format's specials
+                ops = {"z": self.codes(rng, self.fx, n, 0.05)}
+            if "random" in self.port:
+                ops["random"] = rng.integers(0, 2 ** self.sr_bits, len(ops["z"]), dtype=np.uint32)
         elif self.unit in ("mul", "fma"):
             sx, sy = self.special_codes(self.fx), self.special_codes(self.fy)
             gx, gy = np.meshgrid(sx, sy)
             x = np.concatenate([gx.ravel(), self.codes(rng, self.fx, n)])
             y = np.concatenate([gy.ravel(), self.codes(rng, self.fy, n)])
             ops = {"x": x, "y": y}
+            if "scale_x" in self.port:
+                for r in ("scale_x", "scale_y"):
+                    ops[r] = self.scales(rng, len(x))
+            if "random" in self.port:
+                ops["random"] = rng.integers(0, 2 ** self.sr_bits, len(x), dtype=np.uint32)
             if self.unit == "fma":
                 ops["z"] = self.binary32(rng, len(x), self.fx.max_finite)
         elif self.unit == "dot":
             ops = {"x": self.codes(rng, self.fx, n * self.n, 0.02).reshape(n, self.n),
                    "y": self.codes(rng, self.fy, n * self.n, 0.02).reshape(n, self.n)}
             if "scale_x" in self.port:
-                # Mostly scales near 1 (the sum stays finite), some anywhere.
                 for r in ("scale_x", "scale_y"):
-                    s = self.codes(rng, self.fs, n, 0.05)
-                    one = int(fp8gen.project(1.0, self.fs)) if self.fs.k <= 16 else 0
-                    near = (one + rng.integers(-4, 5, n)) % self.fs.num_codes
-                    ops[r] = np.where(rng.random(n) < 0.8, near, s).astype(np.uint32)
+                    ops[r] = self.scales(rng, n)
             if "z" in self.port:
                 ops["z"] = self.binary32(rng, n, self.fx.max_finite ** 2)
         else:  # mac: a stream of steps, clear at the first and at random steps
@@ -284,7 +313,7 @@ class Core:
                    "clear": (rng.random(n) < 0.08).astype(np.uint32)}
             ops["clear"][0] = 1
         m = len(next(iter(ops.values())))
-        rm = rng.integers(0, 6, m) if self.rounding is None else np.full(m, -1)
+        rm = rng.integers(0, self.n_rm, m) if self.rounding is None else np.full(m, -1)
         sat = rng.integers(0, 4, m) if self.saturation is None else np.full(m, -1)
         return ops, rm, sat
 
@@ -311,14 +340,25 @@ class Core:
                 rounding, saturation = self.modes_of(r, s)
                 kw = dict(rounding=rounding, saturation=saturation, tininess=self.tininess,
                           flags=True)
-                if self.unit == "mul":
+                sr = {}
+                if "random" in ops and rounding in ROUNDING[6:]:
+                    sr = dict(rnd=ops["random"][sel], sr_bits=self.sr_bits)
+                if self.unit in ("mul", "fma") and "scale_x" in ops:
+                    # (x * 2^sx) * (y * 2^sy) [+ z], one rounding: the dot product of one
+                    # element with block scales (OCP MX; fp8gen.mul/fma take no scales).
+                    c, f = fp8gen.dot(ops["x"][sel][:, None], ops["y"][sel][:, None], self.fx,
+                                      fmt_y=self.fy, scale_x=ops["scale_x"][sel],
+                                      scale_y=ops["scale_y"][sel], scale_fmt=self.fs,
+                                      z=ops["z"][sel].view(np.float32) if "z" in ops else None,
+                                      out_fmt=self.fr, **kw)
+                    if self.fr.name == "binary32":
+                        c = c.view(np.uint32)
+                elif self.unit == "mul":
                     c, f = fp8gen.mul(ops["x"][sel], ops["y"][sel], self.fx, fmt_y=self.fy,
-                                      out_fmt=self.fr, nan_code=self.nan_code, **kw)
+                                      out_fmt=self.fr, nan_code=self.nan_code, **kw, **sr)
                 elif self.unit == "project":
-                    assert self.fx.name == "binary32", (
-                        f"the project testbench drives binary32 inputs, not {self.fx.name}")
-                    vals = ops["z"][sel].view(np.float32)
-                    c, f = fp8gen.project(vals, self.fr, nan_code=self.nan_code, **kw)
+                    vals = self.as_floats(ops["z"][sel])
+                    c, f = fp8gen.project(vals, self.fr, nan_code=self.nan_code, **kw, **sr)
                 elif self.unit == "fma":
                     c, f = fp8gen.fma(ops["x"][sel], ops["y"][sel], ops["z"][sel].view(np.float32),
                                       self.fx, fmt_y=self.fy, ftz=self.ftz, **kw)
@@ -337,6 +377,19 @@ class Core:
                 want["flags"][sel] = f
         return want
 
+    def as_floats(self, bits):
+        """Input bit patterns of a projection as float32 / float16 / bfloat16 values."""
+        name = self.fx.name
+        if name == "binary32":
+            return bits.astype(np.uint32).view(np.float32)
+        if name == "binary16":
+            return bits.astype(np.uint16).view(np.float16)
+        if name == "bfloat16":
+            import ml_dtypes
+            return bits.astype(np.uint16).view(ml_dtypes.bfloat16)
+        raise NotImplementedError(f"project from {name}: fp8gen.project takes binary32, "
+                                  "binary16 or bfloat16 values")
+
     # ---- driving ---------------------------------------------------------------------------
     def drive(self, ops, rm, sat, i, valid=1, rng=None):
         """Inputs of vector ``i``; with ``valid = 0`` and ``rng`` random data instead."""
@@ -345,7 +398,7 @@ class Core:
                 continue
             h = self.port[role]
             if role == "rounding":
-                v = [int(rm[i])] if valid or rng is None else [int(rng.integers(0, 6))]
+                v = [int(rm[i])] if valid or rng is None else [int(rng.integers(0, self.n_rm))]
             elif role == "saturation":
                 v = [int(sat[i])] if valid or rng is None else [int(rng.integers(0, 4))]
             elif valid or rng is None:
