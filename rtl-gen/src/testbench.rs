@@ -1,8 +1,9 @@
 //! The self-checking testbench fp8gen writes next to a generated core (FuseSoC `sim` target,
-//! [`crate::fusesoc`]): `<top>_tb.sv` (SystemVerilog for `$fatal`; not `.v`, so
-//! globs of a core directory's `*.v` find only the core) replays `<top>_vectors.hex`, one line per clock cycle
-//! (or per combinational step) of inputs and the outputs the golden model expects, and stops
-//! with `$fatal` on the first cycles that differ (after listing up to ten), else prints `PASS`.
+//! [`crate::fusesoc`]): `<top>_tb.sv` (SystemVerilog for `$fatal`; not `.v`, so globs of a
+//! core directory's `*.v` find only the core) replays `<top>_vectors.hex`, one line per clock
+//! cycle (or per combinational step) of inputs and the outputs the golden model expects, lists
+//! the first ten cycles that differ and ends with `$fatal` (non-zero exit) if any did, else
+//! prints `PASS`.
 //!
 //! Stimulus: [`SIM_CYCLES`] cycles of random operands, modes and (for clocked cores) random
 //! bubbles (`valid_i = 0`); a `mac` gets streams with random `clear_i` that respect the
