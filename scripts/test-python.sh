@@ -20,7 +20,7 @@ echo "== pytest python/tests"
 # exit 5 (no test collected) is a failure too: set -e stops on any non-zero status
 "$py" -m pytest python/tests -q -p no:cacheprovider
 t1=$(date +%s)
-echo "== FuseSoC: core list / core-info / lint target of generated cores"
+echo "== FuseSoC: core list / core-info / default, lint and sim (self-checking testbench) targets of generated cores"
 bash scripts/fusesoc_check.sh "$bin"
 t2=$(date +%s)
 echo "== cocotb example: generated cores in Icarus Verilog against fp8gen (Python) as scoreboard"

@@ -335,7 +335,7 @@ impl GenRest {
 pub fn gen(args: &GenArgs, out: &Path, force: bool, json: bool) -> Result<(), CliError> {
     let req = args.request()?;
     let core = rtl::generate(&req).map_err(|e| CliError::usage(e.to_string()))?;
-    rtl::write_core(out, &core, force).map_err(|e| match e {
+    rtl::write_core_with_testbench(out, &core, &req, force).map_err(|e| match e {
         rtl::GenError::Io(..) | rtl::GenError::Internal(_) => CliError::failed(e.to_string()),
         _ => CliError::usage(e.to_string()),
     })?;
@@ -343,8 +343,9 @@ pub fn gen(args: &GenArgs, out: &Path, force: bool, json: bool) -> Result<(), Cl
         crate::out::println(core.manifest.to_json().trim_end())?;
     } else {
         crate::out::println(&format!(
-            "wrote {}/{}.v, manifest.json and {}.core (FuseSoC): {} {}, latency {}, {} ports",
+            "wrote {}/{}.v, manifest.json, {}.core and its testbench {}_tb.sv (FuseSoC targets lint, sim): {} {}, latency {}, {} ports",
             out.display(),
+            core.top,
             core.top,
             core.top,
             core.manifest.unit.name(),

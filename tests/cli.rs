@@ -240,8 +240,9 @@ fn gen_is_atomic_deterministic_and_refuses_to_clobber() {
         v
     };
     let (ra, rb) = (read(&a), read(&b));
-    // <top>.v, manifest.json and the FuseSoC <top>.core
-    assert_eq!(ra.len(), 3);
+    // <top>.v, manifest.json, the FuseSoC <top>.core and its testbench <top>_tb.sv,
+    // <top>_vectors.hex
+    assert_eq!(ra.len(), 5);
     assert!(ra.iter().any(|(n, _)| n.ends_with(".core")));
     // The same bytes: the header records the canonical request, never the output path.
     for ((na, ta), (nb, tb)) in ra.iter().zip(&rb) {

@@ -2,12 +2,19 @@
 """Generates cores with `fp8gen gen`, simulates them in Icarus Verilog under cocotb, and checks
 every result and flag against the Python golden model (test_fp8gen_core.py).
 
-Default: an E4M3 multiplier with run-time rounding and saturation ports, combinational and
-with 2 pipeline stages, and a 2-stage binary32 -> E5M2 projection with fixed modes.
+Default: one core of every unit (CORES below): E4M3 decode, multipliers with run-time
+rounding and saturation ports (combinational and 2 pipeline stages), a 2-stage binary32 -> E5M2
+projection, a 2-stage FMA, an 8-element MX dot product with E8M0 scales and a binary32 addend,
+and MACs with the binary32 accumulator (plain and `--interleave 2`) and the exact accumulator.
 `--core DIR` runs the testbench on an existing core directory (manifest.json + Verilog)
 instead. Exit status: 0 when every test passed, 1 on a failure, 2 on a setup error.
 
-Usage: examples/cocotb/run.py [--fp8gen PATH] [--core DIR ...] [--vectors N] [--seed S] [--out DIR]
+The fp8gen binary (to generate the default cores): `--fp8gen PATH`, else $FP8GEN, else
+target/release/fp8gen, target/debug/fp8gen of this repository, else `fp8gen` on PATH;
+`--build` runs `cargo build --release` first when none is found.
+
+Usage: examples/cocotb/run.py [--fp8gen PATH] [--build] [--core DIR ...] [--vectors N]
+                              [--seed S] [--out DIR]
 """
 
 from __future__ import annotations
@@ -27,7 +34,27 @@ CORES = [
     ("mul_e4m3_dyn_s2", ["-u", "mul", "-f", "e4m3", "-r", "dyn", "-s", "dyn", "--stages", "2"]),
     ("project_e5m2_rne_satfinite_s2",
      ["-u", "project", "-f", "e5m2", "-r", "rne", "-s", "satfinite", "--stages", "2"]),
+    ("decode_e4m3_s0", ["-u", "decode", "-f", "e4m3"]),
+    ("fma_e4m3_dyn_s2", ["-u", "fma", "-f", "e4m3", "-r", "dyn", "-s", "dyn", "--stages", "2"]),
+    ("dot8_e4m3_e8m0_z_s0",
+     ["-u", "dot", "-f", "e4m3", "--n", "8", "--scale-format", "e8m0", "--addend"]),
+    ("mac_e4m3_s1", ["-u", "mac", "-f", "e4m3", "--stages", "1"]),
+    ("mac_e4m3_il2_s1", ["-u", "mac", "-f", "e4m3", "--interleave", "2", "--stages", "1"]),
+    ("mac_e4m3_accx_s2", ["-u", "mac", "-f", "e4m3", "--acc", "exact", "--stages", "2"]),
 ]
+
+
+def find_fp8gen(arg: str | None) -> str | None:
+    """The fp8gen binary: --fp8gen, $FP8GEN, target/release, target/debug, PATH."""
+    if arg:
+        return arg
+    if os.environ.get("FP8GEN"):
+        return os.environ["FP8GEN"]
+    for d in ("release", "debug"):
+        p = os.path.join(REPO, "target", d, "fp8gen")
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which("fp8gen")
 
 
 def fail(msg: str, code: int = 2) -> int:
@@ -37,9 +64,12 @@ def fail(msg: str, code: int = 2) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fp8gen", default=os.path.join(REPO, "target", "release", "fp8gen"))
+    ap.add_argument("--fp8gen", help="fp8gen binary (default: $FP8GEN, target/release, "
+                    "target/debug, PATH)")
+    ap.add_argument("--build", action="store_true",
+                    help="cargo build --release when no fp8gen binary is found")
     ap.add_argument("--core", action="append", help="existing core directory (repeatable)")
-    ap.add_argument("--vectors", type=int, default=3000)
+    ap.add_argument("--vectors", type=int, default=2000, help="random vectors (mac: steps) per core")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(REPO, "out", "cocotb"))
     a = ap.parse_args()
@@ -57,8 +87,19 @@ def main() -> int:
     if a.core:
         dirs = [os.path.abspath(d) for d in a.core]
     else:
-        if not os.access(a.fp8gen, os.X_OK):
-            return fail(f"fp8gen binary '{a.fp8gen}' not found; run `cargo build --release`")
+        exe = find_fp8gen(a.fp8gen)
+        if exe is None and a.build:
+            if subprocess.run(["cargo", "build", "--release", "--bin", "fp8gen"],
+                              cwd=REPO).returncode != 0:
+                return fail("cargo build --release failed")
+            exe = find_fp8gen(None)
+        if exe is None:
+            return fail("no fp8gen binary: none of --fp8gen, $FP8GEN, target/release/fp8gen, "
+                        "target/debug/fp8gen, `fp8gen` on PATH; run `cargo build --release` "
+                        "or pass --build")
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            return fail(f"fp8gen binary '{exe}' is not an executable file")
+        a.fp8gen = exe
         for name, args in CORES:
             d = os.path.join(a.out, name)
             p = subprocess.run([a.fp8gen, "gen", *args, "-o", d, "--force"],

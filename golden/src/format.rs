@@ -34,7 +34,8 @@ pub enum Specials {
 }
 
 impl Specials {
-    /// The name used on the command line and in manifests.
+    /// The name used on the command line and in manifests (whose serde spelling of `NoNan`,
+    /// `no-nan`, [`Specials::parse`] accepts too).
     pub fn name(self) -> &'static str {
         match self {
             Specials::Ieee => "ieee",
@@ -67,7 +68,7 @@ impl Specials {
             "fnuz" => Specials::Fnuz,
             "p3109-finite" | "p3109f" | "p3109-f" => Specials::P3109Finite,
             "p3109-extended" | "p3109e" | "p3109-e" | "p3109" => Specials::P3109Extended,
-            "nonan" | "none" | "no-specials" => Specials::NoNan,
+            "nonan" | "none" | "no-specials" | "no-nan" => Specials::NoNan,
             "e8m0" => Specials::E8m0,
             _ => {
                 return Err(FormatError::new(

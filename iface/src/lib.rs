@@ -1012,6 +1012,18 @@ impl Manifest {
 mod tests {
     use super::*;
 
+    /// Every NaN/Inf family as a manifest spells it (`"specials": "no-nan"`) is accepted back
+    /// by `--specials` and `fp8gen.Format(specials=…)` (both use `Specials::parse`), so a
+    /// manifest's format object can be handed to them as it is.
+    #[test]
+    fn manifest_spellings_of_specials_parse() {
+        for sp in golden::Specials::ALL {
+            let text = serde_json::to_string(&sp).expect("serialize");
+            let name = text.trim_matches('"');
+            assert_eq!(golden::Specials::parse(name).ok(), Some(sp), "{name}");
+        }
+    }
+
     fn mul_manifest() -> String {
         r#"{"unit":"mul","top":"m","verilog":"m.v",
             "formats":{"x":"e4m3","y":"e4m3","r":"e4m3"},

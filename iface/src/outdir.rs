@@ -3,9 +3,10 @@
 //!
 //! A command writes into a directory that is new, empty, or holds only what an earlier run of
 //! the same command wrote there, as listed by a file that run wrote (`gen`: its
-//! `manifest.json` names the Verilog files, and `<top>.core`; with them go the pages
-//! `fp8gen report` wrote (they begin with [`REPORT_HEAD`]) and the fp8gen summaries in
-//! [`RESULTS_DIR`], which describe that core; the others: [`LISTING`]). A
+//! `manifest.json` names the Verilog files, `<top>.core` and the testbench `<top>_tb.sv`,
+//! `<top>_vectors.hex`; with them go the pages `fp8gen report` wrote (they begin with
+//! [`REPORT_HEAD`]) and the fp8gen summaries in [`RESULTS_DIR`], which describe that core;
+//! the others: [`LISTING`]). A
 //! directory holding anything else is refused naming one foreign entry, and a listing fp8gen
 //! did not write makes the directory foreign. Replacing an earlier run's directory moves the
 //! new one into place in one rename ([`OutDir::install`]) and then deletes, of the old one,
@@ -204,7 +205,7 @@ pub fn read_listing(dir: &Path, command: &str) -> Earlier {
 }
 
 /// What an earlier `fp8gen gen` wrote in `dir`: `manifest.json` (generator `fp8gen …`), the
-/// files it names and `<top>.core`.
+/// files it names, `<top>.core` and the testbench `<top>_tb.sv`, `<top>_vectors.hex`.
 pub fn read_gen_manifest(dir: &Path) -> Earlier {
     let p = dir.join("manifest.json");
     if std::fs::symlink_metadata(&p).is_err() {
@@ -237,6 +238,9 @@ pub fn read_gen_manifest(dir: &Path) -> Earlier {
     if let Some(top) = v.get("top").and_then(|t| t.as_str()) {
         if crate::is_identifier(top) {
             set.insert(PathBuf::from(format!("{top}.core")));
+            // The self-checking testbench of the FuseSoC `sim` target.
+            set.insert(PathBuf::from(format!("{top}_tb.sv")));
+            set.insert(PathBuf::from(format!("{top}_vectors.hex")));
         }
     }
     // Only plain names: a listed `../x` or `sub/x` never matches an entry of the directory.
@@ -803,6 +807,11 @@ mod tests {
         for (p, want) in [
             ("t.v", true),
             ("t.core", true),
+            ("t_tb.sv", true),
+            ("t_vectors.hex", true),
+            ("u_tb.sv", false),
+            ("t_tb.v", false),
+            ("t_vectors.hex.bak", false),
             ("manifest.json", true),
             ("../../x", false),
             ("sub/y", false),

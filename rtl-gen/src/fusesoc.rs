@@ -18,8 +18,14 @@ fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// The CAPI2 text of `<top>.core` for `manifest`.
+/// The CAPI2 text of `<top>.core` for `manifest` (no `sim` target).
 pub fn core_file(manifest: &Manifest) -> String {
+    core_file_sim(manifest, false)
+}
+
+/// The CAPI2 text of `<top>.core` for `manifest`; with `sim`, the `sim` target that runs the
+/// self-checking testbench ([`crate::testbench`]) fp8gen writes next to the core.
+pub fn core_file_sim(manifest: &Manifest, sim: bool) -> String {
     let m = manifest;
     let generated = m.generator.starts_with("fp8gen");
     let mut o = String::new();
@@ -65,6 +71,19 @@ pub fn core_file(manifest: &Manifest) -> String {
     }
     o.push_str("    file_type: verilogSource-2005\n");
     o.push_str("  manifest:\n    files:\n      - manifest.json\n    file_type: user\n");
+    let (tb_v, tb_hex) = crate::testbench::file_names(&m.top);
+    if sim {
+        o.push_str(&format!(
+            "  sim:\n    files:\n      - {}\n    file_type: systemVerilogSource\n",
+            q(&tb_v)
+        ));
+        // The vectors go next to the simulator's working directory ($readmemh opens them there).
+        o.push_str(&format!(
+            "  vectors:\n    files:\n      - {}: {{copyto: {}}}\n    file_type: user\n",
+            q(&tb_hex),
+            q(&tb_hex)
+        ));
+    }
 
     let params: Vec<(String, &'static str, String)> = m
         .defines
@@ -103,10 +122,17 @@ pub fn core_file(manifest: &Manifest) -> String {
                 .join(", ")
         )
     };
-    o.push_str("\ntargets:\n  default:\n    filesets: [rtl, manifest]\n");
+    // Target descriptions: FuseSoC 2.4's core-info prints a target's description only when it
+    // contains the word "description" (else "<No description>"), hence the wording.
+    o.push_str("\ntargets:\n  default:\n");
+    o.push_str(
+        "    description: \"default target description: RTL and manifest; run, Verilator lint\"\n",
+    );
+    o.push_str("    filesets: [rtl, manifest]\n");
+    o.push_str("    flow: lint\n    flow_options:\n      tool: verilator\n");
     o.push_str(&plist);
     o.push_str(&format!("    toplevel: {}\n", q(&m.top)));
-    o.push_str("  lint:\n    description: \"verilator --lint-only");
+    o.push_str("  lint:\n    description: \"lint target description: verilator --lint-only");
     o.push_str(if generated { " -Wall" } else { "" });
     o.push_str("\"\n    flow: lint\n    flow_options:\n      tool: verilator\n");
     o.push_str(if generated {
@@ -117,6 +143,21 @@ pub fn core_file(manifest: &Manifest) -> String {
     o.push_str("    filesets: [rtl]\n");
     o.push_str(&plist);
     o.push_str(&format!("    toplevel: {}\n", q(&m.top)));
+    if sim {
+        o.push_str(&format!(
+            "  sim:\n    description: {}\n",
+            q(&format!(
+                "sim target description: self-checking testbench {tb_v} (golden-model vectors); tool icarus (default) or verilator"
+            ))
+        ));
+        o.push_str("    default_tool: icarus\n    filesets: [rtl, sim, vectors]\n");
+        o.push_str(&plist);
+        o.push_str("    tools:\n      icarus:\n        iverilog_options: [-g2012]\n");
+        o.push_str(
+            "      verilator:\n        mode: binary\n        verilator_options: [--timing]\n",
+        );
+        o.push_str(&format!("    toplevel: {}\n", q(&format!("{}_tb", m.top))));
+    }
     o
 }
 
@@ -159,8 +200,28 @@ mod tests {
         assert!(t.contains(
             "    flow: lint\n    flow_options:\n      tool: verilator\n      verilator_options: [-Wall]\n"
         ));
-        assert!(t.contains("  default:\n    filesets: [rtl, manifest]\n"));
+        assert!(t.contains("  default:\n    description: \"default target description: "));
+        assert!(t.contains("    filesets: [rtl, manifest]\n    flow: lint\n"));
         assert!(!t.contains("parameters:"));
+        // Without a testbench no sim target; with one, a sim target running it.
+        assert!(!t.contains("  sim:"));
+        let s = core_file_sim(&core.manifest, true);
+        assert!(s.contains(&format!(
+            "  sim:\n    files:\n      - \"{}_tb.sv\"\n    file_type: systemVerilogSource\n",
+            core.top
+        )));
+        assert!(s.contains("    default_tool: icarus\n    filesets: [rtl, sim, vectors]\n"));
+        assert!(s.contains(&format!("    toplevel: \"{}_tb\"\n", core.top)));
+        // FuseSoC 2.4's core-info shows a target description only if it holds the word.
+        let targets = &s[s.find("\ntargets:\n").expect("targets")..];
+        for name in ["default", "lint", "sim"] {
+            let head = format!("\n  {name}:\n    description: \"");
+            let at = targets
+                .find(&head)
+                .unwrap_or_else(|| panic!("{name}: {targets}"));
+            let d = targets[at + head.len()..].split('"').next().unwrap_or("");
+            assert!(d.contains("description"), "{name}: {d}");
+        }
         // deterministic
         assert_eq!(t, core_file(&mul_core().manifest));
     }

@@ -15,6 +15,7 @@ pub mod emit;
 pub mod fusesoc;
 pub mod manifest;
 pub mod pipeline;
+pub mod testbench;
 pub mod units;
 
 pub use units::interface;
@@ -447,6 +448,28 @@ pub fn header_line(req: &GenRequest) -> String {
 /// `force`) hold only the files of an earlier `fp8gen gen` (those its `manifest.json` lists);
 /// a directory holding anything else is refused ([`iface::outdir`]).
 pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), GenError> {
+    write_core_files(dir, core, None, force)
+}
+
+/// [`write_core`] plus the self-checking testbench of the core ([`testbench`]):
+/// `<top>_tb.sv` and `<top>_vectors.hex`, and a `sim` target in `<top>.core` that runs them.
+/// `core` must be `generate(req)`.
+pub fn write_core_with_testbench(
+    dir: &Path,
+    core: &GeneratedCore,
+    req: &GenRequest,
+    force: bool,
+) -> Result<(), GenError> {
+    let tb = testbench::testbench(req, core)?;
+    write_core_files(dir, core, Some(&tb), force)
+}
+
+fn write_core_files(
+    dir: &Path,
+    core: &GeneratedCore,
+    tb: Option<&testbench::Testbench>,
+    force: bool,
+) -> Result<(), GenError> {
     use iface::outdir::{OutDir, OutDirError, Rule};
     let out_err = |e: OutDirError| match e {
         OutDirError::Refused(m) => GenError::Output(m),
@@ -478,8 +501,15 @@ pub fn write_core(dir: &Path, core: &GeneratedCore, force: bool) -> Result<(), G
         std::fs::write(&mpath, core.manifest.to_json())
             .map_err(io(format!("cannot write {}", mpath.display())))?;
         let cpath = tmp.join(format!("{}.core", core.top));
-        std::fs::write(&cpath, fusesoc::core_file(&core.manifest))
+        std::fs::write(&cpath, fusesoc::core_file_sim(&core.manifest, tb.is_some()))
             .map_err(io(format!("cannot write {}", cpath.display())))?;
+        if let Some(tb) = tb {
+            let (tv, th) = testbench::file_names(&core.top);
+            for (name, text) in [(tv, &tb.verilog), (th, &tb.vectors)] {
+                let p = tmp.join(name);
+                std::fs::write(&p, text).map_err(io(format!("cannot write {}", p.display())))?;
+            }
+        }
         Ok(())
     })();
     if let Err(e) = written {
