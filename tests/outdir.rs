@@ -530,9 +530,13 @@ fn the_cache_removes_only_its_own_entries_and_checks_its_settings() {
         let o = run_env(t, &["cache", action], &[("FP8GEN_CACHE", "file")], quick);
         let e = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{action}: {e}");
+        // A relative FP8GEN_CACHE is taken against the working directory.
         assert_eq!(
             message(&e),
-            "the cache file is not a directory; point FP8GEN_CACHE at a directory (or unset it)"
+            format!(
+                "the cache {} is not a directory; point FP8GEN_CACHE at a directory (or unset it)",
+                f.display()
+            )
         );
     }
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "x");

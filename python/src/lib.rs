@@ -1153,7 +1153,7 @@ fn _dot<'py>(
     }
     let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f).map_err(|e| {
         // name the argument the golden model's message is about
-        let arg = if e.starts_with("block scale format") {
+        let arg = if e.starts_with("block scale format") || e.starts_with("scale format") {
             "scale_fmt"
         } else if e.starts_with("result format") {
             "out_fmt"

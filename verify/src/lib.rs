@@ -736,8 +736,12 @@ fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
             }
         })
         .collect();
-    if masks.iter().all(|&m| m == 0) {
-        let names: Vec<String> = spec.data_outputs().map(|p| p.role.to_string()).collect();
+    let checked = spec
+        .data_outputs()
+        .zip(&masks)
+        .any(|(p, &m)| m != 0 && !p.role.is_control());
+    if !checked {
+        let names: Vec<String> = ignore.iter().map(|r| r.to_string()).collect();
         return Err(usage(format!(
             "--ignore {} leaves no data output to compare (only the valid handshake would be checked); ignore fewer outputs",
             names.join(",")
