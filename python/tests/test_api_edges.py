@@ -297,7 +297,7 @@ def test_argument_errors_name_the_argument(call, exc, msg):
 
 
 def test_golden_errors_name_the_argument():
-    with pytest.raises(ValueError, match="^scale_fmt: block scale format binary16 has 16 bits"):
+    with pytest.raises(ValueError, match="^scale_fmt: scale format binary16 is not a power-of-two scale of at most 8 bits"):
         fp8gen.dot([1, 2], [1, 2], "e4m3", scale_x=1, scale_y=1, scale_fmt="binary16")
     wide = Format("binary16p1uf")  # values 0, 2^-32767 ... 2^32766
     assert wide.value_dtype is None and wide.eps == 1.0
