@@ -1259,6 +1259,15 @@ fn value_table(f: Format) -> Option<Arc<ValueTable>> {
         .clone()
 }
 
+/// The first 256 entries of a value table (NaN-padded): indexed by a u8 code with no bounds
+/// check (codes were checked against the format before).
+fn table256(t: &[f64]) -> Box<[f64; 256]> {
+    let mut a = Box::new([f64::NAN; 256]);
+    let k = t.len().min(256);
+    a[..k].copy_from_slice(&t[..k]);
+    a
+}
+
 /// Value tables of `fx` and `fy` whose every product x·y is exact in f64 (normal range:
 /// at most 53 significant bits, exponents within ±1000).
 fn exact_product_tables(fx: Format, fy: Format) -> Option<(Arc<ValueTable>, Arc<ValueTable>)> {
@@ -1399,7 +1408,16 @@ fn _fma<'py>(
     };
     Ok(match (xv, yv) {
         (Codes::U8(a), Codes::U8(b)) => {
-            collect::<u32>(py, n, flags, |i| fast_op(a[i] as u32, b[i] as u32, i))
+            let (px, py8) = (table256(tx), table256(ty));
+            collect::<u32>(py, n, flags, |i| {
+                let zb = zv[i];
+                if ftz && zb & 0x7F80_0000 == 0 && zb & 0x007F_FFFF != 0 {
+                    return golden(i);
+                }
+                let p = px[a[i] as usize] * py8[b[i] as usize];
+                let (s, err) = two_sum(p, f32::from_bits(zb) as f64);
+                rne_f32(s, err).unwrap_or_else(|| golden(i))
+            })
         }
         _ => collect::<u32>(py, n, flags, |i| fast_op(xv.get(i), yv.get(i), i)),
     })
@@ -1530,22 +1548,25 @@ fn _dot<'py>(
         rne_f32(s, err).unwrap_or_else(|| golden(i))
     };
     Ok(match (xv, yv) {
-        (Codes::U8(a), Codes::U8(b)) => collect_for(py, &to, m, flags, |i| {
-            let (ra, rb) = (&a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n]);
-            // Eight independent partial sums (every order gives the same exact sum).
-            let mut acc = [0.0f64; 8];
-            let (ca, cb) = (ra.chunks_exact(8), rb.chunks_exact(8));
-            let (ta, tb) = (ca.remainder(), cb.remainder());
-            for (xa, yb) in ca.zip(cb) {
-                for k in 0..8 {
-                    acc[k] += tx[xa[k] as usize] * ty[yb[k] as usize];
+        (Codes::U8(a), Codes::U8(b)) => {
+            let (tx, ty) = (table256(tx), table256(ty));
+            collect_for(py, &to, m, flags, |i| {
+                let (ra, rb) = (&a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n]);
+                // Eight independent partial sums (every order gives the same exact sum).
+                let mut acc = [0.0f64; 8];
+                let (ca, cb) = (ra.chunks_exact(8), rb.chunks_exact(8));
+                let (ta, tb) = (ca.remainder(), cb.remainder());
+                for (xa, yb) in ca.zip(cb) {
+                    for k in 0..8 {
+                        acc[k] += tx[xa[k] as usize] * ty[yb[k] as usize];
+                    }
                 }
-            }
-            for (&x, &y) in ta.iter().zip(tb) {
-                acc[0] += tx[x as usize] * ty[y as usize];
-            }
-            finish(acc.iter().sum(), i)
-        }),
+                for (&x, &y) in ta.iter().zip(tb) {
+                    acc[0] += tx[x as usize] * ty[y as usize];
+                }
+                finish(acc.iter().sum(), i)
+            })
+        }
         _ => collect_for(py, &to, m, flags, |i| {
             let s: f64 = (i * n..(i + 1) * n)
                 .map(|j| tx[xv.get(j) as usize] * ty[yv.get(j) as usize])
