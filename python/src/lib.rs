@@ -889,6 +889,75 @@ impl Prepared {
     }
 }
 
+/// Stochastic rounding SRA(N) of binary32 inputs (P3109 §4.7.3: round away from zero when
+/// the top N discarded bits plus the random value reach 2^N) from the golden model's own
+/// deterministic answers: the result is either the round-toward-zero projection or the
+/// round-away-from-zero one (rtp for positive inputs, rtn for negative), both read from the
+/// prepared tables with their flags. Only where neither has an overflow, underflow or invalid
+/// flag — the result is a normal value of the target, so the discarded bits are exactly the
+/// low 24 − P bits of the input's significand and saturation and tininess play no part; every
+/// other input (and every input outside the tables) goes through the golden rounder.
+struct SraTables {
+    rtz: Arc<Prepared>,
+    rtp: Arc<Prepared>,
+    rtn: Arc<Prepared>,
+    discard: u32,
+    n: u32,
+}
+
+impl SraTables {
+    fn new(from: Format, to: Format, spec: Spec, n: u32) -> Option<SraTables> {
+        if from.k != 32 || to.p > FAST_MAX_P || !(1..=32).contains(&n) {
+            return None;
+        }
+        let with = |r| {
+            prepared(
+                from,
+                to,
+                Spec {
+                    rounding: r,
+                    ..spec
+                },
+            )
+        };
+        let t = SraTables {
+            rtz: with(Rounding::Rtz),
+            rtp: with(Rounding::Rtp),
+            rtn: with(Rounding::Rtn),
+            discard: 24 - to.p,
+            n,
+        };
+        (!t.rtz.f32_codes.is_empty() && !t.rtp.f32_codes.is_empty() && !t.rtn.f32_codes.is_empty())
+            .then_some(t)
+    }
+
+    #[inline(always)]
+    fn convert(&self, x: u32, rnd: u32) -> Option<(u32, Flags)> {
+        let e = (x >> 23) & 0xFF;
+        if e.wrapping_sub(1) >= 254 {
+            return None; // zero, subnormal, ∞, NaN input
+        }
+        let (ct, ft) = self.rtz.f32_both(x);
+        let away = if x >> 31 != 0 { &self.rtn } else { &self.rtp };
+        let (ca, fa) = away.f32_both(x);
+        if (ft.0 | fa.0) & (Flags::OVERFLOW | Flags::UNDERFLOW | Flags::INVALID) != 0 {
+            return None;
+        }
+        let d = self.discard;
+        let rem = (x & ((1u32 << d) - 1)) as u64;
+        let hi = if self.n <= d {
+            rem >> (d - self.n)
+        } else {
+            rem << (self.n - d)
+        };
+        Some(if hi + rnd as u64 >= 1u64 << self.n {
+            (ca, fa)
+        } else {
+            (ct, ft)
+        })
+    }
+}
+
 /// Prepared projectors are built once per (from, to, spec) and kept for later calls.
 fn prepared(from: Format, to: Format, spec: Spec) -> Arc<Prepared> {
     static CACHE: OnceLock<Mutex<HashMap<ProjKey, Arc<Prepared>>>> = OnceLock::new();
@@ -1028,6 +1097,14 @@ fn _project<'py>(
         check_rnd(&spec, rnd, v.len())?;
         if let Some(r) = rnd {
             let p = prepared(from, to, spec);
+            if let (Rounding::Sra(nb), true) = (spec.rounding, tables && v.len() >= TABLE_MIN_N) {
+                if let Some(sr) = SraTables::new(from, to, spec, nb as u32) {
+                    return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                        sr.convert(v[i], r[i])
+                            .unwrap_or_else(|| p.pr.convert_direct(v[i], r[i]))
+                    }));
+                }
+            }
             return Ok(collect_for(py, &to, v.len(), flags, |i| {
                 p.pr.convert_direct(v[i], r[i])
             }));
