@@ -1078,7 +1078,7 @@ fn _project<'py>(
         // binary64 is not a golden format; its values are exact intermediates, projected once.
         let a: PyReadonlyArray1<'py, u64> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         let t = Target::new(to);
         return Ok(collect_for(py, &to, v.len(), flags, |i| {
             let (x, snan) = f64_exact(v[i]);
@@ -1094,7 +1094,7 @@ fn _project<'py>(
     if from.k == 32 {
         let a: PyReadonlyArray1<'py, u32> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         if let Some(r) = rnd {
             let p = prepared(from, to, spec);
             if let (Rounding::Sra(nb), true) = (spec.rounding, tables && v.len() >= TABLE_MIN_N) {
@@ -1132,7 +1132,7 @@ fn _project<'py>(
     } else {
         let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         if let Some(r) = rnd {
             let p = prepared(from, to, spec);
             return Ok(collect_for(py, &to, v.len(), flags, |i| {
@@ -1176,7 +1176,7 @@ fn _decode<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let f = fmt.f;
     let v = codes.as_slice()?;
-    check_codes(&f, v, "codes")?;
+    py.detach(|| check_codes(&f, v, "codes"))?;
     if f.k > 16 {
         // binary32: every value is exact in float32; decode element by element (a table
         // would have 2^32 entries).
@@ -1235,10 +1235,9 @@ fn _mul<'py>(
             yv.len()
         )));
     }
-    check_codes(&fx, xv, "x")?;
-    check_codes(&fy, yv, "y")?;
+    py.detach(|| check_codes(&fx, xv, "x").and_then(|_| check_codes(&fy, yv, "y")))?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
-    check_rnd(&spec, rnd, xv.len())?;
+    py.detach(|| check_rnd(&spec, rnd, xv.len()))?;
     let n = xv.len();
     let direct = |i: usize, r: u32| golden::mul(&fx, xv[i], &fy, yv[i], &fr, &spec, r);
     Ok(match rnd {
@@ -1459,8 +1458,7 @@ fn _fma<'py>(
             zv.len()
         )));
     }
-    xv.check(&fx, "x")?;
-    yv.check(&fy, "y")?;
+    py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
     let n = xv.len();
     let unit = py.detach(|| FmaUnit::new(fx, fy, spec, FmaOptions { ftz }));
     let golden = |i: usize| unit.eval(xv.get(i), yv.get(i), zv[i]);
@@ -1562,8 +1560,7 @@ fn _dot<'py>(
             zv.len()
         )));
     }
-    xv.check(&fx.f, "x")?;
-    yv.check(&fy.f, "y")?;
+    py.detach(|| xv.check(&fx.f, "x").and_then(|_| yv.check(&fy.f, "y")))?;
     if let Some(f) = &fsf {
         check_codes(f, sxv, "scale_x")?;
         check_codes(f, syv, "scale_y")?;
