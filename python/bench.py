@@ -1,15 +1,29 @@
 #!/usr/bin/env python3
-"""fp8gen.project vs ml_dtypes: binary32 -> E4M3 (E4M3FN) from Python, same run, one thread.
+"""fp8gen's Python API against numpy / ml_dtypes equivalents, same run, same machine.
 
-Both produce E4M3 codes from the same float32 array: ``fp8gen.project(x, "e4m3",
-saturation="satnone")`` (uint8 codes; the mode matching ml_dtypes' cast, see docs/python.md)
-and ``x.astype(ml_dtypes.float8_e4m3fn)``. fp8gen's loop runs in Rust with the GIL released
-and one thread; ml_dtypes' cast loop is single-threaded C++. Each figure is the median of
---runs timed calls after one warm-up. Inputs: N(0, 1) * 16 (tensor-like) and uniform random
-bit patterns (every exponent, NaNs included). The results of both are compared first.
+Rows (each ratio = fp8gen's rate / the reference's rate, both timed in the same loop):
 
-Prints both rates and the ratio per input set, and one JSON line with --json.
-Exit status 1 when --min-ratio is given and a ratio falls below it.
+* project binary32 -> E4M3: ``fp8gen.project(x, "e4m3", saturation="satnone")`` (the mode
+  matching ml_dtypes' cast, see docs/python.md) vs ``x.astype(ml_dtypes.float8_e4m3fn)``
+  (single-threaded C++), fp8gen on 1 thread and on every core; inputs N(0, 1) * 16
+  (tensor-like) and uniform random bit patterns (every exponent, NaNs included). The codes of
+  both are compared first (equal but for the NaN sign).
+* fma E4M3 x E4M3 + binary32 -> binary32 (RNE): ``fp8gen.fma(a, b, z, "e4m3")`` on uint8
+  codes vs numpy ``a.astype(np.float32) * b.astype(np.float32) + z`` with ``a``, ``b``
+  ml_dtypes float8_e4m3fn arrays (the decode is part of numpy's work, as it is of fp8gen's).
+  numpy rounds twice (product, sum) where fp8gen rounds once: the results are not compared.
+* dot E4M3, N = 32 -> binary32 (RNE): ``fp8gen.dot(a, b, "e4m3")`` on uint8 codes of shape
+  (M, 32) vs ``np.einsum("ij,ij->i", A, B)`` on float32 arrays A, B decoded beforehand
+  (decode not timed: in einsum's favour).
+* SR vs RNE: ``fp8gen.project(x, "e4m3", rounding="sra", sr_bits=8, rnd=r)`` vs the RNE
+  project of the same values, both on every core and on 1 thread.
+
+Timing: every candidate of a row is called once per round, interleaved, after one warm-up;
+each figure is the best (fastest) of --runs rounds, so a busy machine slows both sides of a
+ratio alike. numpy and ml_dtypes run on one thread; "all" is fp8gen.get_num_threads() threads.
+
+Prints one line per row and, with --json, one JSON object. Exit status 1 when --min-ratio is
+given and the 1-thread project ratio falls below it.
 
 Usage: python/bench.py [--n N] [--runs R] [--min-ratio X] [--json]
 """
@@ -18,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 import warnings
@@ -34,58 +47,115 @@ except ImportError as e:  # pragma: no cover - setup error path
 warnings.filterwarnings("ignore", message="invalid value encountered in cast")
 
 
-def median_s(fn, runs: int) -> float:
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
+def best_s(fns: dict, runs: int) -> dict:
+    """The fastest of `runs` timed calls of each function, calls interleaved round by round;
+    each function is a (threads, callable) pair (fp8gen's thread count during its calls)."""
+    for t, fn in fns.values():
+        fp8gen.set_num_threads(t)
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    best = {k: float("inf") for k in fns}
+    for _ in range(runs):
+        for k, (t, fn) in fns.items():
+            fp8gen.set_num_threads(t)
+            t0 = time.perf_counter()
+            fn()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    fp8gen.set_num_threads(0)
+    return best
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1 << 24)
-    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--n", type=int, default=1 << 24, help="elements per array (default 2^24)")
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--min-ratio", type=float, default=None)
+    ap.add_argument("--min-ratio", type=float, default=None,
+                    help="exit 1 when a 1-thread project ratio is below this")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    if a.n < 1 or a.runs < 1:
-        sys.stderr.write("bench.py: --n and --runs must be >= 1\n")
+    if a.n < 64 or a.runs < 1:
+        sys.stderr.write("bench.py: --n must be >= 64 and --runs >= 1\n")
         return 2
     rng = np.random.default_rng(a.seed)
+    fp8gen.set_num_threads(0)
+    allt = fp8gen.get_num_threads()
+    result = {"n": a.n, "runs": a.runs, "threads_all": allt, "ml_dtypes": ml_dtypes.__version__,
+              "fp8gen": fp8gen.__version__, "numpy": np.__version__, "rows": {}}
+    ok = True
+
+    def row(name, rate_ours, rate_ref, ref_name, ours_name):
+        ratio = rate_ours / rate_ref
+        result["rows"][name] = {"fp8gen_per_s": round(rate_ours), "ref_per_s": round(rate_ref),
+                                "ratio": round(ratio, 2)}
+        print(f"{name:<38} {ours_name} {rate_ours:9.3e}/s   {ref_name} {rate_ref:9.3e}/s   "
+              f"ratio {ratio:5.2f}x", flush=True)
+        return ratio
+
+    # --- project vs ml_dtypes ---------------------------------------------------------
     inputs = {
         "normal*16": (rng.standard_normal(a.n, dtype=np.float32) * np.float32(16)),
         "random bits": rng.integers(0, 2**32, a.n, dtype=np.uint64).astype(np.uint32)
         .view(np.float32),
     }
-    result = {"n": a.n, "runs": a.runs, "threads": 1, "ml_dtypes": ml_dtypes.__version__,
-              "fp8gen": fp8gen.__version__, "numpy": np.__version__, "sets": {}}
-    ok = True
     for name, x in inputs.items():
         ours = fp8gen.project(x, "e4m3", saturation="satnone")
         ref = x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
         # Same codes except NaN sign (ml_dtypes keeps the sign of a negative NaN / overflow).
-        diff = ours != ref
-        if np.any(diff & ((ref & 0x7F) != 0x7F)):
+        if np.any((ours != ref) & ((ref & 0x7F) != 0x7F)):
             sys.stderr.write(f"bench.py: fp8gen and ml_dtypes disagree on {name} beyond NaN sign\n")
             return 1
-        t_ours = median_s(lambda: fp8gen.project(x, "e4m3", saturation="satnone"), a.runs)
-        t_ml = median_s(lambda: x.astype(ml_dtypes.float8_e4m3fn), a.runs)
-        r_ours, r_ml = a.n / t_ours, a.n / t_ml
-        ratio = r_ours / r_ml
-        result["sets"][name] = {"fp8gen_per_s": round(r_ours), "ml_dtypes_per_s": round(r_ml),
-                                "ratio": round(ratio, 2)}
-        print(f"binary32 -> E4M3, {name:<12} fp8gen.project {r_ours:10.3e}/s   "
-              f"ml_dtypes astype {r_ml:10.3e}/s   ratio {ratio:5.2f}x")
-        if a.min_ratio is not None and ratio < a.min_ratio:
+        proj = lambda: fp8gen.project(x, "e4m3", saturation="satnone")  # noqa: E731
+        t = best_s({"1": (1, proj), "all": (0, proj),
+                    "ml": (1, lambda: x.astype(ml_dtypes.float8_e4m3fn))}, a.runs)
+        r1 = row(f"project b32->e4m3 {name}, 1 thread", a.n / t["1"], a.n / t["ml"],
+                 "ml_dtypes", "fp8gen")
+        row(f"project b32->e4m3 {name}, {allt} threads", a.n / t["all"], a.n / t["ml"],
+            "ml_dtypes", "fp8gen")
+        if a.min_ratio is not None and r1 < a.min_ratio:
             ok = False
+
+    # --- fma vs numpy float32 a*b+z ----------------------------------------------------
+    xa = rng.integers(0, 256, a.n, dtype=np.uint8)
+    ya = rng.integers(0, 256, a.n, dtype=np.uint8)
+    # finite operands (no NaN code 0x7F/0xFF), as in tensors
+    xa[(xa & 0x7F) == 0x7F] = 0x7E
+    ya[(ya & 0x7F) == 0x7F] = 0x7E
+    z = rng.standard_normal(a.n, dtype=np.float32)
+    ae, be = xa.view(ml_dtypes.float8_e4m3fn), ya.view(ml_dtypes.float8_e4m3fn)
+    fma = lambda: fp8gen.fma(xa, ya, z, "e4m3")  # noqa: E731
+    t = best_s({"1": (1, fma), "all": (0, fma),
+                "np": (1, lambda: ae.astype(np.float32) * be.astype(np.float32) + z)}, a.runs)
+    row("fma e4m3*e4m3+b32, 1 thread", a.n / t["1"], a.n / t["np"], "numpy f32 a*b+z", "fp8gen")
+    row(f"fma e4m3*e4m3+b32, {allt} threads", a.n / t["all"], a.n / t["np"], "numpy f32 a*b+z",
+        "fp8gen")
+
+    # --- dot N=32 vs einsum --------------------------------------------------------------
+    m = a.n // 32
+    X, Y = xa[: m * 32].reshape(m, 32), ya[: m * 32].reshape(m, 32)
+    XF = X.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    YF = Y.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    dot = lambda: fp8gen.dot(X, Y, "e4m3")  # noqa: E731
+    t = best_s({"1": (1, dot), "all": (0, dot),
+                "np": (1, lambda: np.einsum("ij,ij->i", XF, YF))}, a.runs)
+    # rates in products (elements) per second
+    row("dot e4m3 N=32, 1 thread", m * 32 / t["1"], m * 32 / t["np"], "numpy einsum f32", "fp8gen")
+    row(f"dot e4m3 N=32, {allt} threads", m * 32 / t["all"], m * 32 / t["np"], "numpy einsum f32",
+        "fp8gen")
+
+    # --- SR vs RNE -----------------------------------------------------------------------
+    x = inputs["normal*16"]
+    rnd = rng.integers(0, 256, a.n, dtype=np.uint32)
+    sr = lambda: fp8gen.project(x, "e4m3", rounding="sra", sr_bits=8, rnd=rnd)  # noqa: E731
+    rne = lambda: fp8gen.project(x, "e4m3")  # noqa: E731
+    t = best_s({"sr1": (1, sr), "rne1": (1, rne), "sr": (0, sr), "rne": (0, rne)}, a.runs)
+    row("project e4m3 SRA(8) vs RNE, 1 thread", a.n / t["sr1"], a.n / t["rne1"], "RNE", "SR ")
+    row(f"project e4m3 SRA(8) vs RNE, {allt} threads", a.n / t["sr"], a.n / t["rne"], "RNE",
+        "SR ")
+
     if a.json:
         print(json.dumps(result))
     if not ok:
-        sys.stderr.write(f"bench.py: ratio below --min-ratio {a.min_ratio}\n")
+        sys.stderr.write(f"bench.py: a 1-thread project ratio is below --min-ratio {a.min_ratio}\n")
         return 1
     return 0
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput benchmarks, side by side with references measured in the same run:
-#   golden model (1 thread) vs Python ml_dtypes (1 thread), and verification throughput of
-#   the Verilator equivalence engine (all cores) for decode, project, mul, fma and dot.
+#   golden model (1 thread) vs Python ml_dtypes (1 thread), verification throughput of the
+#   Verilator equivalence engine (all cores) for decode, project, mul, fma and dot, and the
+#   Python module against numpy / ml_dtypes (python/bench.py: project, fma, dot, SR vs RNE).
 # Usage: scripts/bench.sh            (make bench)
 #   FP8GEN=path/to/fp8gen scripts/bench.sh    another binary (default target/release/fp8gen)
 #   BENCH_ONLY=dot scripts/bench.sh           only the verification rows whose label contains
@@ -61,7 +62,9 @@ run "dot e4m3 N=8 -> binary32 (random 2e6)"     -    -u dot -f e4m3 --n 8 --rand
 run "dot e4m3 N=8 e8m0 scales + addend (2e6)"   -    -u dot -f e4m3 --n 8 --scale-format e8m0 --addend --random 2000000
 
 [ -z "$only" ] || exit 0
-echo "== Python: fp8gen.project vs ml_dtypes astype, binary32 -> E4M3, 1 thread (python/bench.py)"
+echo "== Python (python/bench.py; ratios from one run, best of 5 interleaved calls each):"
+echo "   project vs ml_dtypes astype (fp8gen on 1 thread and on every core), fma vs numpy float32"
+echo "   a*b+z, dot N=32 vs numpy einsum over float32, stochastic vs RNE project"
 if [ -x "$py" ] && $py -c "import fp8gen, ml_dtypes" 2>/dev/null; then
     $py python/bench.py
 else

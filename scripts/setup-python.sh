@@ -3,9 +3,12 @@
 #   * Icarus Verilog (Debian package `iverilog`) for the cocotb example, if missing;
 #   * the pinned packages of python/requirements.txt (maturin, pytest, fusesoc, cocotb, numpy,
 #     ml_dtypes, gfloat, onnx), skipped when all are installed at their pinned versions;
-#   * the `fp8gen` module itself: an abi3 wheel built from python/ with maturin (PyO3), then
-#     pip-installed; skipped when the sources (python/, golden/) are unchanged since the last
-#     install (a hash kept in .venv/.fp8gen-python.stamp) and `import fp8gen` works.
+#   * the `fp8gen` module itself: an abi3 manylinux2014 (manylinux_2_17) wheel built from
+#     python/ with maturin (PyO3), linked by zig (`maturin build --zig`, ziglang from
+#     requirements.txt) so it runs on glibc >= 2.17 whatever the build machine's glibc, into
+#     python/target/wheels (scripts/test-python.sh checks its tag), then pip-installed; skipped
+#     when the sources (python/, golden/) are unchanged since the last install (a hash kept in
+#     .venv/.fp8gen-python.stamp) and `import fp8gen` works.
 #
 # Idempotent. Usage: scripts/setup-python.sh [--force]   (--force rebuilds the wheel)
 # Env:   FP8GEN_VENV   venv location (default: <repo>/.venv)
@@ -62,7 +65,7 @@ fi
 # --- the fp8gen wheel -----------------------------------------------------------------------
 command -v cargo >/dev/null 2>&1 || die "cargo not found: the fp8gen wheel is built from Rust (rustup.rs)"
 stamp="$venv/.fp8gen-python.stamp"
-hash=$(cd "$repo" && find python/Cargo.toml python/Cargo.lock python/pyproject.toml python/src \
+hash=$(cd "$repo" && find scripts/setup-python.sh python/Cargo.toml python/Cargo.lock python/pyproject.toml python/src \
         python/pysrc golden/Cargo.toml golden/src -type f ! -name '*.pyc' 2>/dev/null \
         | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 if [ "$force" = 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] \
@@ -72,8 +75,10 @@ if [ "$force" = 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] \
 fi
 wheels="$repo/python/target/wheels"
 rm -rf "$wheels"
-log "building the fp8gen wheel (maturin, release)"
-(cd "$repo/python" && "$venv/bin/maturin" build --release --quiet -i "$venv/bin/python" -o "$wheels") \
+log "building the fp8gen wheel (maturin, release, manylinux2014 via zig)"
+# maturin finds zig as `python -m ziglang` of the venv's python (first on PATH).
+(cd "$repo/python" && PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release --quiet \
+        --zig --compatibility manylinux2014 -i "$venv/bin/python" -o "$wheels") \
     || die "maturin build failed"
 whl=$(ls "$wheels"/fp8gen-*.whl 2>/dev/null | head -n1)
 [ -n "$whl" ] || die "maturin produced no wheel in $wheels"

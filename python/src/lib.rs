@@ -17,7 +17,9 @@ use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString, PyType};
+use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A small-float format (a validated `golden::Format`).
@@ -538,9 +540,26 @@ fn check_code(f: &Format, code: u32, what: &str) -> PyResult<()> {
 
 /// The first element of `v` that is not a code of `f`, as a ValueError.
 fn check_codes(f: &Format, v: &[u32], what: &str) -> PyResult<()> {
-    let m = !f.code_mask();
-    match v.iter().find(|&&c| c & m != 0) {
-        Some(&c) => check_code(f, c, what),
+    check_codes_any(f, v, what)
+}
+
+/// [`check_codes`] for any code width: one OR over the array (a vectorized pass; nothing to
+/// do when the element type cannot hold a bit beyond the format's K), the search for the
+/// first bad element only when some bit is set beyond K.
+fn check_codes_any<T: Copy + Into<u64>>(f: &Format, v: &[T], what: &str) -> PyResult<()> {
+    let m = !(f.code_mask() as u64);
+    if std::mem::size_of::<T>() * 8 <= f.k as usize {
+        return Ok(());
+    }
+    let any = v
+        .chunks(1 << 12)
+        .map(|c| c.iter().fold(0u64, |a, &x| a | x.into()))
+        .fold(0u64, |a, x| a | x);
+    if any & m == 0 {
+        return Ok(());
+    }
+    match v.iter().map(|&c| c.into()).find(|&c| c & m != 0) {
+        Some(c) => check_code(f, c as u32, what),
         None => Ok(()),
     }
 }
@@ -616,7 +635,7 @@ fn check_rnd(spec: &Spec, rnd: Option<&[u32]>, n: usize) -> PyResult<()> {
 }
 
 /// Output code element types.
-trait Code: Element + Copy + Send + Default {
+trait Code: Element + Copy + Send + Sync + Default {
     fn from_code(c: u32) -> Self;
 }
 impl Code for u8 {
@@ -638,15 +657,65 @@ impl Code for u32 {
     }
 }
 
+/// Arrays of at least this many elements are split over the worker threads; shorter ones
+/// run on the calling thread (a thread hand-off costs more than they take).
+const PAR_MIN: usize = 1 << 16;
+/// Elements per parallel task.
+const PAR_CHUNK: usize = 1 << 14;
+
+/// Worker threads of the element loops: 0 = every core (the default), 1 = the calling thread.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+fn threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t => t,
+    }
+}
+
+/// The thread pool of `t` workers, built once per count.
+fn pool(t: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut g = pools.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = g.get(&t) {
+        return Some(p.clone());
+    }
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .thread_name(|i| format!("fp8gen-{i}"))
+            .build()
+            .ok()?,
+    );
+    g.insert(t, p.clone());
+    Some(p)
+}
+
+/// Sets the number of worker threads of the element loops (0 = every core).
+#[pyfunction]
+fn _set_threads(n: usize) {
+    THREADS.store(n, Ordering::Relaxed);
+}
+
+/// The number of worker threads a large array is split over.
+#[pyfunction]
+fn _get_threads() -> usize {
+    threads()
+}
+
 /// Runs `op(i) -> (code, flags)` over `n` elements into a code vector and an optional flags
-/// vector, and hands both to Python as 1-D arrays.
-fn collect<'py, O: Code>(
-    py: Python<'py>,
+/// vector: on the calling thread for short arrays, in chunks over the worker threads for
+/// long ones (each element is computed by the same `op` either way, so the results do not
+/// depend on the split).
+fn run_elements<O: Code>(
     n: usize,
     want_flags: bool,
     op: impl Fn(usize) -> (u32, Flags) + Sync + Send,
-) -> (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>) {
-    let (codes, flags) = py.detach(|| {
+) -> (Vec<O>, Option<Vec<u8>>) {
+    let t = threads();
+    let pool = if t > 1 && n >= PAR_MIN { pool(t) } else { None };
+    let Some(pool) = pool else {
         let mut codes: Vec<O> = Vec::with_capacity(n);
         if want_flags {
             let mut flags: Vec<u8> = Vec::with_capacity(n);
@@ -655,12 +724,54 @@ fn collect<'py, O: Code>(
                 codes.push(O::from_code(c));
                 flags.push(f.0);
             }
-            (codes, Some(flags))
-        } else {
-            codes.extend((0..n).map(|i| O::from_code(op(i).0)));
-            (codes, None)
+            return (codes, Some(flags));
         }
-    });
+        codes.extend((0..n).map(|i| O::from_code(op(i).0)));
+        return (codes, None);
+    };
+    let mut codes: Vec<O> = vec![O::default(); n];
+    if want_flags {
+        let mut flags = vec![0u8; n];
+        pool.install(|| {
+            codes
+                .par_chunks_mut(PAR_CHUNK)
+                .zip(flags.par_chunks_mut(PAR_CHUNK))
+                .enumerate()
+                .for_each(|(k, (cs, fs))| {
+                    let base = k * PAR_CHUNK;
+                    for (j, (c, f)) in cs.iter_mut().zip(fs.iter_mut()).enumerate() {
+                        let (cc, ff) = op(base + j);
+                        *c = O::from_code(cc);
+                        *f = ff.0;
+                    }
+                })
+        });
+        (codes, Some(flags))
+    } else {
+        pool.install(|| {
+            codes
+                .par_chunks_mut(PAR_CHUNK)
+                .enumerate()
+                .for_each(|(k, cs)| {
+                    let base = k * PAR_CHUNK;
+                    for (j, c) in cs.iter_mut().enumerate() {
+                        *c = O::from_code(op(base + j).0);
+                    }
+                })
+        });
+        (codes, None)
+    }
+}
+
+/// Runs `op(i) -> (code, flags)` over `n` elements ([`run_elements`], GIL released) and
+/// hands the codes and the optional flags to Python as 1-D arrays.
+fn collect<'py, O: Code>(
+    py: Python<'py>,
+    n: usize,
+    want_flags: bool,
+    op: impl Fn(usize) -> (u32, Flags) + Sync + Send,
+) -> (Bound<'py, PyAny>, Option<Bound<'py, PyAny>>) {
+    let (codes, flags) = py.detach(|| run_elements::<O>(n, want_flags, op));
     (
         PyArray1::from_vec(py, codes).into_any(),
         flags.map(|f| PyArray1::from_vec(py, f).into_any()),
@@ -778,6 +889,75 @@ impl Prepared {
     }
 }
 
+/// Stochastic rounding SRA(N) of binary32 inputs (P3109 §4.7.3: round away from zero when
+/// the top N discarded bits plus the random value reach 2^N) from the golden model's own
+/// deterministic answers: the result is either the round-toward-zero projection or the
+/// round-away-from-zero one (rtp for positive inputs, rtn for negative), both read from the
+/// prepared tables with their flags. Only where neither has an overflow, underflow or invalid
+/// flag — the result is a normal value of the target, so the discarded bits are exactly the
+/// low 24 − P bits of the input's significand and saturation and tininess play no part; every
+/// other input (and every input outside the tables) goes through the golden rounder.
+struct SraTables {
+    rtz: Arc<Prepared>,
+    rtp: Arc<Prepared>,
+    rtn: Arc<Prepared>,
+    discard: u32,
+    n: u32,
+}
+
+impl SraTables {
+    fn new(from: Format, to: Format, spec: Spec, n: u32) -> Option<SraTables> {
+        if from.k != 32 || to.p > FAST_MAX_P || !(1..=32).contains(&n) {
+            return None;
+        }
+        let with = |r| {
+            prepared(
+                from,
+                to,
+                Spec {
+                    rounding: r,
+                    ..spec
+                },
+            )
+        };
+        let t = SraTables {
+            rtz: with(Rounding::Rtz),
+            rtp: with(Rounding::Rtp),
+            rtn: with(Rounding::Rtn),
+            discard: 24 - to.p,
+            n,
+        };
+        (!t.rtz.f32_codes.is_empty() && !t.rtp.f32_codes.is_empty() && !t.rtn.f32_codes.is_empty())
+            .then_some(t)
+    }
+
+    #[inline(always)]
+    fn convert(&self, x: u32, rnd: u32) -> Option<(u32, Flags)> {
+        let e = (x >> 23) & 0xFF;
+        if e.wrapping_sub(1) >= 254 {
+            return None; // zero, subnormal, ∞, NaN input
+        }
+        let (ct, ft) = self.rtz.f32_both(x);
+        let away = if x >> 31 != 0 { &self.rtn } else { &self.rtp };
+        let (ca, fa) = away.f32_both(x);
+        if (ft.0 | fa.0) & (Flags::OVERFLOW | Flags::UNDERFLOW | Flags::INVALID) != 0 {
+            return None;
+        }
+        let d = self.discard;
+        let rem = (x & ((1u32 << d) - 1)) as u64;
+        let hi = if self.n <= d {
+            rem >> (d - self.n)
+        } else {
+            rem << (self.n - d)
+        };
+        Some(if hi + rnd as u64 >= 1u64 << self.n {
+            (ca, fa)
+        } else {
+            (ct, ft)
+        })
+    }
+}
+
 /// Prepared projectors are built once per (from, to, spec) and kept for later calls.
 fn prepared(from: Format, to: Format, spec: Spec) -> Arc<Prepared> {
     static CACHE: OnceLock<Mutex<HashMap<ProjKey, Arc<Prepared>>>> = OnceLock::new();
@@ -798,13 +978,37 @@ fn prepared(from: Format, to: Format, spec: Spec) -> Arc<Prepared> {
     p
 }
 
-/// Element-wise `out[i] = O(code(v[i]))` without bounds checks in the loop.
-fn map_codes<I: Copy + Sync, O: Code>(
+/// Element-wise `out[i] = O(code(v[i]))` without bounds checks in the loop (GIL released;
+/// long arrays in chunks over the worker threads).
+fn map_codes<I: Copy + Sync, O: Code + Sync>(
     py: Python<'_>,
     v: &[I],
     code: impl Fn(I) -> u32 + Sync + Send,
 ) -> Vec<O> {
-    py.detach(|| v.iter().map(|&x| O::from_code(code(x))).collect())
+    py.detach(|| {
+        let t = threads();
+        let pool = if t > 1 && v.len() >= PAR_MIN {
+            pool(t)
+        } else {
+            None
+        };
+        match pool {
+            None => v.iter().map(|&x| O::from_code(code(x))).collect(),
+            Some(pool) => {
+                let mut out: Vec<O> = vec![O::default(); v.len()];
+                pool.install(|| {
+                    out.par_chunks_mut(PAR_CHUNK)
+                        .zip(v.par_chunks(PAR_CHUNK))
+                        .for_each(|(o, x)| {
+                            for (o, &x) in o.iter_mut().zip(x) {
+                                *o = O::from_code(code(x));
+                            }
+                        })
+                });
+                out
+            }
+        }
+    })
 }
 
 fn fast_project<'py, I: Copy + Sync>(
@@ -874,7 +1078,7 @@ fn _project<'py>(
         // binary64 is not a golden format; its values are exact intermediates, projected once.
         let a: PyReadonlyArray1<'py, u64> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         let t = Target::new(to);
         return Ok(collect_for(py, &to, v.len(), flags, |i| {
             let (x, snan) = f64_exact(v[i]);
@@ -890,10 +1094,19 @@ fn _project<'py>(
     if from.k == 32 {
         let a: PyReadonlyArray1<'py, u32> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         if let Some(r) = rnd {
+            let p = prepared(from, to, spec);
+            if let (Rounding::Sra(nb), true) = (spec.rounding, tables && v.len() >= TABLE_MIN_N) {
+                if let Some(sr) = SraTables::new(from, to, spec, nb as u32) {
+                    return Ok(collect_for(py, &to, v.len(), flags, |i| {
+                        sr.convert(v[i], r[i])
+                            .unwrap_or_else(|| p.pr.convert_direct(v[i], r[i]))
+                    }));
+                }
+            }
             return Ok(collect_for(py, &to, v.len(), flags, |i| {
-                golden::convert(&from, v[i], &to, &spec, r[i])
+                p.pr.convert_direct(v[i], r[i])
             }));
         }
         if !tables || v.len() < TABLE_MIN_N {
@@ -919,10 +1132,11 @@ fn _project<'py>(
     } else {
         let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
         let v = a.as_slice()?;
-        check_rnd(&spec, rnd, v.len())?;
+        py.detach(|| check_rnd(&spec, rnd, v.len()))?;
         if let Some(r) = rnd {
+            let p = prepared(from, to, spec);
             return Ok(collect_for(py, &to, v.len(), flags, |i| {
-                golden::convert(&from, v[i] as u32, &to, &spec, r[i])
+                p.pr.convert_direct(v[i] as u32, r[i])
             }));
         }
         if !tables || v.len() < TABLE_MIN_N {
@@ -962,7 +1176,7 @@ fn _decode<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let f = fmt.f;
     let v = codes.as_slice()?;
-    check_codes(&f, v, "codes")?;
+    py.detach(|| check_codes(&f, v, "codes"))?;
     if f.k > 16 {
         // binary32: every value is exact in float32; decode element by element (a table
         // would have 2^32 entries).
@@ -1021,10 +1235,9 @@ fn _mul<'py>(
             yv.len()
         )));
     }
-    check_codes(&fx, xv, "x")?;
-    check_codes(&fy, yv, "y")?;
+    py.detach(|| check_codes(&fx, xv, "x").and_then(|_| check_codes(&fy, yv, "y")))?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
-    check_rnd(&spec, rnd, xv.len())?;
+    py.detach(|| check_rnd(&spec, rnd, xv.len()))?;
     let n = xv.len();
     let direct = |i: usize, r: u32| golden::mul(&fx, xv[i], &fy, yv[i], &fr, &spec, r);
     Ok(match rnd {
@@ -1047,14 +1260,178 @@ fn _mul<'py>(
     })
 }
 
-/// `x·y + z` with binary32 z and result, rounded once.
+/// The RNE fast path of binary32 results shared by `fma` and `dot`: `s` is the exact value
+/// (`err` = 0: the f64 sum that produced it was exact). Answers only where rounding `s` to
+/// binary32 is the f64 → f32 conversion of IEEE 754 §5.4.2 (round to nearest even) and no
+/// flag but `inexact` can arise: `s` finite, nonzero, at least 2^−126 in magnitude (never
+/// tiny, before or after rounding) and rounding to a finite binary32 (no overflow, so the
+/// saturation mode plays no part). Everything else — NaN, ∞, zeros (their sign rules),
+/// tiny and overflowing results, inexact f64 sums — returns None: the golden path answers.
+#[inline(always)]
+fn rne_f32(s: f64, err: f64) -> Option<(u32, Flags)> {
+    const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
+    if err != 0.0 || s.is_nan() || s.abs() < MIN_NORMAL {
+        return None;
+    }
+    let r = s as f32;
+    if r.is_infinite() {
+        return None;
+    }
+    let inexact = r as f64 != s;
+    Some((r.to_bits(), Flags(if inexact { Flags::INEXACT } else { 0 })))
+}
+
+/// `a + b` in f64 and its exact error (Knuth's TwoSum; `err` = 0 iff the sum is exact, for
+/// finite operands and a finite sum; NaN when the sum overflows or an operand is ∞/NaN).
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let aa = s - bb;
+    (s, (a - aa) + (b - bb))
+}
+
+/// Exact f64 values of every code of a format of at most 16 bits (NaN and ±∞ included), for
+/// the fma and dot fast paths, with the range of its finite nonzero values: every one is a
+/// multiple of 2^`lsb` below 2^`top` with at most `prec` significant bits.
+struct ValueTable {
+    v: Vec<f64>,
+    lsb: i32,
+    top: i32,
+    prec: u32,
+}
+
+/// [`ValueTable`] of `f`, built once per format; None for formats wider than 16 bits, with a
+/// value binary64 cannot hold, or without a finite nonzero value.
+fn value_table(f: Format) -> Option<Arc<ValueTable>> {
+    type Tables = HashMap<Format, Option<Arc<ValueTable>>>;
+    static CACHE: OnceLock<Mutex<Tables>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if c.len() >= 32 {
+        c.clear();
+    }
+    c.entry(f)
+        .or_insert_with(|| {
+            if f.k > 16 || !fits_f64(&f) {
+                return None;
+            }
+            let (mut lsb, mut top, mut prec) = (i32::MAX, i32::MIN, 0);
+            let v = (0..f.num_codes() as u32)
+                .map(|c| {
+                    let d = f.decode(c);
+                    if matches!(d.class, Class::Normal | Class::Subnormal) {
+                        let tz = d.sig.trailing_zeros();
+                        let bits = u32::BITS - d.sig.leading_zeros();
+                        lsb = lsb.min(d.exp + tz as i32);
+                        top = top.max(d.exp + bits as i32);
+                        prec = prec.max(bits - tz);
+                    }
+                    d.to_f64()
+                })
+                .collect();
+            (lsb <= top).then(|| Arc::new(ValueTable { v, lsb, top, prec }))
+        })
+        .clone()
+}
+
+/// The first 256 entries of a value table (NaN-padded): indexed by a u8 code with no bounds
+/// check (codes were checked against the format before).
+fn table256(t: &[f64]) -> Box<[f64; 256]> {
+    let mut a = Box::new([f64::NAN; 256]);
+    let k = t.len().min(256);
+    a[..k].copy_from_slice(&t[..k]);
+    a
+}
+
+/// Value tables of `fx` and `fy` whose every product x·y is exact in f64 (normal range:
+/// at most 53 significant bits, exponents within ±1000).
+fn exact_product_tables(fx: Format, fy: Format) -> Option<(Arc<ValueTable>, Arc<ValueTable>)> {
+    let (tx, ty) = (value_table(fx)?, value_table(fy)?);
+    (tx.prec + ty.prec <= 53 && tx.lsb + ty.lsb >= -1000 && tx.top + ty.top <= 1000)
+        .then_some((tx, ty))
+}
+
+/// Code arrays of any unsigned width (uint8, uint16, uint32): the package passes uint8 and
+/// uint16 codes as they are, with no widening copy.
+enum CodesArg<'py> {
+    U8(PyReadonlyArray1<'py, u8>),
+    U16(PyReadonlyArray1<'py, u16>),
+    U32(PyReadonlyArray1<'py, u32>),
+}
+
+impl<'py> FromPyObject<'_, 'py> for CodesArg<'py> {
+    type Error = PyErr;
+    fn extract(ob: pyo3::Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(a) = ob.extract::<PyReadonlyArray1<'py, u8>>() {
+            return Ok(CodesArg::U8(a));
+        }
+        if let Ok(a) = ob.extract::<PyReadonlyArray1<'py, u16>>() {
+            return Ok(CodesArg::U16(a));
+        }
+        Ok(CodesArg::U32(
+            ob.extract::<PyReadonlyArray1<'py, u32>>().map_err(|_| {
+                PyTypeError::new_err("code arrays are 1-D uint8, uint16 or uint32 arrays")
+            })?,
+        ))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Codes<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+}
+
+impl CodesArg<'_> {
+    fn slice(&self) -> PyResult<Codes<'_>> {
+        Ok(match self {
+            CodesArg::U8(a) => Codes::U8(a.as_slice()?),
+            CodesArg::U16(a) => Codes::U16(a.as_slice()?),
+            CodesArg::U32(a) => Codes::U32(a.as_slice()?),
+        })
+    }
+}
+
+impl Codes<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Codes::U8(v) => v.len(),
+            Codes::U16(v) => v.len(),
+            Codes::U32(v) => v.len(),
+        }
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> u32 {
+        match self {
+            Codes::U8(v) => v[i] as u32,
+            Codes::U16(v) => v[i] as u32,
+            Codes::U32(v) => v[i],
+        }
+    }
+    /// The first element that is not a code of `f`, as a ValueError.
+    fn check(&self, f: &Format, what: &str) -> PyResult<()> {
+        match self {
+            Codes::U8(v) => check_codes_any(f, v, what),
+            Codes::U16(v) => check_codes_any(f, v, what),
+            Codes::U32(v) => check_codes_any(f, v, what),
+        }
+    }
+}
+
+/// `x·y + z` with binary32 z and result, rounded once. With `fast` (the default) and
+/// round-to-nearest-even, formats whose products are exact in f64 ([`exact_product_tables`]:
+/// the 8-bit ones, binary16, bfloat16, …) take the product of two f64 values, one f64
+/// addition checked exact ([`two_sum`]) and one f64 → binary32 rounding ([`rne_f32`]);
+/// every other element goes through the golden `FmaUnit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags, fast=true))]
 #[allow(clippy::too_many_arguments)]
 fn _fma<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray1<'py, u32>,
-    y: PyReadonlyArray1<'py, u32>,
+    x: CodesArg<'py>,
+    y: CodesArg<'py>,
     z: PyReadonlyArray1<'py, u32>,
     fx: &PyFormat,
     fy: &PyFormat,
@@ -1063,6 +1440,7 @@ fn _fma<'py>(
     tininess: &str,
     ftz: bool,
     flags: bool,
+    fast: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
     let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
@@ -1071,7 +1449,7 @@ fn _fma<'py>(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
         ));
     }
-    let (xv, yv, zv) = (x.as_slice()?, y.as_slice()?, z.as_slice()?);
+    let (xv, yv, zv) = (x.slice()?, y.slice()?, z.as_slice()?);
     if xv.len() != yv.len() || xv.len() != zv.len() {
         return Err(PyValueError::new_err(format!(
             "x, y, z have {}, {}, {} elements",
@@ -1080,23 +1458,59 @@ fn _fma<'py>(
             zv.len()
         )));
     }
-    check_codes(&fx, xv, "x")?;
-    check_codes(&fy, yv, "y")?;
+    py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
+    let n = xv.len();
     let unit = py.detach(|| FmaUnit::new(fx, fy, spec, FmaOptions { ftz }));
-    Ok(collect::<u32>(py, xv.len(), flags, |i| {
-        unit.eval(xv[i], yv[i], zv[i])
-    }))
+    let golden = |i: usize| unit.eval(xv.get(i), yv.get(i), zv[i]);
+    let tables = if fast && spec.rounding == Rounding::Rne && n >= 1024 {
+        exact_product_tables(fx, fy)
+    } else {
+        None
+    };
+    let Some((tx, ty)) = tables else {
+        return Ok(collect::<u32>(py, n, flags, golden));
+    };
+    let (tx, ty) = (&tx.v[..], &ty.v[..]);
+    // x·y exact in f64, + z in f64 checked exact, one rounding to binary32.
+    let fast_op = |x: u32, y: u32, i: usize| {
+        let zb = zv[i];
+        if ftz && zb & 0x7F80_0000 == 0 && zb & 0x007F_FFFF != 0 {
+            return golden(i); // subnormal z, flushed on input
+        }
+        let p = tx[x as usize] * ty[y as usize];
+        let (s, err) = two_sum(p, f32::from_bits(zb) as f64);
+        rne_f32(s, err).unwrap_or_else(|| golden(i))
+    };
+    Ok(match (xv, yv) {
+        (Codes::U8(a), Codes::U8(b)) => {
+            let (px, py8) = (table256(tx), table256(ty));
+            collect::<u32>(py, n, flags, |i| {
+                let zb = zv[i];
+                if ftz && zb & 0x7F80_0000 == 0 && zb & 0x007F_FFFF != 0 {
+                    return golden(i);
+                }
+                let p = px[a[i] as usize] * py8[b[i] as usize];
+                let (s, err) = two_sum(p, f32::from_bits(zb) as f64);
+                rne_f32(s, err).unwrap_or_else(|| golden(i))
+            })
+        }
+        _ => collect::<u32>(py, n, flags, |i| fast_op(xv.get(i), yv.get(i), i)),
+    })
 }
 
 /// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
 /// scale code per row (or empty), `z` one binary32 per row (or empty); one rounding to `fr`.
+/// With `fast` (the default), no scales, a binary32 result and round-to-nearest-even, formats
+/// whose n-term sums are exact in f64 (E4M3, E2M1, … but not E5M2) sum f64 products, the
+/// addend is added in f64 checked exact ([`two_sum`]) and one f64 → binary32 rounding
+/// ([`rne_f32`]) follows; every other row goes through the golden `DotUnit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags))]
+#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true))]
 #[allow(clippy::too_many_arguments)]
 fn _dot<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray1<'py, u32>,
-    y: PyReadonlyArray1<'py, u32>,
+    x: CodesArg<'py>,
+    y: CodesArg<'py>,
     n: usize,
     sx: PyReadonlyArray1<'py, u32>,
     sy: PyReadonlyArray1<'py, u32>,
@@ -1109,6 +1523,7 @@ fn _dot<'py>(
     saturation: &str,
     tininess: &str,
     flags: bool,
+    fast: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
     if spec.rounding.random_bits() > 0 {
@@ -1117,8 +1532,8 @@ fn _dot<'py>(
         ));
     }
     let (xv, yv, sxv, syv, zv) = (
-        x.as_slice()?,
-        y.as_slice()?,
+        x.slice()?,
+        y.slice()?,
         sx.as_slice()?,
         sy.as_slice()?,
         z.as_slice()?,
@@ -1145,8 +1560,7 @@ fn _dot<'py>(
             zv.len()
         )));
     }
-    check_codes(&fx.f, xv, "x")?;
-    check_codes(&fy.f, yv, "y")?;
+    py.detach(|| xv.check(&fx.f, "x").and_then(|_| yv.check(&fy.f, "y")))?;
     if let Some(f) = &fsf {
         check_codes(f, sxv, "scale_x")?;
         check_codes(f, syv, "scale_y")?;
@@ -1165,22 +1579,75 @@ fn _dot<'py>(
         PyValueError::new_err(format!("{arg}: {e}"))
     })?;
     let to = fr.f;
-    Ok(collect_for(py, &to, m, flags, |i| {
+    let golden = |i: usize| {
         let (a, c) = if fsf.is_some() {
             (sxv[i], syv[i])
         } else {
             (0, 0)
         };
         let zz = zv.get(i).copied().unwrap_or(0);
-        unit.eval(
-            &xv[i * n..(i + 1) * n],
-            &yv[i * n..(i + 1) * n],
-            a,
-            c,
-            zz,
-            &spec,
-        )
-    }))
+        let (mut xs, mut ys) = ([0u32; golden::MAX_DOT_N], [0u32; golden::MAX_DOT_N]);
+        for j in 0..n {
+            xs[j] = xv.get(i * n + j);
+            ys[j] = yv.get(i * n + j);
+        }
+        unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec)
+    };
+    let tables = if fast
+        && fsf.is_none()
+        && to == Format::BINARY32
+        && spec.rounding == Rounding::Rne
+        && m >= 64
+    {
+        exact_product_tables(fx.f, fy.f).filter(|(tx, ty)| {
+            // every partial sum of n products is a multiple of 2^(lsb_x + lsb_y) below
+            // n·2^(top_x + top_y): exact in f64 when that span is at most 53 bits
+            let log2n = usize::BITS - (n - 1).leading_zeros();
+            log2n as i32 + tx.top + ty.top - (tx.lsb + ty.lsb) <= 53
+        })
+    } else {
+        None
+    };
+    let Some((tx, ty)) = tables else {
+        return Ok(collect_for(py, &to, m, flags, golden));
+    };
+    let (tx, ty) = (&tx.v[..], &ty.v[..]);
+    // The products and their sum exact in f64 (a NaN or ∞ operand makes the sum NaN or ∞:
+    // the golden path answers), + z checked exact, one rounding to binary32.
+    let finish = |s: f64, i: usize| {
+        let (s, err) = match zv.get(i) {
+            Some(&z) => two_sum(s, f32::from_bits(z) as f64),
+            None => (s, 0.0),
+        };
+        rne_f32(s, err).unwrap_or_else(|| golden(i))
+    };
+    Ok(match (xv, yv) {
+        (Codes::U8(a), Codes::U8(b)) => {
+            let (tx, ty) = (table256(tx), table256(ty));
+            collect_for(py, &to, m, flags, |i| {
+                let (ra, rb) = (&a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n]);
+                // Eight independent partial sums (every order gives the same exact sum).
+                let mut acc = [0.0f64; 8];
+                let (ca, cb) = (ra.chunks_exact(8), rb.chunks_exact(8));
+                let (ta, tb) = (ca.remainder(), cb.remainder());
+                for (xa, yb) in ca.zip(cb) {
+                    for k in 0..8 {
+                        acc[k] += tx[xa[k] as usize] * ty[yb[k] as usize];
+                    }
+                }
+                for (&x, &y) in ta.iter().zip(tb) {
+                    acc[0] += tx[x as usize] * ty[y as usize];
+                }
+                finish(acc.iter().sum(), i)
+            })
+        }
+        _ => collect_for(py, &to, m, flags, |i| {
+            let s: f64 = (i * n..(i + 1) * n)
+                .map(|j| tx[xv.get(j) as usize] * ty[yv.get(j) as usize])
+                .sum();
+            finish(s, i)
+        }),
+    })
 }
 
 /// `fmt` given as a Format, a name or a numpy/ml_dtypes dtype, as a Format; errors name `what`.
@@ -1218,6 +1685,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(_format_of, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_get_threads, m)?)?;
     m.add("VERSION", golden::VERSION)?;
     Ok(())
 }

@@ -6,7 +6,9 @@ specials="p3109-extended")``); any function taking a format also takes its name 
 names included) or a numpy / ml_dtypes dtype (``ml_dtypes.float8_e4m3fn``, ``np.float16``).
 ``Format("e4m3") == "e4m3"``; formats hash as their canonical name and pickle.
 
-Every element loop runs in Rust (``fp8gen._native``) with the GIL released; this module only
+Every element loop runs in Rust (``fp8gen._native``) with the GIL released, arrays of 64 Ki
+elements or more split over every core (``set_num_threads(1)`` keeps them on the calling
+thread; results never depend on the split); this module only
 checks arguments, dtypes and shapes, makes arrays contiguous and reshapes the results, so
 results keep the shape of the inputs (``mul``/``fma``/``dot`` operands broadcast against each
 other). Arrays may be given as array-likes (``__array__``, ``__dlpack__``), lists or Python
@@ -23,7 +25,7 @@ Formats without NaN (the ``nonan`` family: OCP MX E2M1/E2M3/E3M2) write ``nan_co
 import numpy as np
 
 from ._native import VERSION, Format, presets
-from ._native import _decode, _dot, _fma, _format_of, _mul, _project
+from ._native import _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
 
 __all__ = [
     "Format",
@@ -38,10 +40,27 @@ __all__ = [
     "UNDERFLOW",
     "INEXACT",
     "MAX_DOT_N",
+    "set_num_threads",
+    "get_num_threads",
     "__version__",
 ]
 
 __version__ = VERSION
+
+def set_num_threads(n):
+    """Worker threads of the element loops: 0 (the default) = every core, 1 = the calling
+    thread only. Arrays shorter than 64 Ki elements always run on the calling thread."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n: expected an int, got {type(n).__name__}")
+    if not 0 <= int(n) <= 1024:
+        raise ValueError(f"n: {int(n)} is out of range 0..=1024 (0 = every core)")
+    _set_threads(int(n))
+
+
+def get_num_threads():
+    """The number of worker threads long arrays are split over."""
+    return _get_threads()
+
 
 #: Flag bits of the flags arrays (the RISC-V ``fflags`` order without divide-by-zero).
 INVALID = 8
@@ -157,8 +176,9 @@ def _float32_operand(z, what):
     raise TypeError(f"{what}: expected a float32 array (or float16, bfloat16, or float64 exact in binary32), got {za.dtype}")
 
 
-def _codes(a, fmt, what):
-    """1-D contiguous uint32 copy/view of an integer code array (range checked in Rust)."""
+def _codes(a, fmt, what, narrow=False):
+    """1-D contiguous uint32 copy/view of an integer code array (range checked in Rust); with
+    ``narrow``, uint8 and uint16 arrays are passed as they are (no widening copy)."""
     a = _array(a, what)
     if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
         with np.errstate(all="ignore"):
@@ -176,6 +196,8 @@ def _codes(a, fmt, what):
         if a.dtype.itemsize > 4 and a.max() > 0xFFFFFFFF:
             raise ValueError(f"{what}: 0x{int(a.max()):x} is not a code of {fmt.name} ({fmt.k} bits)")
     a = _native_order(a)
+    if narrow and a.dtype in (np.uint8, np.uint16, np.uint32):
+        return np.ascontiguousarray(a).reshape(-1)
     return np.ascontiguousarray(a, dtype=np.uint32).reshape(-1)
 
 
@@ -366,7 +388,7 @@ def fma(
     shape = xa.shape
     zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
     r, fl = _fma(
-        _codes(xa, fx, "x"), _codes(ya, fy, "y"), zb, fx, fy,
+        _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
         rounding, saturation, tininess, ftz, want,
     )
     r = r.view(np.float32)
@@ -429,7 +451,7 @@ def dot(
     else:
         zb = empty
     r, fl = _dot(
-        _codes(xa, fx, "x"), _codes(ya, fy, "y"), int(n), sx, sy, zb, fx, fy, fs, fr,
+        _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), int(n), sx, sy, zb, fx, fy, fs, fr,
         rounding, saturation, tininess, want,
     )
     if fr.name == "binary32":
