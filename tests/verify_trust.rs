@@ -207,7 +207,15 @@ fn zero_vectors_never_pass() {
     assert!(e.contains("leaves no data output to compare"), "{e}");
     // Every data output ignored: the handshake alone is no check of the core.
     let e = expect(
-        &["verify", "-u", "mul", "-f", "e4m3", "--ignore", "result,flags"],
+        &[
+            "verify",
+            "-u",
+            "mul",
+            "-f",
+            "e4m3",
+            "--ignore",
+            "result,flags",
+        ],
         2,
     );
     assert!(

@@ -751,21 +751,6 @@ pub struct Spurious {
     pub inputs: Vec<u64>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bubbles_are_one_cycle_in_eight_in_runs_of_one_to_three() {
-        let groups = 32 * 300;
-        let total: usize = (0..groups).map(bubbles_before).sum();
-        assert_eq!(total, groups as usize / 8);
-        let runs: Vec<usize> = (0..groups).map(bubbles_before).filter(|&b| b > 0).collect();
-        assert!(runs.contains(&1) && runs.contains(&2) && runs.contains(&3));
-        assert!(runs.iter().all(|&b| b <= 3));
-    }
-}
-
 /// A VCD replay overwrites only a VCD: a file that exists at `path` must be empty or begin
 /// with the header of a VCD file (`$date`, `$version`, `$timescale`, `$comment` or `$scope`),
 /// so that a user's other file of the same name is never lost.
@@ -801,5 +786,20 @@ pub fn check_vcd_target(path: &Path) -> Result<()> {
         Ok(())
     } else {
         refuse("exists and is not a VCD file")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bubbles_are_one_cycle_in_eight_in_runs_of_one_to_three() {
+        let groups = 32 * 300;
+        let total: usize = (0..groups).map(bubbles_before).sum();
+        assert_eq!(total, groups as usize / 8);
+        let runs: Vec<usize> = (0..groups).map(bubbles_before).filter(|&b| b > 0).collect();
+        assert!(runs.contains(&1) && runs.contains(&2) && runs.contains(&3));
+        assert!(runs.iter().all(|&b| b <= 3));
     }
 }
