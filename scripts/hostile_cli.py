@@ -170,12 +170,15 @@ def main():
                 print(f"UNCLEAR  {name}: {len(err)} bytes of stderr")
             else:
                 counts["ok"] += 1
-        with open(os.path.join(d, "user", "notes.txt")) as f:
-            if f.read() != "mine\n":
+        for mine in (os.path.join(d, "user", "notes.txt"), os.path.join(d, "afile")):
+            try:
+                with open(mine) as f:
+                    kept = f.read() == "mine\n"
+            except OSError:
+                kept = False
+            if not kept:
                 counts["data lost"] += 1
-        with open(os.path.join(d, "afile")) as f:
-            if f.read() != "mine\n":
-                counts["data lost"] += 1
+                print(f"LOST     {os.path.relpath(mine, d)}")
     print(f"hostile_cli: {len(CASES)} cases: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     bad = sum(v for k, v in counts.items() if k != "ok")
     sys.exit(1 if bad else 0)

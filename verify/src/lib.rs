@@ -622,6 +622,31 @@ struct PortMap {
     outputs: Vec<Option<usize>>,
 }
 
+impl PortMap {
+    /// The core's input row of the canonical input vector `ci` (ports the canonical
+    /// interface does not drive, i.e. `valid_i`, are 1).
+    fn to_core(&self, ci: &[u64], out: &mut [u64]) {
+        for (o, src) in out.iter_mut().zip(&self.inputs) {
+            *o = src.map_or(1, |k| ci[k]);
+        }
+    }
+
+    /// The golden model's expected core outputs for the core's input row `inp`.
+    fn expected(&self, golden: &Golden, nci: usize, nco: usize, inp: &[u64], out: &mut [u64]) {
+        let mut ci = [0u64; MAX_PORTS];
+        for (v, src) in inp.iter().zip(&self.inputs) {
+            if let Some(k) = src {
+                ci[*k] = *v;
+            }
+        }
+        let mut co = [0u64; MAX_PORTS];
+        golden.eval(&ci[..nci], &mut co[..nco]);
+        for (o, src) in out.iter_mut().zip(&self.outputs) {
+            *o = src.map_or(1, |k| co[k]);
+        }
+    }
+}
+
 fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
     let map = |ports: Vec<&Port>, canon: &[Port]| -> Vec<Option<usize>> {
         ports
@@ -1245,23 +1270,9 @@ fn xz_check(
     let vspace = sim::FnSpace::new(n, |i, out: &mut [u64]| {
         let mut ci = [0u64; MAX_PORTS];
         space.vector(lo + i * stride, &mut ci[..nci]);
-        for (o, src) in out.iter_mut().zip(&map.inputs) {
-            *o = src.map_or(1, |k| ci[k]);
-        }
+        map.to_core(&ci, out);
     });
-    let gold = |inp: &[u64], out: &mut [u64]| {
-        let mut ci = [0u64; MAX_PORTS];
-        for (v, src) in inp.iter().zip(&map.inputs) {
-            if let Some(k) = src {
-                ci[*k] = *v;
-            }
-        }
-        let mut co = [0u64; MAX_PORTS];
-        golden.eval(&ci[..nci], &mut co[..nco]);
-        for (o, src) in out.iter_mut().zip(&map.outputs) {
-            *o = src.map_or(1, |k| co[k]);
-        }
-    };
+    let gold = |inp: &[u64], out: &mut [u64]| map.expected(golden, nci, nco, inp, out);
     let cfg = EquivConfig {
         threads: x.plan.threads,
         max_counterexamples: 1,
@@ -1451,23 +1462,9 @@ fn permuted_run(
     let vspace = sim::FnSpace::new(space.len, |i, out: &mut [u64]| {
         let mut ci = [0u64; MAX_PORTS];
         space.vector(i, &mut ci[..nci]);
-        for (o, src) in out.iter_mut().zip(&map.inputs) {
-            *o = src.map_or(1, |k| ci[k]);
-        }
+        map.to_core(&ci, out);
     });
-    let gold = |inp: &[u64], out: &mut [u64]| {
-        let mut ci = [0u64; MAX_PORTS];
-        for (v, src) in inp.iter().zip(&map.inputs) {
-            if let Some(k) = src {
-                ci[*k] = *v;
-            }
-        }
-        let mut co = [0u64; MAX_PORTS];
-        golden.eval(&ci[..nci], &mut co[..nco]);
-        for (o, src) in out.iter_mut().zip(&map.outputs) {
-            *o = src.map_or(1, |k| co[k]);
-        }
-    };
+    let gold = |inp: &[u64], out: &mut [u64]| map.expected(golden, nci, nco, inp, out);
     sim::check_equivalence(lib, &vspace, gold, cfg, progress).map_err(sim_err)
 }
 
