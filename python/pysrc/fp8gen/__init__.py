@@ -19,21 +19,14 @@ Every function but ``decode`` returns codes of its result format by default: dty
 (K <= 8), uint16 (K <= 16) or uint32 (binary32; ``fma`` and ``dot`` included). With
 ``as_values=True`` it returns values instead (one rule, ``value_dtype_of``):
 
-=====================================  =================================================
-result format                          ``as_values=True`` dtype
-=====================================  =================================================
-binary32                               float32 (a view of the codes)
-binary16                               float16 (a view of the codes)
-a format ml_dtypes has (when it is     the ml_dtypes type (a zero-copy view of the codes):
-installed): e4m3, e5m2, e4m3fnuz,      float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
-e5m2fnuz, e4m3b11fnuz, e4m3-ieee,      float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e4m3,
-e3m4, e3m2, e2m3, e2m1, e8m0, bfloat16  float8_e3m4, float6_e3m2fn, float6_e2m3fn,
-                                       float4_e2m1fn, float8_e8m0fnu, bfloat16
-other formats, all values exact in     float32
-binary32 (``Format.value_dtype``)
-other formats exact in binary64        float64
-other formats                          ValueError (use the codes)
-=====================================  =================================================
+* binary32: float32 (a view of the codes);
+* binary16: float16 (a view of the codes);
+* a format ml_dtypes has, when it is installed (e4m3, e5m2, e4m3fnuz, e5m2fnuz, e4m3b11fnuz,
+  e4m3-ieee, e3m4, e3m2, e2m3, e2m1, e8m0, bfloat16): that ml_dtypes type (float8_e4m3fn, ...,
+  bfloat16), a zero-copy view of the codes;
+* other formats whose values are all exact in binary32 (``Format.value_dtype``): float32;
+* other formats exact in binary64: float64;
+* other formats: ValueError (use the codes).
 
 ``decode`` always returns values (float32 when every value of the format is exact in binary32,
 else float64). Scalars in, scalars out: when every array argument is a Python or numpy scalar
