@@ -117,7 +117,7 @@ class MacModel:
         r, f = fp8gen.fma(np.array([x]), np.array([y]), f32(z), c.fx, fmt_y=c.fy,
                           rounding=rounding, saturation=saturation, tininess=c.tininess,
                           ftz=c.ftz, flags=True)
-        self.acc, self.flags = int(r.view(np.uint32)[0]), int(f[0])
+        self.acc, self.flags = int(r[0]), int(f[0])  # r: binary32 codes (uint32)
         if self.lanes > 1:
             self.lacc[lane] = self.acc
             if clear:
@@ -351,8 +351,6 @@ class Core:
                                       scale_y=ops["scale_y"][sel], scale_fmt=self.fs,
                                       z=ops["z"][sel].view(np.float32) if "z" in ops else None,
                                       out_fmt=self.fr, **kw)
-                    if self.fr.name == "binary32":
-                        c = c.view(np.uint32)
                 elif self.unit == "mul":
                     c, f = fp8gen.mul(ops["x"][sel], ops["y"][sel], self.fx, fmt_y=self.fy,
                                       out_fmt=self.fr, nan_code=self.nan_code, **kw, **sr)
@@ -362,7 +360,6 @@ class Core:
                 elif self.unit == "fma":
                     c, f = fp8gen.fma(ops["x"][sel], ops["y"][sel], ops["z"][sel].view(np.float32),
                                       self.fx, fmt_y=self.fy, ftz=self.ftz, **kw)
-                    c = c.view(np.uint32)
                 else:  # dot
                     sc = {}
                     if "scale_x" in ops:
@@ -371,8 +368,6 @@ class Core:
                     z = ops["z"][sel].view(np.float32) if "z" in ops else None
                     c, f = fp8gen.dot(ops["x"][sel], ops["y"][sel], self.fx, fmt_y=self.fy, z=z,
                                       out_fmt=self.fr, **sc, **kw)
-                    if self.fr.name == "binary32":
-                        c = c.view(np.uint32)
                 want["result"][sel] = c
                 want["flags"][sel] = f
         return want

@@ -235,8 +235,10 @@ def test_fma_against_exact_sums():
     x = rng.integers(0, 256, n, dtype=np.uint8)
     y = rng.integers(0, 256, n, dtype=np.uint8)
     z = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(np.float32)
-    r, fl = fp8gen.fma(x, y, z, "e4m3", fmt_y="e5m2", flags=True)
-    assert r.dtype == np.float32 and fl.dtype == np.uint8
+    c, fl = fp8gen.fma(x, y, z, "e4m3", fmt_y="e5m2", flags=True)
+    assert c.dtype == np.uint32 and fl.dtype == np.uint8
+    r = fp8gen.fma(x, y, z, "e4m3", fmt_y="e5m2", as_values=True)
+    assert r.dtype == np.float32 and np.array_equal(r.view(np.uint32), c)
     with np.errstate(all="ignore"):
         p = fp8gen.decode(x, "e4m3").astype(np.float64) * fp8gen.decode(y, "e5m2").astype(np.float64)
         s = p + z.astype(np.float64)
@@ -270,12 +272,14 @@ def test_dot_is_exact_with_scales_and_addend():
     # E4M3: 1.0 = 0x38, 2.0 = 0x40, 448 = 0x7e, 2^-9 = 0x01
     x = np.array([[0x38, 0x38, 0x38, 0x38], [0x7E, 0xFE, 0x01, 0x00]], dtype=np.uint8)
     y = np.array([[0x40, 0x40, 0x40, 0x40], [0x7E, 0x7E, 0x01, 0x00]], dtype=np.uint8)
-    r = fp8gen.dot(x, y, "e4m3")
+    c = fp8gen.dot(x, y, "e4m3")
+    assert c.dtype == np.uint32 and c.tolist() == [0x41000000, 0x36800000]
+    r = fp8gen.dot(x, y, "e4m3", as_values=True)
     assert r.dtype == np.float32
     assert r.tolist() == [8.0, 2.0**-18]
     # E8M0 scales 2^1 * 2^2 and an addend: (1*1 + 1*1) * 8 + 1 = 17 (MX FP4: 1.0 = 0x2)
     r = fp8gen.dot(np.array([[2, 2]], dtype=np.uint8), np.array([[2, 2]], dtype=np.uint8),
-                   "e2m1", scale_x=[0x80], scale_y=[0x81], z=np.float32([1.0]))
+                   "e2m1", scale_x=[0x80], scale_y=[0x81], z=np.float32([1.0]), as_values=True)
     assert r.tolist() == [17.0]
     # one rounding to a small format, with flags
     r, f = fp8gen.dot(np.array([[0x7E, 0x7E]], dtype=np.uint8),

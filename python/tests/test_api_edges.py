@@ -105,14 +105,14 @@ def test_array_likes_scalars_and_lists():
     assert np.array_equal(fp8gen.mul(DLPackOnly(codes), ArrayLike(codes), "e4m3"), fp8gen.mul(codes, codes, "e4m3"))
     assert np.array_equal(fp8gen.decode(DLPackOnly(codes), "e4m3"), fp8gen.decode(codes, "e4m3"))
     # Python numbers are binary64 values; Python ints too (exact)
-    assert fp8gen.project(0.3, "e4m3").tolist() == 42 and fp8gen.project(0.3, "e4m3").shape == ()
+    assert fp8gen.project(0.3, "e4m3") == 42 and type(fp8gen.project(0.3, "e4m3")) is np.uint8
     assert fp8gen.project([0.3, 448, -1e-4, 2], "e4m3").tolist() == want.tolist()
     assert fp8gen.decode([0x38, 0x40], "e4m3").tolist() == [1.0, 2.0]
     assert fp8gen.mul(0x38, [0x40, 0x38], "e4m3").tolist() == [0x40, 0x38]
-    assert fp8gen.fma([0x38], [0x40], 0.5, "e4m3").tolist() == [2.5]
-    assert fp8gen.dot([[0x38, 0x40]], [[0x40, 0x40]], "e4m3", z=[1]).tolist() == [7.0]
+    assert fp8gen.fma([0x38], [0x40], 0.5, "e4m3", as_values=True).tolist() == [2.5]
+    assert fp8gen.dot([[0x38, 0x40]], [[0x40, 0x40]], "e4m3", z=[1], as_values=True).tolist() == [7.0]
     # float64 addends: exact in binary32 or refused (never rounded first); quiet NaN is NaN
-    assert np.isnan(fp8gen.fma([0x38], [0x38], np.float64([np.nan]), "e4m3")).all()
+    assert np.isnan(fp8gen.fma([0x38], [0x38], np.float64([np.nan]), "e4m3", as_values=True)).all()
     snan64 = np.uint64([0x7FF0000000000001]).view(np.float64)
     with pytest.raises(ValueError, match="^z: a signaling float64 NaN has no binary32 counterpart"):
         fp8gen.fma([0x38], [0x38], snan64, "e4m3")
@@ -248,11 +248,11 @@ def test_finfo_properties(fmt, eps, tiny, sub, mx):
 def test_dot_broadcasts_and_checks_shapes():
     x = np.uint8([[0x38, 0x40], [0x40, 0x40], [0x30, 0x38]])
     y = np.uint8([0x40, 0x38])  # one row for every x row, as mul/fma broadcast
-    assert fp8gen.dot(x, y, "e4m3").tolist() == [4.0, 6.0, 2.0]
+    assert fp8gen.dot(x, y, "e4m3", as_values=True).tolist() == [4.0, 6.0, 2.0]
     assert np.array_equal(fp8gen.dot(x, y, "e4m3"), fp8gen.dot(x, np.broadcast_to(y, x.shape), "e4m3"))
     assert fp8gen.dot(y, x, "e4m3").shape == (3,)
     # scales and z broadcast to the result shape (one per dot product)
-    assert fp8gen.dot(x, y, "e4m3", scale_x=128, scale_y=[127, 128, 127], z=0.5).tolist() == [8.5, 24.5, 4.5]
+    assert fp8gen.dot(x, y, "e4m3", scale_x=128, scale_y=[127, 128, 127], z=0.5, as_values=True).tolist() == [8.5, 24.5, 4.5]
     with pytest.raises(ValueError) as e:
         fp8gen.dot(np.zeros((3, 0), np.uint8), np.zeros((3, 0), np.uint8), "e4m3")
     assert str(e.value) == "x, y: n = 0 elements: dot needs at least one element per row"
@@ -346,16 +346,19 @@ Y = np.uint8([0x40, 0x38, 0x30])
 # Every public callable with valid arguments (each call is valid as it stands).
 BASE = {
     "project": (fp8gen.project, dict(values=F32, fmt="e4m3", rounding="rne", saturation="satfinite",
-                                      flags=False, rnd=None, tininess="after", nan_code=0, sr_bits=8)),
+                                      flags=False, rnd=None, tininess="after", nan_code=0, sr_bits=8,
+                                      as_values=False)),
     "decode": (fp8gen.decode, dict(codes=Y, fmt="e4m3")),
     "mul": (fp8gen.mul, dict(x=X, y=Y, fmt="e4m3", fmt_y=None, out_fmt=None, rounding="rne",
                               saturation="satfinite", flags=False, rnd=None, tininess="after",
-                              nan_code=0, sr_bits=8)),
+                              nan_code=0, sr_bits=8, as_values=False)),
     "fma": (fp8gen.fma, dict(x=X, y=Y, z=np.float32([1, 2, 3]), fmt="e4m3", fmt_y=None, rounding="rne",
-                              saturation="satnone", flags=False, tininess="after", ftz=False)),
+                              saturation="satnone", flags=False, tininess="after", ftz=False,
+                              as_values=False)),
     "dot": (fp8gen.dot, dict(x=X, y=Y, fmt="e4m3", fmt_y=None, scale_x=None, scale_y=None,
                               scale_fmt="e8m0", z=None, out_fmt="binary32", rounding="rne",
-                              saturation="satnone", flags=False, tininess="after")),
+                              saturation="satnone", flags=False, tininess="after",
+                              as_values=False)),
     "Format": (Format, dict(name="e4m3")),
     "Format.custom": (Format, dict(k=8, p=4, bias=7, signed=True, specials="fn")),
     "value": (lambda code: Format("e4m3").value(code), dict(code=0x38)),
@@ -394,6 +397,7 @@ POOLS = {
     "tininess": (_BAD_MODE, ["before", "AFTER"]),
     "flags": (_BAD_BOOL, [True, np.bool_(True)]),
     "ftz": (_BAD_BOOL, [True]),
+    "as_values": (_BAD_BOOL, [True, np.bool_(True)]),
     "rnd": ([[1, 2], "x", np.float32([1, 2, 3, 4]), [-1, 0, 0, 0], _Junk(), np.zeros(4, np.uint32)],
             [np.zeros((2, 3), np.uint32), np.full(4, 2 ** 32 - 1, np.uint64)]),
     "nan_code": (_BAD_INT + [256], [15, 255, np.uint8(3)]),

@@ -15,7 +15,22 @@ other). Arrays may be given as array-likes (``__array__``, ``__dlpack__``), list
 scalars; float64 values are projected exactly, with one rounding. Every bad argument raises
 ValueError or TypeError naming it.
 
-Results are code arrays of dtype uint8 (K <= 8), uint16 (K <= 16) or uint32 (binary32).
+Every function but ``decode`` returns codes of its result format by default: dtype uint8
+(K <= 8), uint16 (K <= 16) or uint32 (binary32; ``fma`` and ``dot`` included). With
+``as_values=True`` it returns values instead (one rule, ``value_dtype_of``):
+
+* binary32: float32 (a view of the codes);
+* binary16: float16 (a view of the codes);
+* a format ml_dtypes has, when it is installed (e4m3, e5m2, e4m3fnuz, e5m2fnuz, e4m3b11fnuz,
+  e4m3-ieee, e3m4, e3m2, e2m3, e2m1, e8m0, bfloat16): that ml_dtypes type (float8_e4m3fn, ...,
+  bfloat16), a zero-copy view of the codes;
+* other formats whose values are all exact in binary32 (``Format.value_dtype``): float32;
+* other formats exact in binary64: float64;
+* other formats: ValueError (use the codes).
+
+``decode`` always returns values (float32 when every value of the format is exact in binary32,
+else float64). Scalars in, scalars out: when every array argument is a Python or numpy scalar
+(0-d), results (and flags) are numpy scalars, e.g. ``project(1.0, "e4m3") == np.uint8(0x38)``.
 With ``flags=True`` a second uint8 array holds the IEEE-style flags
 {invalid, overflow, underflow, inexact} as bits 3..0 (``INVALID`` ... ``INEXACT``).
 Formats without NaN (the ``nonan`` family: OCP MX E2M1/E2M3/E3M2) write ``nan_code``
@@ -23,6 +38,11 @@ Formats without NaN (the ``nonan`` family: OCP MX E2M1/E2M3/E3M2) write ``nan_co
 """
 
 import numpy as np
+
+try:  # optional: the as_values=True dtypes of the formats it has
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - ml_dtypes is in python/requirements.txt
+    _ml_dtypes = None
 
 from ._native import VERSION, Format, presets
 from ._native import _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
@@ -42,6 +62,7 @@ __all__ = [
     "MAX_DOT_N",
     "set_num_threads",
     "get_num_threads",
+    "value_dtype_of",
     "__version__",
 ]
 
@@ -218,10 +239,72 @@ def _rnd(rnd, shape):
     return np.ascontiguousarray(r, dtype=np.uint32).reshape(-1)
 
 
-def _result(codes, flags, shape, want_flags):
+#: fp8gen formats with the same encoding as an ml_dtypes type (scripts/xcheck/check_refs.py
+#: ML_TYPES); their codes are viewed as that type by ``as_values=True``.
+_ML_TYPES = (
+    ("e4m3", "float8_e4m3fn"),
+    ("e5m2", "float8_e5m2"),
+    ("e4m3fnuz", "float8_e4m3fnuz"),
+    ("e5m2fnuz", "float8_e5m2fnuz"),
+    ("e4m3b11fnuz", "float8_e4m3b11fnuz"),
+    ("e4m3-ieee", "float8_e4m3"),
+    ("e3m4", "float8_e3m4"),
+    ("e3m2", "float6_e3m2fn"),
+    ("e2m3", "float6_e2m3fn"),
+    ("e2m1", "float4_e2m1fn"),
+    ("e8m0", "float8_e8m0fnu"),
+    ("bfloat16", "bfloat16"),
+)
+
+
+def _ml_type(fr):
+    """The ml_dtypes type with the encoding of ``fr``, or None."""
+    if _ml_dtypes is None:
+        return None
+    for name, ml in _ML_TYPES:
+        if fr == name and hasattr(_ml_dtypes, ml):
+            return np.dtype(getattr(_ml_dtypes, ml))
+    return None
+
+
+def value_dtype_of(fmt):
+    """The dtype ``as_values=True`` returns for results in ``fmt`` (see the module docs), or
+    None when no dtype holds every value of ``fmt`` exactly (``as_values=True`` raises)."""
+    fr = _format(fmt)
+    if fr == "binary32":
+        return np.dtype(np.float32)
+    if fr == "binary16":
+        return np.dtype(np.float16)
+    ml = _ml_type(fr)
+    if ml is not None:
+        return ml
+    vd = fr.value_dtype
+    return None if vd is None else np.dtype(vd)
+
+
+def _values(codes, fr):
+    """The values of the result codes ``codes`` (any shape) of ``fr`` (module docs' table)."""
+    dt = value_dtype_of(fr)
+    if dt is None:
+        raise ValueError(
+            f"as_values: the values of {fr.name} are not all exact in binary64, so no numpy "
+            f"dtype holds them; use the codes (as_values=False)"
+        )
+    if fr == "binary32" or fr == "binary16" or _ml_type(fr) is not None:
+        return codes.view(dt)  # same encoding: a zero-copy view
+    flat = np.ascontiguousarray(codes, dtype=np.uint32).reshape(-1)
+    return _decode(flat, fr).reshape(codes.shape)
+
+
+def _result(codes, flags, shape, want_flags, fr=None, as_values=False, scalar=False):
     codes = codes.reshape(shape)
+    if as_values:
+        codes = _values(codes, fr)
+    if scalar:
+        codes = codes[()]
     if want_flags:
-        return codes, flags.reshape(shape)
+        flags = flags.reshape(shape)
+        return codes, (flags[()] if scalar else flags)
     return codes
 
 
@@ -276,12 +359,14 @@ def project(
     tininess="after",
     nan_code=0,
     sr_bits=8,
+    as_values=False,
 ):
     """Round float64 / float32 / float16 / bfloat16 ``values`` to ``fmt`` (RoundToPrecision ->
     Saturate -> Encode, P3109 v4.0 section 4.7), one rounding from the exact input value.
-    Returns the code array (uint8 for K <= 8, uint16 for K <= 16), and the flags array with
+    Returns the code array (uint8 for K <= 8, uint16 for K <= 16, uint32 for binary32), or
+    the values with ``as_values=True`` (module docs' table), and the flags array with
     ``flags=True``. ``values`` may be an array-like (``__array__``/``__dlpack__``), a list or
-    a Python scalar (Python numbers are binary64).
+    a Python scalar (Python numbers are binary64); a scalar gives numpy scalars.
 
     ``rounding``: rne, rna, rtp, rtn, rtz, rto, or stochastic sra/srb/src with ``sr_bits``
     random bits per element given in ``rnd`` (uint32, same shape as ``values``).
@@ -295,20 +380,22 @@ def project(
     a = _python_ints_as_float64(_array(values, "values"), values, "values")
     bits, src = _float_bits(a)
     r = _rnd(rnd, a.shape)
+    av = _bool(as_values, "as_values")
     codes, fl = _project(bits, src, f, rounding, sb, saturation, tininess, nc, r, want)
-    return _result(codes, fl, a.shape, want)
+    return _result(codes, fl, a.shape, want, f, av, a.ndim == 0)
 
 
 def decode(codes, fmt):
     """Exact values of ``codes`` (integer array) in ``fmt``. The result is float32 when every
     value of the format is exact in binary32 (all 8-bit formats but E8M0 and the wide-range
     P3109 ones, and binary32/binary16/bfloat16), else float64 (``Format.value_dtype`` tells
-    which); NaN codes give NaN. Raises ValueError for formats whose values binary64 cannot
-    hold exactly."""
+    which); NaN codes give NaN; a scalar code gives a numpy scalar. Raises ValueError for
+    formats whose values binary64 cannot hold exactly."""
     f = _format(fmt)
     a = _array(codes, "codes")
     c = _codes(a, f, "codes")
-    return _decode(c, f).reshape(a.shape)
+    v = _decode(c, f).reshape(a.shape)
+    return v[()] if a.ndim == 0 else v
 
 
 def _broadcast(*arrays, names):
@@ -341,16 +428,19 @@ def mul(
     tininess="after",
     nan_code=0,
     sr_bits=8,
+    as_values=False,
 ):
     """``x * y`` rounded once to ``out_fmt`` (default ``fmt``). ``x`` holds codes of ``fmt``,
     ``y`` codes of ``fmt_y`` (default ``fmt``); they broadcast against each other. ``out_fmt``
-    may be "binary32" (uint32 bit patterns; view them as float32)."""
+    may be "binary32" (uint32 codes). Returns codes, or values with ``as_values=True``
+    (module docs' table); numpy scalars when ``x`` and ``y`` are scalars."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = fx if out_fmt is None else _format(out_fmt, "out_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want = _bool(flags, "flags")
     nc, sb = _nan_code(nan_code, fr), _sr_bits(sr_bits)
+    av = _bool(as_values, "as_values")
     xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
     shape = xa.shape
     r = _rnd(rnd, shape)
@@ -358,7 +448,7 @@ def mul(
         _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr,
         rounding, sb, saturation, tininess, nc, r, want,
     )
-    return _result(codes, fl, shape, want)
+    return _result(codes, fl, shape, want, fr, av, len(shape) == 0)
 
 
 def fma(
@@ -372,9 +462,11 @@ def fma(
     flags=False,
     tininess="after",
     ftz=False,
+    as_values=False,
 ):
     """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
-    rounded once to binary32 (float32 result). ``z`` is float32 (float16, bfloat16, Python
+    rounded once to binary32: uint32 codes (binary32 bit patterns), or float32 values with
+    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32 (float16, bfloat16, Python
     numbers and float64 arrays are accepted when every value is exact in binary32; others are
     refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
     to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
@@ -383,6 +475,7 @@ def fma(
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want, ftz = _bool(flags, "flags"), _bool(ftz, "ftz")
+    av = _bool(as_values, "as_values")
     za = _float32_operand(z, "z")
     xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), za, names=("x", "y", "z"))
     shape = xa.shape
@@ -391,8 +484,7 @@ def fma(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
         rounding, saturation, tininess, ftz, want,
     )
-    r = r.view(np.float32)
-    return _result(r, fl, shape, want)
+    return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
 
 
 #: Largest number of elements of one dot product (golden::MAX_DOT_N).
@@ -413,6 +505,7 @@ def dot(
     saturation="satnone",
     flags=False,
     tininess="after",
+    as_values=False,
 ):
     """Dot products along the last axis: ``sum(x[..., i] * y[..., i]) * 2^(sx + sy) + z``,
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
@@ -420,12 +513,14 @@ def dot(
     each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
     ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: binary32
     addends broadcasting to ``(...)`` (as fma's z), or None.
-    A binary32 result is returned as float32, a small format as codes."""
+    Returns the codes of ``out_fmt`` (uint32 for binary32), or values with ``as_values=True``
+    (module docs' table); the result has shape ``(...)`` (a 0-d array for 1-D operands)."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = _format(out_fmt, "out_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want = _bool(flags, "flags")
+    av = _bool(as_values, "as_values")
     xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
     if xa.ndim == 0:
         raise ValueError("x, y: dot needs arrays of shape (..., N); got 0-d operands")
@@ -454,6 +549,4 @@ def dot(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), int(n), sx, sy, zb, fx, fy, fs, fr,
         rounding, saturation, tininess, want,
     )
-    if fr.name == "binary32":
-        r = r.view(np.float32)
-    return _result(r, fl, shape, want)
+    return _result(r, fl, shape, want, fr, av)

@@ -89,6 +89,8 @@ class Format:
 
 # A format argument: a Format, a name, or a numpy / ml_dtypes dtype or scalar type.
 _FormatLike = Union[Format, str, npt.DTypeLike]
+# A result: an array, or a numpy scalar when every array argument was a scalar (0-d).
+_Result = Union[np.ndarray, np.generic]
 
 def presets() -> List[Tuple[str, str]]: ...
 def set_num_threads(n: int) -> None: ...
@@ -104,7 +106,8 @@ def project(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
-) -> np.ndarray: ...
+    as_values: bool = ...,
+) -> _Result: ...
 @overload
 def project(
     values: npt.ArrayLike,
@@ -117,8 +120,10 @@ def project(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
-) -> Tuple[np.ndarray, np.ndarray]: ...
-def decode(codes: npt.ArrayLike, fmt: _FormatLike) -> np.ndarray: ...
+    as_values: bool = ...,
+) -> Tuple[_Result, _Result]: ...
+def decode(codes: npt.ArrayLike, fmt: _FormatLike) -> _Result: ...
+def value_dtype_of(fmt: _FormatLike) -> Optional[np.dtype]: ...
 @overload
 def mul(
     x: npt.ArrayLike,
@@ -133,7 +138,8 @@ def mul(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
-) -> np.ndarray: ...
+    as_values: bool = ...,
+) -> _Result: ...
 @overload
 def mul(
     x: npt.ArrayLike,
@@ -149,7 +155,8 @@ def mul(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
-) -> Tuple[np.ndarray, np.ndarray]: ...
+    as_values: bool = ...,
+) -> Tuple[_Result, _Result]: ...
 @overload
 def fma(
     x: npt.ArrayLike,
@@ -162,7 +169,8 @@ def fma(
     flags: Literal[False] = ...,
     tininess: str = ...,
     ftz: bool = ...,
-) -> np.ndarray: ...
+    as_values: bool = ...,
+) -> _Result: ...
 @overload
 def fma(
     x: npt.ArrayLike,
@@ -176,7 +184,8 @@ def fma(
     flags: Literal[True],
     tininess: str = ...,
     ftz: bool = ...,
-) -> Tuple[np.ndarray, np.ndarray]: ...
+    as_values: bool = ...,
+) -> Tuple[_Result, _Result]: ...
 @overload
 def dot(
     x: npt.ArrayLike,
@@ -192,7 +201,8 @@ def dot(
     saturation: str = ...,
     flags: Literal[False] = ...,
     tininess: str = ...,
-) -> np.ndarray: ...
+    as_values: bool = ...,
+) -> _Result: ...
 @overload
 def dot(
     x: npt.ArrayLike,
@@ -209,4 +219,5 @@ def dot(
     *,
     flags: Literal[True],
     tininess: str = ...,
-) -> Tuple[np.ndarray, np.ndarray]: ...
+    as_values: bool = ...,
+) -> Tuple[_Result, _Result]: ...
