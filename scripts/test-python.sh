@@ -88,7 +88,7 @@ else
     CARGO_TARGET_DIR="$PWD/python/target/sdist" "$sd/venv/bin/pip" install \
         --disable-pip-version-check -q "$sdist" > "$sd/pip.log" 2>&1 \
         || { tail -n 30 "$sd/pip.log"; die "pip install of the sdist into a fresh venv failed"; }
-    "$sd/venv/bin/python" -c "import fp8gen; assert fp8gen.fma([0x38], [0x40], [0.5], 'e4m3')[0] == 2.5" \
+    "$sd/venv/bin/python" -c "import fp8gen; assert fp8gen.fma([0x38], [0x40], [0.5], 'e4m3', as_values=True)[0] == 2.5" \
         || die "fp8gen built from the sdist does not work"
     echo "sdist build: pip install into a fresh venv built and imported it ($(( $(date +%s) - ts )) s)"
 fi
