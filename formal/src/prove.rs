@@ -256,7 +256,8 @@ fn moved(p: &mut Option<PathBuf>, from: &Path, to: &Path) {
 /// A proof's work directory: a fresh one under the system temp directory (removed at the
 /// end), or, with `opts.work_dir`, one next to `<work_dir>/<tag>` that replaces it when the
 /// proof ends ([`iface::outdir`]: it must be new, empty or an earlier proof's). Removed if the
-/// proof fails.
+/// proof fails. `dir` is always a directory this run created ([`work_dir`],
+/// `OutDir::stage`), so the removals below never touch a user's directory.
 struct Work {
     dir: PathBuf,
     out: Option<iface::outdir::OutDir>,
@@ -308,19 +309,28 @@ fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
             done: false,
         });
     }
-    let dir = std::env::temp_dir().join(format!(
-        "fp8gen-prove-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| FormalError::Io(format!("creating {}", dir.display()), e))?;
-    Ok(Work {
-        dir,
-        out: None,
-        done: false,
-    })
+    // A new directory under the system temp directory, created here (`create_dir` fails on
+    // an existing path, which is never removed: the next name is tried), so that `Work` only
+    // ever deletes a directory this run made.
+    let tmp = std::env::temp_dir();
+    loop {
+        let dir = tmp.join(format!(
+            "fp8gen-prove-{}-{}-{tag}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {
+                return Ok(Work {
+                    dir,
+                    out: None,
+                    done: false,
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(FormalError::Io(format!("creating {}", dir.display()), e)),
+        }
+    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
@@ -1449,6 +1459,7 @@ pub fn prove_request(
     let mut reports = match prove_request_in(req, &inner) {
         Ok(r) => r,
         Err(e) => {
+            // `built` is the fresh staging directory `stage` created above.
             let _ = std::fs::remove_dir_all(&built);
             return Err(e);
         }

@@ -14,7 +14,9 @@ use crate::FpgaError;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// A build directory that is deleted on drop unless [`BuildDir::finish`] moved it.
+/// A build directory that is deleted on drop unless [`BuildDir::finish`] moved it. Its path is
+/// always one [`BuildDir::new`] created with `create_dir` (which fails on an existing path), so
+/// the removals below only ever delete this build's own directory.
 #[derive(Debug)]
 pub struct BuildDir {
     path: PathBuf,
