@@ -3,16 +3,11 @@
 //! behind a cached model, `ifdef FORMAL`, x and z values), and per way a sweep's results
 //! could be merged into a PASS they do not support. Each test's core is built to exploit it.
 
+mod common;
+use common::{edit_manifest, gen, run, stderr, verilog_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fp8gen"))
-        .args(args)
-        .output()
-        .expect("run fp8gen")
-}
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fp8gen"))
@@ -20,10 +15,6 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run fp8gen")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn stdout(o: &Output) -> String {
@@ -41,30 +32,6 @@ fn expect(args: &[&str], code: i32) -> String {
         stderr(&o)
     );
     stderr(&o)
-}
-
-fn gen(dir: &Path, args: &[&str]) {
-    let mut a = vec!["gen"];
-    a.extend_from_slice(args);
-    a.push("-o");
-    a.push(dir.to_str().unwrap());
-    let o = run(&a);
-    assert!(o.status.success(), "{}", stderr(&o));
-}
-
-fn verilog_of(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "v"))
-        .unwrap()
-}
-
-fn edit_manifest(dir: &Path, f: impl FnOnce(&mut Value)) {
-    let p = dir.join("manifest.json");
-    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    f(&mut m);
-    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
 }
 
 /// A generated `mul e4m3` core whose `assign r_o = …` is rewritten by `edit` (the right-hand

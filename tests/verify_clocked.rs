@@ -4,8 +4,10 @@
 //! test edits a generated core into one built to exploit a gap (it must FAIL on the right
 //! port, or be refused) and checks that the honest core still PASSes.
 
+mod common;
+use common::{edit_manifest, gen, run, stderr, verilog_of};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -18,44 +20,12 @@ fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     c.output().expect("run fp8gen")
 }
 
-fn run(args: &[&str]) -> Output {
-    run_env(args, &[])
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn gen(dir: &Path, args: &[&str]) {
-    let mut a = vec!["gen"];
-    a.extend_from_slice(args);
-    a.push("-o");
-    a.push(dir.to_str().unwrap());
-    let o = run(&a);
-    assert!(o.status.success(), "{}", stderr(&o));
-}
-
-fn verilog_of(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "v"))
-        .unwrap()
-}
-
 /// Replaces `from` by `to` in the core's Verilog (which must contain it).
 fn edit_verilog(dir: &Path, from: &str, to: &str) {
     let v = verilog_of(dir);
     let text = std::fs::read_to_string(&v).unwrap();
     assert!(text.contains(from), "`{from}` not in {}", v.display());
     std::fs::write(&v, text.replacen(from, to, 1)).unwrap();
-}
-
-fn edit_manifest(dir: &Path, f: impl FnOnce(&mut Value)) {
-    let p = dir.join("manifest.json");
-    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    f(&mut m);
-    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
 }
 
 /// `fp8gen verify --from DIR --json EXTRA…`: (exit code, JSON summary, stderr).

@@ -2,17 +2,12 @@
 //! issue (each failed before the fix), run through the command line as a user would, plus
 //! bring-your-own-RTL cores made of several files.
 
+mod common;
+use common::{edit_manifest, gen, run, stderr, verilog_of};
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fp8gen"))
-        .args(args)
-        .output()
-        .expect("run fp8gen")
-}
 
 fn run_in(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
@@ -32,10 +27,6 @@ fn run_in(args: &[&str], stdin: &[u8]) -> Output {
     o
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// Runs and expects exit code `code`; returns stderr.
 fn expect(args: &[&str], code: i32) -> String {
     let o = run(args);
@@ -52,31 +43,6 @@ fn json_ok(args: &[&str]) -> Value {
     let o = run(args);
     assert!(o.status.success(), "fp8gen {args:?}:\n{}", stderr(&o));
     serde_json::from_slice(&o.stdout).expect("json summary")
-}
-
-fn gen(dir: &Path, args: &[&str]) {
-    let mut a = vec!["gen"];
-    a.extend_from_slice(args);
-    a.push("-o");
-    let d = dir.to_str().unwrap();
-    a.push(d);
-    let o = run(&a);
-    assert!(o.status.success(), "{}", stderr(&o));
-}
-
-fn verilog_of(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "v"))
-        .unwrap()
-}
-
-fn edit_manifest(dir: &Path, f: impl FnOnce(&mut Value)) {
-    let p = dir.join("manifest.json");
-    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    f(&mut m);
-    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
 }
 
 #[test]
