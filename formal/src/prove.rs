@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use crate::reference::generate_reference;
 use crate::tools;
+pub use crate::verdict::Verdict;
 use crate::FormalError;
 
 /// Options of a proof run.
@@ -92,18 +93,6 @@ impl Default for ProveOptions {
             jobs: 0,
         }
     }
-}
-
-/// Outcome of one proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// The miter's trigger is unsatisfiable: the statement holds.
-    Proven,
-    /// The solver found inputs on which the cores differ.
-    Refuted,
-    /// No verdict (solver timeout or an unexpected end of the run).
-    NoVerdict,
 }
 
 /// A counterexample, with its replay.

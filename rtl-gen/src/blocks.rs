@@ -11,52 +11,56 @@
 use crate::ast::{all, any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
 use crate::{RoundingSel, SaturationSel};
 use golden::{Format, Rounding, Saturation, Specials, Tininess};
+use iface::{
+    index_bits, width_mask, DETERMINISTIC_ROUNDINGS, ROUNDING_ENCODING, SATURATION_ENCODING,
+};
 
-/// Index of a rounding mode in [`crate::manifest::ROUNDING_ENCODING`].
+/// Index of a rounding mode in [`crate::manifest::ROUNDING_ENCODING`] (looked up by the
+/// mode's name, so the list in `iface` is the only statement of the order).
 pub fn rounding_index(r: Rounding) -> usize {
-    match r {
-        Rounding::Rne => 0,
-        Rounding::Rna => 1,
-        Rounding::Rtp => 2,
-        Rounding::Rtn => 3,
-        Rounding::Rtz => 4,
-        Rounding::Rto => 5,
-        Rounding::Sra(_) => 6,
-        Rounding::Srb(_) => 7,
-        Rounding::Src(_) => 8,
-    }
+    ROUNDING_ENCODING
+        .iter()
+        .position(|n| *n == r.name())
+        .unwrap_or(0)
+}
+
+/// Index of a saturation mode in [`crate::manifest::SATURATION_ENCODING`].
+pub fn saturation_index(s: Saturation) -> usize {
+    SATURATION_ENCODING
+        .iter()
+        .position(|n| *n == s.name())
+        .unwrap_or(0)
 }
 
 /// The rounding mode selected by the value `v` of an `rm_i` port of a core generated with
 /// `sr_bits` random bits: the index into [`crate::manifest::ROUNDING_ENCODING`]; encodings
 /// that the core does not support (9…15, and 6…8 when `sr_bits == 0`) select `rne`.
 pub fn rounding_from_port(v: u64, sr_bits: u32) -> Rounding {
-    let n = sr_bits as u8;
-    match v {
-        1 => Rounding::Rna,
-        2 => Rounding::Rtp,
-        3 => Rounding::Rtn,
-        4 => Rounding::Rtz,
-        5 => Rounding::Rto,
-        6 if n > 0 => Rounding::Sra(n),
-        7 if n > 0 => Rounding::Srb(n),
-        8 if n > 0 => Rounding::Src(n),
-        _ => Rounding::Rne,
-    }
+    let n = u8::try_from(sr_bits).unwrap_or(0);
+    usize::try_from(v)
+        .ok()
+        .and_then(|i| ROUNDING_ENCODING.get(i))
+        .and_then(|name| Rounding::parse(name, n).ok())
+        .unwrap_or(Rounding::Rne)
 }
 
 /// The saturation mode selected by the value of a `sat_i` port (index into
-/// [`crate::manifest::SATURATION_ENCODING`]; the port is 2 bits wide, every value is valid).
+/// [`crate::manifest::SATURATION_ENCODING`]; the port is
+/// `index_bits(SATURATION_ENCODING.len())` = 2 bits wide, every value is valid).
 pub fn saturation_from_port(v: u64) -> Saturation {
-    Saturation::ALL[(v & 3) as usize]
+    let i = (v & width_mask(index_bits(SATURATION_ENCODING.len()))) as usize;
+    SATURATION_ENCODING
+        .get(i)
+        .and_then(|name| Saturation::parse(name).ok())
+        .unwrap_or(Saturation::SatFinite)
 }
 
 /// Width of the `rm_i` port: 3 bits without stochastic modes, 4 with.
 pub fn rm_port_width(sr_bits: u32) -> u32 {
     if sr_bits > 0 {
-        4
+        index_bits(ROUNDING_ENCODING.len())
     } else {
-        3
+        index_bits(DETERMINISTIC_ROUNDINGS)
     }
 }
 
@@ -94,37 +98,37 @@ impl Modes {
         nonan_code: u32,
     ) -> Modes {
         let rm: Vec<Expr> = match (rounding, rm_port) {
-            (RoundingSel::Fixed(r), _) => (0..9)
+            (RoundingSel::Fixed(r), _) => (0..ROUNDING_ENCODING.len())
                 .map(|i| Expr::bit_c(i == rounding_index(r)))
                 .collect(),
             (RoundingSel::Dynamic, Some(p)) => {
-                let mut v: Vec<Expr> = vec![Expr::bit_c(false); 9];
-                let last = if sr_bits > 0 { 8 } else { 5 };
+                let mut v: Vec<Expr> = vec![Expr::bit_c(false); ROUNDING_ENCODING.len()];
+                let last = if sr_bits > 0 {
+                    ROUNDING_ENCODING.len() - 1
+                } else {
+                    DETERMINISTIC_ROUNDINGS - 1
+                };
                 for (i, slot) in v.iter_mut().enumerate().take(last + 1).skip(1) {
-                    let nm = format!("rm_is_{}", crate::manifest::ROUNDING_ENCODING[i]);
+                    let nm = format!("rm_is_{}", ROUNDING_ENCODING[i]);
                     *slot = b.wire(&nm, p.eq_c(i as u128));
                 }
                 let others = any(&v[1..]);
-                v[0] = b.wire("rm_is_rne", others.not());
+                v[0] = b.wire(&format!("rm_is_{}", ROUNDING_ENCODING[0]), others.not());
                 v
             }
-            (RoundingSel::Dynamic, None) => vec![Expr::bit_c(false); 9],
+            (RoundingSel::Dynamic, None) => vec![Expr::bit_c(false); ROUNDING_ENCODING.len()],
         };
         let sat: Vec<Expr> = match (saturation, sat_port) {
-            (SaturationSel::Fixed(s), _) => Saturation::ALL
-                .iter()
-                .map(|m| Expr::bit_c(*m == s))
+            (SaturationSel::Fixed(s), _) => (0..SATURATION_ENCODING.len())
+                .map(|i| Expr::bit_c(i == saturation_index(s)))
                 .collect(),
-            (SaturationSel::Dynamic, Some(p)) => (0..4)
+            (SaturationSel::Dynamic, Some(p)) => (0..SATURATION_ENCODING.len())
                 .map(|i| {
-                    let nm = format!(
-                        "sat_is_{}",
-                        crate::manifest::SATURATION_ENCODING[i].replace('-', "_")
-                    );
+                    let nm = format!("sat_is_{}", SATURATION_ENCODING[i].replace('-', "_"));
                     b.wire(&nm, p.eq_c(i as u128))
                 })
                 .collect(),
-            (SaturationSel::Dynamic, None) => vec![Expr::bit_c(false); 4],
+            (SaturationSel::Dynamic, None) => vec![Expr::bit_c(false); SATURATION_ENCODING.len()],
         };
         Modes {
             rm,
@@ -140,11 +144,10 @@ impl Modes {
         self.rm[rounding_index(m)].clone()
     }
     fn s(&self, m: Saturation) -> Expr {
-        let i = Saturation::ALL.iter().position(|x| *x == m).unwrap_or(0);
-        self.sat[i].clone()
+        self.sat[saturation_index(m)].clone()
     }
     fn stochastic(&self) -> Expr {
-        any(&self.rm[6..9])
+        any(&self.rm[DETERMINISTIC_ROUNDINGS..])
     }
 }
 
@@ -1514,10 +1517,75 @@ impl<'a> Rounder<'a> {
     }
 }
 
+/// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
+/// invalid (0·∞ with no NaN factor), ∞, 0.
+pub(crate) struct Class {
+    pub nan: Expr,
+    pub invalid: Expr,
+    pub inf: Expr,
+    pub zero: Expr,
+}
+
+pub(crate) fn class_mul(a: &Class, c: &Class) -> Class {
+    let in_nan = a.nan.or(&c.nan);
+    let inv = in_nan
+        .not()
+        .and(&a.inf.and(&c.zero).or(&a.zero.and(&c.inf)));
+    let nan = in_nan.or(&inv);
+    let inf = nan.not().and(&a.inf.or(&c.inf));
+    let zero = nan.not().and(&inf.not()).and(&a.zero.or(&c.zero));
+    Class {
+        nan,
+        invalid: a.invalid.or(&c.invalid).or(&inv),
+        inf,
+        zero,
+    }
+}
+
+pub(crate) fn class_of(u: &Unpacked) -> Class {
+    Class {
+        nan: u.nan.clone(),
+        invalid: Expr::bit_c(false),
+        inf: u.inf.clone(),
+        zero: u.zero.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ast::{Node, SigKind};
+
+    /// Each `rm_i` / `sat_i` encoding names a mode whose index is that encoding, and the
+    /// values a core does not implement select the documented default.
+    #[test]
+    fn mode_encodings_round_trip() {
+        for (i, name) in ROUNDING_ENCODING.iter().enumerate() {
+            let r = rounding_from_port(i as u64, 3);
+            assert_eq!(r.name(), *name);
+            assert_eq!(rounding_index(r), i);
+            let deterministic = rounding_from_port(i as u64, 0);
+            let want = if i < DETERMINISTIC_ROUNDINGS {
+                *name
+            } else {
+                "rne"
+            };
+            assert_eq!(deterministic.name(), want, "rm_i = {i} without random bits");
+        }
+        let top = 1u64 << rm_port_width(3);
+        for v in ROUNDING_ENCODING.len() as u64..top {
+            assert_eq!(rounding_from_port(v, 3), Rounding::Rne, "rm_i = {v}");
+        }
+        assert!(DETERMINISTIC_ROUNDINGS <= 1 << rm_port_width(0));
+        for (i, name) in SATURATION_ENCODING.iter().enumerate() {
+            let s = saturation_from_port(i as u64);
+            assert_eq!(s.name(), *name);
+            assert_eq!(saturation_index(s), i);
+        }
+        for s in Saturation::ALL {
+            assert_eq!(saturation_from_port(saturation_index(s) as u64), s);
+        }
+    }
 
     /// Selector value → exponent, with and without the increment bit, and a table's arms:
     /// the most common in-range result is the default, out-of-range values take it too.

@@ -569,18 +569,17 @@ fn mode_combos(req: &GenRequest, plan: &Plan) -> Result<(Combos, Vec<String>), V
             .map(|v| v.iter().map(|s| s.name().to_string()).collect()),
         &sn,
     )?;
-    let code = |name: &str, list: &[&str]| list.iter().position(|x| *x == name).unwrap_or(0) as u64;
     let mut combos = Vec::new();
     let mut names = Vec::new();
     for &r in &ri {
         for &s in &si {
             let rm = if req.rounding == RoundingSel::Dynamic {
-                code(&rn[r], &iface::ROUNDING_ENCODING)
+                rtl::blocks::rounding_index(core_r[r]) as u64
             } else {
                 0
             };
             let sat = if req.saturation == SaturationSel::Dynamic {
-                code(&sn[s], &iface::SATURATION_ENCODING)
+                rtl::blocks::saturation_index(core_s[s]) as u64
             } else {
                 0
             };

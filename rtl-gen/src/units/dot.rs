@@ -29,7 +29,7 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
-use crate::blocks::{lzc_normalize, round, unpack, RoundIn, Unpacked};
+use crate::blocks::{class_mul, class_of, lzc_normalize, round, unpack, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
@@ -259,40 +259,6 @@ fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
         "window position of the LSB",
     );
     Lane { u, sig, shift }
-}
-
-/// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
-/// invalid (0·∞ with no NaN factor), ∞, 0.
-pub(crate) struct Class {
-    pub nan: Expr,
-    pub invalid: Expr,
-    pub inf: Expr,
-    pub zero: Expr,
-}
-
-pub(crate) fn class_mul(a: &Class, c: &Class) -> Class {
-    let in_nan = a.nan.or(&c.nan);
-    let inv = in_nan
-        .not()
-        .and(&a.inf.and(&c.zero).or(&a.zero.and(&c.inf)));
-    let nan = in_nan.or(&inv);
-    let inf = nan.not().and(&a.inf.or(&c.inf));
-    let zero = nan.not().and(&inf.not()).and(&a.zero.or(&c.zero));
-    Class {
-        nan,
-        invalid: a.invalid.or(&c.invalid).or(&inv),
-        inf,
-        zero,
-    }
-}
-
-pub(crate) fn class_of(u: &Unpacked) -> Class {
-    Class {
-        nan: u.nan.clone(),
-        invalid: Expr::bit_c(false),
-        inf: u.inf.clone(),
-        zero: u.zero.clone(),
-    }
 }
 
 /// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a

@@ -162,7 +162,7 @@ pub fn product_scaled(
             (nan, inv, inf, zero, sign)
         }
         Some((usx, usy)) => {
-            use super::dot::{class_mul, class_of};
+            use crate::blocks::{class_mul, class_of};
             b.comment(&[
                 "Scaled: (x * Sx) * (y * Sy), each product's specials as golden::mul_exact",
             ]);
