@@ -904,8 +904,15 @@ fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
 
 /// Proves two combinational cores equal on every input (under the assumptions).
 pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, FormalError> {
+    for (top, ports) in [
+        (&spec.gold_top, &spec.gold_ports),
+        (&spec.gate_top, &spec.gate_ports),
+    ] {
+        iface::check_ports(top, ports, 0, iface::MAX_PORT_WIDTH)
+            .map_err(FormalError::Unsupported)?;
+    }
     for p in spec.gold_ports.iter().chain(&spec.gate_ports) {
-        if matches!(p.role, Role::Clock | Role::ResetN) {
+        if p.role.is_clock_or_reset() {
             return Err(FormalError::Unsupported(format!(
                 "prove_pair compares combinational cores; port {} is a {:?} (use prove_pipeline)",
                 p.name, p.role
@@ -1070,6 +1077,11 @@ pub fn prove_pipeline(
     }
     let pports = &pipe.manifest.ports;
     let cports = &comb.manifest.ports;
+    for core in [pipe, comb] {
+        let m = &core.manifest;
+        iface::check_ports(&m.top, &m.ports, m.latency, iface::MAX_PORT_WIDTH)
+            .map_err(FormalError::Unsupported)?;
+    }
     let work = work_dir(opts, "pipeline")?;
     let (dir, keep) = (work.dir.clone(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
@@ -1102,7 +1114,7 @@ pub fn prove_pipeline(
         match (p.direction, p.role) {
             (Direction::Input, _) => {
                 pconns.push(format!(".{0}({0})", p.name));
-                if !matches!(p.role, Role::Clock | Role::ResetN) {
+                if !p.role.is_clock_or_reset() {
                     let c = matching(cports, p, &comb.top)?;
                     cconns.push(format!(".{}({})", c.name, p.name));
                 }

@@ -662,11 +662,9 @@ fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
 /// The canonical data inputs and outputs of a request (stream mode keeps the valid ports).
 fn canonical(req: &GenRequest) -> (Vec<Port>, Vec<Port>) {
     let stream = req.unit.is_stateful();
-    let keep = |p: &Port| {
-        !matches!(p.role, Role::Clock | Role::Reset | Role::ResetN)
-            && (stream || !matches!(p.role, Role::ValidIn | Role::ValidOut))
-    };
     let all = rtl::interface(req);
+    let clocked = all.iter().any(|p| p.role == Role::Clock);
+    let keep = |p: &Port| p.role.is_data(clocked, stream);
     let i = all
         .iter()
         .filter(|p| keep(p) && p.direction == Direction::Input)
