@@ -308,7 +308,12 @@ pub fn unpack(
     let exact_sub = normalize && subn && man > 0;
     let elo = if exact_sub { emin - man as i64 } else { -bias };
     let ew = sbits(elo.min(-bias), ehi.max(-bias)).max(ubits((1u128 << eb) - 1) + 1);
-    let e_norm = ef.zext(ew).sub(&Expr::ci(bias, ew));
+    let e_norm = ef.zext(ew).sub(&Expr::named_i(
+        &const_name(f, "BIAS"),
+        bias,
+        ew,
+        &format!("exponent bias of {}: e = exponent field - bias", f.name()),
+    ));
     let snan = if f.specials == Specials::Ieee && k >= 16 {
         match &tf {
             Some(t) => nan.and(&t.bit(man - 1).not()),
@@ -324,7 +329,16 @@ pub fn unpack(
             )]);
             let (lz, norm) = lzc_normalize(b, t, &format!("{prefix}_lz"));
             let lz = b.wire(&format!("{prefix}_lzc"), lz);
-            let e_sub = Expr::ci(emin - 1, ew).sub(&lz.zext(ew));
+            let emin_m1 = Expr::named_i(
+                &const_name(f, "EMIN_M1"),
+                emin - 1,
+                ew,
+                &format!(
+                    "emin - 1 of {}: a subnormal's exponent is this minus its leading zeros",
+                    f.name()
+                ),
+            );
+            let e_sub = emin_m1.sub(&lz.zext(ew));
             let exp = Expr::mux(&sub, &e_sub, &e_norm);
             let sig = Expr::mux(
                 &sub,
@@ -833,7 +847,10 @@ impl<'a> Rounder<'a> {
     fn exponent(&mut self, b: &mut ModuleBuilder) -> Expr {
         let (x, iw, emin) = (self.x, self.iw, self.emin);
         let (elo, ehi) = x.exp_range;
-        let base = x.exp.sext(iw).add(&Expr::ci(x.exp_offset, iw));
+        let base = x
+            .exp
+            .sext(iw)
+            .add(&self.named("EXP_OFFSET", x.exp_offset, "e = exp + offset"));
         self.e = b.wire(
             &Self::name("e"),
             match &x.exp_inc {
@@ -876,7 +893,7 @@ impl<'a> Rounder<'a> {
             }
             (None, true) => b.wire_note(
                 &Self::name("tiny"),
-                self.e.slt(&Expr::ci(emin, iw)),
+                self.e.slt(&self.named("EMIN", emin, "emin: tiny below it")),
                 "e < emin",
             ),
         };
@@ -889,21 +906,62 @@ impl<'a> Rounder<'a> {
         self.subn && self.x.exp_range.0 < self.emin && !self.fast_ftz()
     }
 
-    /// `e + k`. For a narrow exponent it is formed from the input exponent directly, not
-    /// from the `e` wire: `exp + (offset + k)`, and with an increment bit `t` both
-    /// `exp + (offset + k + 1)` and that, selected by `t` — one adder beside the decision
-    /// tables instead of a chain of two or three.
-    fn e_plus(&self, k: i64) -> Expr {
+    /// `e + bias + j`: the biased exponent field (`j` = 0) or the next one (`j` = 1). For a
+    /// narrow exponent it is formed from the input exponent directly, not from the `e` wire:
+    /// `exp + (offset + bias + j)`, and with an increment bit `t` both
+    /// `exp + (offset + bias + j + 1)` and that, selected by `t` — one adder beside the
+    /// decision tables instead of a chain of two or three.
+    fn e_plus(&self, j: i64) -> Expr {
+        let plus = |j: i64| {
+            if j == 0 {
+                String::new()
+            } else {
+                format!("_P{j}")
+            }
+        };
+        let plus_text = |j: i64| {
+            if j == 0 {
+                String::new()
+            } else {
+                format!(" + {j}")
+            }
+        };
+        let bias = self.bias;
         if self.narrow.is_none() {
-            return self.e.add(&Expr::ci(k, self.iw));
+            let what = format!(
+                "bias{}: exponent field{} = e + this",
+                plus_text(j),
+                plus_text(j)
+            );
+            return self
+                .e
+                .add(&self.named(&format!("BIAS{}", plus(j)), bias + j, &what));
         }
         let base = self.x.exp.sext(self.iw);
-        let c = k + self.x.exp_offset;
-        let at = |c: i64| base.add(&Expr::ci(c, self.iw));
+        let at = |j: i64| {
+            let what = format!(
+                "offset + bias{}: exponent field{} = exp + this",
+                plus_text(j),
+                plus_text(j)
+            );
+            let name = format!("FIELD_OFFSET{}", plus(j));
+            base.add(&self.named(&name, self.x.exp_offset + bias + j, &what))
+        };
         match &self.x.exp_inc {
-            Some(t) => Expr::mux(t, &at(c + 1), &at(c)),
-            None => at(c),
+            Some(t) => Expr::mux(t, &at(j + 1), &at(j)),
+            None => at(j),
         }
+    }
+
+    /// A signed constant of the rounder's exponent arithmetic (`iw` bits) as a named
+    /// `localparam` `ROUND_<what>` with its value and meaning in a comment.
+    fn named(&self, what: &str, value: i64, meaning: &str) -> Expr {
+        Expr::named_i(
+            &format!("{}_{what}", RP.to_ascii_uppercase()),
+            value,
+            self.iw,
+            &format!("{meaning} ({})", self.f.name()),
+        )
     }
 
     /// `ftz` without a denormalization shifter: signed formats with subnormals and a
@@ -944,7 +1002,7 @@ impl<'a> Rounder<'a> {
         if !self.fast_ftz() {
             return None;
         }
-        let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
+        let (p, g, l, emin) = (self.p, self.g, self.l, self.emin);
         b.comment_owned(vec![
             "Flush to zero (ftz): a tiny value is +-0, unless e = emin - 1 and its subnormal"
                 .to_string(),
@@ -969,7 +1027,7 @@ impl<'a> Rounder<'a> {
             Some(t) => t.table(b, &Self::name("e_is_emin_m1"), 1, "e == emin - 1", |v| {
                 (v == emin - 1) as i64
             }),
-            None => self.e.eq(&Expr::ci(emin - 1, iw)),
+            None => self.e.eq(&self.named("EMIN_M1", emin - 1, "emin - 1")),
         };
         let keep_min = b.wire(
             &Self::name("ftz_keep_min"),
@@ -995,7 +1053,7 @@ impl<'a> Rounder<'a> {
         st0: &Expr,
         tiny: &Expr,
     ) -> (Expr, Expr, Expr) {
-        let (p, g, l, iw, emin) = (self.p, self.g, self.l, self.iw, self.emin);
+        let (p, g, l, emin) = (self.p, self.g, self.l, self.emin);
         let (s_t, frac, st) = if self.may_den() {
             b.comment_owned(vec![format!(
                 "Denormalize: a tiny value (e < emin) is rounded at 2^(emin - {}): \
@@ -1080,11 +1138,16 @@ impl<'a> Rounder<'a> {
                 )
             } else {
                 let e = &self.e;
-                let dd = b.wire_note(&Self::name("dd"), Expr::ci(emin, iw).sub(e), "emin - e");
+                let emin_c = self.named("EMIN", emin, "emin: tiny below it");
+                let dd = b.wire_note(&Self::name("dd"), emin_c.sub(e), "emin - e");
                 let amt = if emin - self.x.exp_range.0 > l as i64 {
                     // dd > L  <=>  e < emin - L: decided from e, in parallel with the
                     // subtraction.
-                    let big = e.slt(&Expr::ci(emin - l as i64, iw));
+                    let big = e.slt(&self.named(
+                        "EMIN_M_L",
+                        emin - l as i64,
+                        "emin - L: below it the whole window shifts out",
+                    ));
                     Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
                 } else {
                     dd.slice(sw - 1, 0)
@@ -1115,9 +1178,9 @@ impl<'a> Rounder<'a> {
         st: &Expr,
         tiny: &Expr,
     ) -> Rounded {
-        let (man, iw, bias) = (self.man, self.iw, self.bias);
+        let (man, iw) = (self.man, self.iw);
         let may_den = self.may_den();
-        let ebias = self.e_plus(bias);
+        let ebias = self.e_plus(0);
         let ebf = if may_den {
             Expr::mux(tiny, &Expr::c(0, iw), &ebias)
         } else {
@@ -1153,7 +1216,7 @@ impl<'a> Rounder<'a> {
         // exponents (the exponent adders then run beside the decision tables); other short
         // codes keep one adder.
         let mag_v = if man >= 8 || self.narrow.is_some() {
-            let e1 = self.e_plus(bias + 1);
+            let e1 = self.e_plus(1);
             let ebf1 = if may_den {
                 Expr::mux(tiny, &Expr::c(1, iw), &e1)
             } else {
@@ -1189,7 +1252,7 @@ impl<'a> Rounder<'a> {
         inexact: &Expr,
         flush: Option<&Flush>,
     ) -> Expr {
-        let (emin, iw) = (self.emin, self.iw);
+        let emin = self.emin;
         if self.x.exp_range.0 >= emin {
             return Expr::bit_c(false);
         }
@@ -1210,7 +1273,7 @@ impl<'a> Rounder<'a> {
                     Some(t) => t.table(b, &Self::name("e_ne_emin_m1"), 1, "e != emin - 1", |v| {
                         (v != emin - 1) as i64
                     }),
-                    None => self.e.ne(&Expr::ci(emin - 1, iw)),
+                    None => self.e.ne(&self.named("EMIN_M1", emin - 1, "emin - 1")),
                 };
                 not_below.or(&carry.not())
             }
@@ -1250,7 +1313,11 @@ impl<'a> Rounder<'a> {
             // mag > max: e above the largest binade, or in it (never tiny there, so the
             // window is not shifted) with a trailing significand above max's, or equal to it
             // and rounded away.
-            let et = Expr::ci(eb - bias, iw);
+            let et = self.named(
+                "EMAX_FINITE",
+                eb - bias,
+                "exponent of the largest finite binade",
+            );
             let tmax = maxm & mask(man);
             let in_top = if man > 0 {
                 let tr = win.slice(l - 2, l - p);

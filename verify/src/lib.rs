@@ -663,8 +663,9 @@ fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
 fn canonical(req: &GenRequest) -> (Vec<Port>, Vec<Port>) {
     let stream = req.unit.is_stateful();
     let all = rtl::interface(req);
-    let clocked = all.iter().any(|p| p.role == Role::Clock);
-    let keep = |p: &Port| p.role.is_data(clocked, stream);
+    // The golden model's ports: the data of a clocked core (never the valid handshake, which
+    // carries no value the model computes), except in stream mode.
+    let keep = |p: &Port| p.role.is_data(true, stream);
     let i = all
         .iter()
         .filter(|p| keep(p) && p.direction == Direction::Input)

@@ -436,7 +436,13 @@ pub fn dot_sum(
             sc.as_ref()
                 .map_or(0, |(a, c)| a.exp.width.max(c.exp.width) + 1),
         );
-    let mut exp = Expr::ci(l0 + t as i64 - 2, ew).sub(&lz.zext(ew));
+    let top = Expr::named_i(
+        "SUM_TOP_EXP",
+        l0 + t as i64 - 2,
+        ew,
+        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc",
+    );
+    let mut exp = top.sub(&lz.zext(ew));
     if let Some((usx, usy)) = &sc {
         exp = exp.add(&usx.exp.sext(ew)).add(&usy.exp.sext(ew));
     }
