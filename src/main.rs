@@ -9,6 +9,7 @@
 mod out;
 mod args;
 mod batch;
+mod request;
 mod verify;
 
 use args::{parse_named, scale_named, CliError, FormatArgs, ModeArgs};
@@ -128,7 +129,7 @@ enum Cmd {
     /// Generate a core: `<top>.v`, `manifest.json` and a FuseSoC `<top>.core` in the output directory.
     Gen {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Output directory (written atomically): new or empty, or with --force an earlier
         /// `fp8gen gen`'s.
         #[arg(long, short = 'o')]
@@ -158,7 +159,7 @@ enum Cmd {
     /// Synthesize a core with yosys + nextpnr and report LUTs, FFs, DSPs, carries, Fmax.
     Synth {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Target: ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9.
         #[arg(long, short = 't')]
         target: String,
@@ -190,7 +191,7 @@ enum Cmd {
     /// Build a bitstream: the core behind a UART test shell on a board.
     Board {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Board: icebreaker, ulx3s (85F), ulx3s-25f, tangnano9k.
         #[arg(long, short = 'b')]
         board: String,
@@ -273,10 +274,10 @@ enum Cmd {
 /// `verify`'s generation arguments: optional, since `--from DIR` brings its own core.
 #[derive(clap::Args, Debug, Clone)]
 struct OptGenArgs {
-    #[arg(long, short = 'u', help = format!("{} (not with --from)", verify::unit_help()))]
+    #[arg(long, short = 'u', help = format!("{} (not with --from)", request::unit_help()))]
     unit: Option<String>,
     #[command(flatten)]
-    rest: verify::GenRest,
+    rest: request::GenRest,
 }
 
 #[derive(clap::Args, Debug, Clone)]

@@ -1,8 +1,9 @@
 //! `fp8gen sweep plan|slurm` and `fp8gen merge`: arguments and printing only; plans, the
 //! job-array script and the merge live in the `sweep` crate.
 
+use crate::args::parse_count;
 use crate::args::CliError;
-use crate::verify::{parse_count, GenArgs};
+use crate::request::GenArgs;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use verify::space::Choice;

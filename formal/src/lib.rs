@@ -28,7 +28,7 @@ pub use prove::{
     prove_pair, prove_pipeline, prove_request, CexReport, Engine, PairSpec, ProofReport,
     ProveOptions, Verdict,
 };
-pub use reference::generate_reference;
+pub use reference::{check_unit, generate_reference};
 
 use std::fmt;
 
