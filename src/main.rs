@@ -126,6 +126,17 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Evaluate any unit's golden model on vectors from stdin: one line per vector holding
+    /// the values of the core's data inputs in port order (hex, as `gen` would declare them:
+    /// `fp8gen gen … --json` lists the ports), one line of its data outputs in port order.
+    /// The same options as `gen` (e.g. `eval -u convert --in-format e5m2 -f e4m3 -r dyn`).
+    Eval {
+        #[command(flatten)]
+        gen: request::GenArgs,
+        /// One JSON object per line naming each output port.
+        #[arg(long)]
+        json: bool,
+    },
     /// Generate a core: `<top>.v`, `manifest.json` and a FuseSoC `<top>.core` in the output directory.
     Gen {
         #[command(flatten)]
@@ -525,6 +536,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     golden::fma_scaled(&fx, v[0], sx, &fy, v[2], sy, v[4], &spec, opts)
                 })?,
             };
+            Ok(())
+        }
+        Cmd::Eval { gen, json } => {
+            let req = gen.request()?;
+            if req.unit.is_stateful() {
+                return Err(CliError::usage(format!(
+                    "eval evaluates one vector at a time; {} keeps state between inputs (verify it with fp8gen verify, which runs its streams)",
+                    req.unit
+                )));
+            }
+            let model =
+                rtl::units::GoldenModel::new(&req).map_err(|e| CliError::usage(e.to_string()))?;
+            let data = |d: iface::Direction| {
+                rtl::interface(&req)
+                    .into_iter()
+                    .filter(move |p| p.direction == d && !p.role.is_control())
+            };
+            let cols: Vec<Column> = data(iface::Direction::Input)
+                .map(|p| Column {
+                    what: format!("{}-bit port {} ({})", p.width, p.name, p.role),
+                    bits: p.width,
+                    name: p.name,
+                })
+                .collect();
+            let outs: Vec<(String, u32)> = data(iface::Direction::Output)
+                .map(|p| (p.name, p.width))
+                .collect();
+            let mut inp = vec![0u64; cols.len()];
+            batch::run_ports(
+                std::io::stdin().lock(),
+                std::io::stdout().lock(),
+                &cols,
+                &outs,
+                json,
+                |v| {
+                    for (d, s) in inp.iter_mut().zip(v) {
+                        *d = *s as u64;
+                    }
+                    model.eval(&inp)
+                },
+            )?;
             Ok(())
         }
         Cmd::Dot {
