@@ -3,7 +3,7 @@
 //! normalize ([`lzc_normalize`]), and THE ONE rounder ([`round`]: RoundToPrecision →
 //! Saturate → Encode with exception flags, bit-exact to `golden::project`).
 //!
-//! Units (decode, project, and later mul/fma/mac) are built by chaining these blocks. The
+//! Every unit is built by chaining these blocks. The
 //! rounder's interface ([`RoundIn`] → [`RoundOut`]) is the hardware twin of
 //! `golden::Exact` → `golden::project`: a class, a sign, the exponent of the most significant
 //! bit, a normalized significand and a sticky bit.
@@ -236,7 +236,7 @@ pub fn const_name(f: &Format, what: &str) -> String {
     format!("{}_{what}", f.ident().to_ascii_uppercase())
 }
 
-/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the README's family table).
+/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the families of docs/semantics.md).
 /// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
 /// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
 /// subnormal input lies so far below the result format that only "tiny and nonzero" matters.
