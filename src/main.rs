@@ -99,7 +99,7 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
-    /// Dot product "x0 … x{N-1} y0 … y{N-1} [sx sy] [z]" from stdin: Σ x_i·y_i · 2^(sx+sy)
+    /// Dot product `x0 … x{N-1} y0 … y{N-1} [sx sy] [z]` from stdin: Σ x_i·y_i · 2^(sx+sy)
     /// + z, exact, one rounding to --out-format (default binary32).
     Dot {
         #[command(flatten)]
@@ -222,7 +222,7 @@ enum Cmd {
     Report {
         /// The core directory (written by `fp8gen gen -o DIR`).
         dir: PathBuf,
-        /// Where the page goes (default DIR/<top>.html); an existing file is replaced only if
+        /// Where the page goes (default `DIR/<top>.html`); an existing file is replaced only if
         /// `fp8gen report` wrote it.
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
@@ -300,7 +300,7 @@ impl OutArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 struct ScaleArgs {
-    /// Operands carry power-of-two scales: lines are "x sx y sy [z]" with scale codes (E8M0
+    /// Operands carry power-of-two scales: lines are `x sx y sy [z]` with scale codes (E8M0
     /// unless --scale-format says otherwise).
     #[arg(long)]
     scaled: bool,

@@ -2,7 +2,7 @@
 //!
 //! Owns two things:
 //!
-//! * [`reference`] — an independent, deliberately naive second generator path for `mul`,
+//! * [`reference`](mod@reference) — an independent, deliberately naive second generator path for `mul`,
 //!   `fma` and `project`: operands decoded to integer significand × 2^exponent in one exact
 //!   fixed-point window, the exact product / sum, and a plain rounder written from P3109 v4.0
 //!   §4.7 and docs/semantics.md (not from `rtl-gen`'s blocks). It is checked against the

@@ -26,7 +26,7 @@ pub const FLAGS_WIDTH: u32 = 4;
 
 /// The interface of the core `req` generates: every port with its role and width, in
 /// declaration order. This is the one place that says which ports a unit has; the
-/// generators declare exactly these (checked by [`finish_core`]) and the golden models read
+/// generators declare exactly these (checked by `finish_core`) and the golden models read
 /// their inputs and write their outputs in this order (the data ports, skipping clock, reset
 /// and valid).
 pub fn interface(req: &GenRequest) -> Vec<Port> {
