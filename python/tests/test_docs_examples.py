@@ -1,0 +1,43 @@
+"""The Python examples of the documentation are tests: every ```pycon block of docs/python.md
+(and of README.md and the other docs/*.md pages, should they have one) runs as a doctest, and
+each printed result must equal the one written in the page. A page whose examples were
+rewritten as plain ```python blocks would escape this, so those fail the test."""
+
+import doctest
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+
+
+def blocks(lang):
+    for page in PAGES:
+        for m in FENCE.finditer(page.read_text(encoding="utf-8")):
+            if m.group(1) == lang:
+                line = page.read_text(encoding="utf-8")[: m.start()].count("\n") + 2
+                yield page, line, m.group(2)
+
+
+def test_the_python_page_has_doctest_examples():
+    assert any(p.name == "python.md" for p, _, _ in blocks("pycon"))
+
+
+@pytest.mark.parametrize("page,line,text", list(blocks("pycon")),
+                         ids=lambda v: v.name if isinstance(v, pathlib.Path) else str(v))
+def test_pycon_block(page, line, text):
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, f"{page.name}:{line}", str(page), line)
+    assert test.examples, f"{page.name}:{line}: no >>> example in the block"
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    out = []
+    result = runner.run(test, out=out.append)
+    assert result.failed == 0, "".join(out)
+
+
+def test_no_plain_python_blocks():
+    plain = [f"{p.name}:{n}" for p, n, _ in blocks("python")]
+    assert not plain, f"python blocks that no test runs (write them as ```pycon doctests): {plain}"
