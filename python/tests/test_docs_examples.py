@@ -41,3 +41,23 @@ def test_pycon_block(page, line, text):
 def test_no_plain_python_blocks():
     plain = [f"{p.name}:{n}" for p, n, _ in blocks("python")]
     assert not plain, f"python blocks that no test runs (write them as ```pycon doctests): {plain}"
+
+
+def python_c_lines():
+    """`python -c '…'` one-liners of the sh blocks (the README's tour has one)."""
+    import shlex
+    for page, line, text in [b for lang in ("sh", "bash") for b in blocks(lang)]:
+        for k, l in enumerate(text.splitlines()):
+            words = shlex.split(l, comments=True) if "python -c " in l else []
+            if words and words[0].endswith("python") and "-c" in words:
+                yield f"{page.name}:{line + k}", words[words.index("-c") + 1]
+
+
+def test_python_one_liners_run():
+    import subprocess
+    import sys
+    found = list(python_c_lines())
+    assert any(p.startswith("README.md") for p, _ in found), found
+    for place, code in found:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.strip(), f"{place}: {code}\n{r.stderr}"
