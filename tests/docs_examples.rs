@@ -286,6 +286,7 @@ fn check(ex: &Example, dir: &Path) -> Result<bool, String> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let t0 = std::time::Instant::now();
     let mut child = cmd.spawn().map_err(|e| format!("cannot run fp8gen: {e}"))?;
     {
         use std::io::Write;
@@ -295,6 +296,14 @@ fn check(ex: &Example, dir: &Path) -> Result<bool, String> {
         }
     }
     let o = child.wait_with_output().map_err(|e| e.to_string())?;
+    if t0.elapsed().as_secs() >= 5 {
+        eprintln!(
+            "{}: fp8gen {}: {:.1} s",
+            ex.place,
+            ex.args.join(" "),
+            t0.elapsed().as_secs_f64()
+        );
+    }
     let shown = format!(
         "{}: fp8gen {} ({})\nexit {:?}\nstderr: {}",
         ex.place,
@@ -328,41 +337,64 @@ fn check(ex: &Example, dir: &Path) -> Result<bool, String> {
     Ok(why.is_none())
 }
 
-#[test]
-fn every_documented_fp8gen_command_runs_or_parses() {
-    let t0 = std::time::Instant::now();
-    let (mut ran, mut parsed, mut failures) = (0, 0, Vec::new());
-    let mut per_page = Vec::new();
-    for page in docs() {
-        let text = std::fs::read_to_string(&page).unwrap();
-        let name = page.file_name().unwrap().to_string_lossy().into_owned();
-        let tmp = tempfile::tempdir().unwrap();
-        let mut n = 0;
-        for (line, l) in shell_lines(&text) {
-            for step in steps(&format!("{name}:{line}"), &l) {
-                match step {
-                    Step::Mkdir(d) => std::fs::create_dir_all(tmp.path().join(d)).unwrap(),
-                    Step::Fp8gen(ex) => {
-                        n += 1;
-                        match check(&ex, tmp.path()) {
-                            Ok(true) => ran += 1,
-                            Ok(false) => parsed += 1,
-                            Err(e) => failures.push(e),
-                        }
+/// Checks one page's commands in order in a fresh temporary directory:
+/// `(page, commands, run, parsed, failures)`.
+fn check_page(page: &Path) -> (String, usize, usize, usize, Vec<String>) {
+    let text = std::fs::read_to_string(page).unwrap();
+    let name = page.file_name().unwrap().to_string_lossy().into_owned();
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut n, mut ran, mut parsed, mut failures) = (0, 0, 0, Vec::new());
+    for (line, l) in shell_lines(&text) {
+        for step in steps(&format!("{name}:{line}"), &l) {
+            match step {
+                Step::Mkdir(d) => std::fs::create_dir_all(tmp.path().join(d)).unwrap(),
+                Step::Fp8gen(ex) => {
+                    n += 1;
+                    match check(&ex, tmp.path()) {
+                        Ok(true) => ran += 1,
+                        Ok(false) => parsed += 1,
+                        Err(e) => failures.push(e),
                     }
                 }
             }
         }
-        per_page.push((name, n));
     }
+    (name, n, ran, parsed, failures)
+}
+
+#[test]
+fn every_documented_fp8gen_command_runs_or_parses() {
+    let t0 = std::time::Instant::now();
+    let pages = docs();
+    // Pages are independent (each has its own directory): two threads, the README and
+    // docs/tour.md in one of them, since the README's tour builds the same cores (the second
+    // page finds their models in the cache instead of building them at the same time).
+    let (tours, rest): (Vec<&PathBuf>, Vec<&PathBuf>) = pages.iter().partition(|p| {
+        p.file_name()
+            .is_some_and(|n| n == "README.md" || n == "tour.md")
+    });
+    let results: Vec<_> = std::thread::scope(|s| {
+        let h: Vec<_> = [tours, rest]
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || part.into_iter().map(|p| check_page(p)).collect::<Vec<_>>())
+            })
+            .collect();
+        h.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let ran: usize = results.iter().map(|r| r.2).sum();
+    let parsed: usize = results.iter().map(|r| r.3).sum();
+    let failures: Vec<&String> = results.iter().flat_map(|r| &r.4).collect();
+    let per_page: Vec<(&str, usize)> = results.iter().map(|r| (r.0.as_str(), r.1)).collect();
     eprintln!(
         "documented fp8gen commands: {ran} run, {parsed} checked for their arguments only, \
          in {:.1} s; per page: {per_page:?}",
         t0.elapsed().as_secs_f64()
     );
+    let failures: Vec<&str> = failures.iter().map(|s| s.as_str()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // The extraction itself must find the README's tour.
-    let readme = per_page.iter().find(|(n, _)| n == "README.md").unwrap().1;
+    let readme = per_page.iter().find(|(n, _)| *n == "README.md").unwrap().1;
     assert!(
         readme >= 8,
         "only {readme} fp8gen commands found in README.md"
