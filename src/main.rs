@@ -100,7 +100,7 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
-    /// Dot product "x0 … x{N-1} y0 … y{N-1} [sx sy] [z]" from stdin: Σ x_i·y_i · 2^(sx+sy)
+    /// Dot product `x0 … x{N-1} y0 … y{N-1} [sx sy] [z]` from stdin: Σ x_i·y_i · 2^(sx+sy)
     /// + z, exact, one rounding to --out-format (default binary32).
     Dot {
         #[command(flatten)]
@@ -234,7 +234,7 @@ enum Cmd {
     Report {
         /// The core directory (written by `fp8gen gen -o DIR`).
         dir: PathBuf,
-        /// Where the page goes (default DIR/<top>.html); an existing file is replaced only if
+        /// Where the page goes (default `DIR/<top>.html`); an existing file is replaced only if
         /// `fp8gen report` wrote it.
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
@@ -312,7 +312,7 @@ impl OutArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 struct ScaleArgs {
-    /// Operands carry power-of-two scales: lines are "x sx y sy [z]" with scale codes (E8M0
+    /// Operands carry power-of-two scales: lines are `x sx y sy [z]` with scale codes (E8M0
     /// unless --scale-format says otherwise).
     #[arg(long)]
     scaled: bool,
@@ -330,12 +330,35 @@ fn main() {
         }
         Err(e) => e.exit(),
     };
-    if let Err(e) = out::check_stdout_open().and_then(|()| run(cli)) {
+    let run_or_check = |cli| match std::env::var_os("FP8GEN_PARSE_ONLY") {
+        Some(_) => parse_only(&cli),
+        None => run(cli),
+    };
+    if let Err(e) = out::check_stdout_open().and_then(|()| run_or_check(cli)) {
         if e.code != 0 {
             eprintln!("error: {}", tame(&e.message));
         }
         std::process::exit(e.code);
     }
+}
+
+/// `FP8GEN_PARSE_ONLY` set: the command line is checked and nothing is run (no file read or
+/// written, no tool started). clap checks every subcommand's options; `verify -u`, `prove` and
+/// `synth` without `--fmax` are also checked the way a planned sweep job is ([`check_job`]:
+/// formats, modes, the generation request). Used by `tests/docs_examples.rs` for the
+/// documentation's costly commands; it says on stdout that nothing ran.
+fn parse_only(cli: &Cli) -> Result<(), CliError> {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match &cli.cmd {
+        Cmd::Verify { gen, .. } if gen.unit.is_some() => check_job(&args)?,
+        Cmd::Prove(_) | Cmd::Synth { fmax: None, .. } => check_job(&args)?,
+        _ => {}
+    }
+    println!("arguments accepted; nothing run (FP8GEN_PARSE_ONLY is set)");
+    Ok(())
 }
 
 /// An error message with every long or control-character-laden piece of the command line in

@@ -25,7 +25,7 @@ pub struct SweepOut {
     /// JSON output (the plan; for `slurm`, the plan and the submission).
     #[arg(long)]
     pub json: bool,
-    /// `slurm`: the sweep directory (plan.json, jobs.tsv, sweep.sbatch, one <job>.json per
+    /// `slurm`: the sweep directory (plan.json, jobs.tsv, sweep.sbatch, one `<job>.json` per
     /// finished job, logs/): new, empty, or the same sweep's (a directory holding anything
     /// else is refused).
     #[arg(long)]

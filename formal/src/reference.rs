@@ -9,7 +9,7 @@
 //! `q = max(e, emin) − (P − 1)`, divides by `2^q` with a right shift, compares the exact
 //! remainder with the exact half quantum, and applies the decision table of P3109 v4.0 §4.7.4
 //! (RoundToPrecision), then Saturate (§4.7.5) and Encode, with the flags of IEEE 754 §7 in the
-//! golden model's priority (README "Semantics").
+//! golden model's priority (docs/semantics.md).
 //!
 //! Nothing here is shared with the optimized datapath of `rtl-gen` (no `blocks`, no AST): the
 //! Verilog is written as text by this module, from [`golden::Format`]'s description of the

@@ -477,3 +477,8 @@ fn write_core_files(
     out.install(&tmp, false).map_err(out_err)?;
     Ok(())
 }
+
+/// The Rust examples of `docs/rtl.md`, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rtl.md")]
+pub struct RtlDocExamples;

@@ -94,7 +94,7 @@ pub(crate) fn scale_ports(req: &GenRequest, v: &mut Vec<Port>) {
 /// The interface of the core `req` generates: every port with its role and width, in
 /// declaration order. This is the one place that says which ports a core has (the unit's
 /// own ports come from its [`UnitDef::ports`]); the generators declare exactly these (checked
-/// by [`finish_core`]) and the golden models read their inputs and write their outputs in
+/// by `finish_core`) and the golden models read their inputs and write their outputs in
 /// this order (the data ports, skipping clock, reset and valid).
 pub fn interface(req: &GenRequest) -> Vec<Port> {
     let clocked = req.stages > 0 || req.unit.is_stateful();

@@ -318,7 +318,7 @@ impl MulModel {
         })
     }
 
-    /// Number of data inputs (x, y, [sx, sy], [rm], [sat], [rnd]).
+    /// Number of data inputs: x, y, then sx, sy, rm, sat, rnd where present.
     pub fn n_inputs(&self) -> usize {
         2 + 2 * self.scale.is_some() as usize
             + (self.rounding == RoundingSel::Dynamic) as usize

@@ -42,7 +42,7 @@ impl ProjectModel {
         })
     }
 
-    /// Number of data inputs (z, [s], [rm], [sat], [rnd]).
+    /// Number of data inputs: z, then s, rm, sat, rnd where present.
     pub fn n_inputs(&self) -> usize {
         1 + self.scale.is_some() as usize
             + (self.rounding == RoundingSel::Dynamic) as usize
