@@ -25,9 +25,11 @@ build: setup
 demo: setup setup-fpga build
 	bash scripts/demo.sh
 
-# Default test run (CI): unit, integration, equivalence and one small synthesis test.
+# Default test run (CI): unit, integration, equivalence and one small synthesis test; the
+# doctests (docs/rtl.md's example included) and the API docs, which must build without a warning.
 test: setup setup-fpga
 	$(CARGO) test --workspace --no-fail-fast
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(MAKE) --no-print-directory setup-python
 	$(MAKE) --no-print-directory test-python FP8GEN_BIN=$${CARGO_TARGET_DIR:-target}/debug/fp8gen
 

@@ -27,7 +27,7 @@ fi
 fi
 
 echo "== verification throughput ($(nproc) cores; vectors/s of the whole engine: stimulus + Verilator + golden + compare)"
-echo "   targets per node (README \"Measured here\"): project >= 1e8/s, mul and fma >= 5e7/s; dot: no target set"
+echo "   targets per node (docs/qor.md): project >= 1e8/s, mul and fma >= 5e7/s; dot: no target set"
 # run LABEL TARGET ARGS...: TARGET 0 prints no verdict, "-" prints "no target set".
 run() {
     local label=$1 target=$2; shift 2

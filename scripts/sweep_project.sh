@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Exhaustive projection sweep (issue: "verified on all 2^32 binary32 inputs for every
-# deterministic rounding mode and saturation mode"): for each format, one core with run-time
+# Exhaustive projection sweep, every binary32 input for every deterministic rounding mode and
+# saturation mode: for each format, one core with run-time
 # rm_i / sat_i ports is checked on every binary32 input × 6 rounding × 4 saturation modes
 # (1.03e11 vectors per format), in shards whose JSON summaries are kept and merged.
 #

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python side of `make test` (make test-python): the pytest suite of the `fp8gen` module
-# (python/tests: API, fast paths, ml_dtypes, gfloat, ONNX interop), the FuseSoC check of
+# (python/tests: API, fast paths, ml_dtypes, gfloat, ONNX interop, the Python examples of
+# docs/python.md and the README), the FuseSoC check of
 # generated cores (scripts/fusesoc_check.sh), the cocotb example (examples/cocotb/run.py, Icarus
 # Verilog) and the packaging checks (manylinux2014 wheel tag and glibc symbols, sdist contents,
 # pip install of the sdist into a fresh venv; FP8GEN_SDIST_BUILD=0 skips that build).

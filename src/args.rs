@@ -3,6 +3,7 @@
 use clap::Args;
 use golden::{Format, Rounding, Saturation, Spec, Specials, Tininess};
 pub use iface::shown;
+use std::path::Path;
 
 /// An error for the user: what is wrong and how to fix it.
 #[derive(Debug)]
@@ -198,4 +199,64 @@ pub fn parse_hex_u32(s: &str) -> Result<u32, String> {
         .or_else(|| t.strip_prefix("0X"))
         .unwrap_or(t);
     u32::from_str_radix(t, 16).map_err(|_| format!("'{s}' is not a hex number"))
+}
+
+/// Parses a vector count: `1000000`, `1_000_000`, `1e9`, `2^32`.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let bad = || format!("'{s}' is not a count; write e.g. 1000000, 1e9 or 2^32");
+    if let Some((b, e)) = t.split_once('^') {
+        let b: u64 = b.parse().map_err(|_| bad())?;
+        let e: u32 = e.parse().map_err(|_| bad())?;
+        return b
+            .checked_pow(e)
+            .ok_or_else(|| format!("'{s}' does not fit in 64 bits"));
+    }
+    if let Some((m, e)) = t.split_once(['e', 'E']) {
+        let m: u64 = m.parse().map_err(|_| bad())?;
+        let e: u32 = e.parse().map_err(|_| bad())?;
+        return 10u64
+            .checked_pow(e)
+            .and_then(|p| p.checked_mul(m))
+            .ok_or_else(|| format!("'{s}' does not fit in 64 bits"));
+    }
+    t.parse().map_err(|_| bad())
+}
+
+/// A file `flag` names can be written: an existing regular file opens for writing (nothing is
+/// changed), a new one is created and removed again.
+pub fn check_writable(flag: &str, p: &Path) -> Result<(), CliError> {
+    let bad = |why: String| {
+        CliError::usage(format!(
+            "{flag} {}: {why}; give a path in a directory you can write",
+            crate::args::shown(&p.display().to_string())
+        ))
+    };
+    if p.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    if p.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(p)
+            .map_err(|e| bad(format!("cannot be written ({e})")))?;
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(p)
+        .map_err(|e| bad(format!("cannot be created ({e})")))?;
+    let _ = std::fs::remove_file(p);
+    Ok(())
+}
+
+/// A prover's `--timeout`: at least one second (0 would end every proof without a verdict).
+pub fn check_timeout(t: u64) -> Result<u64, CliError> {
+    if t == 0 {
+        return Err(CliError::usage(
+            "--timeout 0 gives the solver no time, so no proof could end with a verdict; give the limit in seconds (default 600)",
+        ));
+    }
+    Ok(t)
 }

@@ -1,5 +1,6 @@
-//! Batch commands: `project`, `mul`, `fma`, `dot` read one hex vector per line on stdin and write one
-//! hex result per line on stdout, so that millions of vectors can be piped through.
+//! Batch commands: `project`, `mul`, `fma`, `dot` and `eval` (any unit) read one hex vector
+//! per line on stdin and write one hex result per line on stdout, so that millions of vectors
+//! can be piped through.
 
 use crate::args::CliError;
 use golden::{Flags, Format};
@@ -52,6 +53,68 @@ pub fn run<R: BufRead, W: Write>(
 ) -> Result<u64, CliError> {
     let mut w = BufWriter::with_capacity(1 << 16, output);
     let width = hex_digits(out_fmt.k);
+    let n = each_vector(input, cols, |vals| {
+        let (r, fl) = op(vals);
+        if opts.json {
+            let d = out_fmt.decode(r);
+            writeln!(
+                w,
+                "{{\"result\":\"0x{r:0width$x}\",\"flags\":\"{fl}\",\"value\":\"{}\"}}",
+                d.to_hex_float()
+            )
+        } else if opts.flags {
+            writeln!(w, "{r:0width$x} {:x}", fl.0)
+        } else {
+            writeln!(w, "{r:0width$x}")
+        }
+    })?;
+    w.flush()?;
+    Ok(n)
+}
+
+/// Runs a batch of any unit: each line holds the values of the input columns `cols`, `op`
+/// gives the values of the output columns `outs` (name, width), written as hex fields (or
+/// one JSON object per line naming each output).
+pub fn run_ports<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    cols: &[Column],
+    outs: &[(String, u32)],
+    json: bool,
+    mut op: impl FnMut(&[u32]) -> Vec<u64>,
+) -> Result<u64, CliError> {
+    let mut w = BufWriter::with_capacity(1 << 16, output);
+    let n = each_vector(input, cols, |vals| {
+        let v = op(vals);
+        let fields: Vec<String> = outs
+            .iter()
+            .zip(&v)
+            .map(|((name, bits), x)| {
+                let d = hex_digits(*bits);
+                if json {
+                    format!("\"{name}\":\"0x{x:0d$x}\"")
+                } else {
+                    format!("{x:0d$x}")
+                }
+            })
+            .collect();
+        if json {
+            writeln!(w, "{{{}}}", fields.join(","))
+        } else {
+            writeln!(w, "{}", fields.join(" "))
+        }
+    })?;
+    w.flush()?;
+    Ok(n)
+}
+
+/// Parses each line of `input` into `cols.len()` values and hands them to `f`; blank lines
+/// and `#` comments are skipped. Returns the number of vectors.
+fn each_vector<R: BufRead>(
+    input: R,
+    cols: &[Column],
+    mut f: impl FnMut(&[u32]) -> std::io::Result<()>,
+) -> Result<u64, CliError> {
     let mut vals = vec![0u32; cols.len()];
     let mut n = 0u64;
     let mut raw: Vec<u8> = Vec::with_capacity(256);
@@ -105,22 +168,9 @@ pub fn run<R: BufRead, W: Write>(
                 excerpt(line)
             )));
         }
-        let (r, fl) = op(&vals);
-        if opts.json {
-            let d = out_fmt.decode(r);
-            writeln!(
-                w,
-                "{{\"result\":\"0x{r:0width$x}\",\"flags\":\"{fl}\",\"value\":\"{}\"}}",
-                d.to_hex_float()
-            )?;
-        } else if opts.flags {
-            writeln!(w, "{r:0width$x} {:x}", fl.0)?;
-        } else {
-            writeln!(w, "{r:0width$x}")?;
-        }
+        f(&vals)?;
         n += 1;
     }
-    w.flush()?;
     Ok(n)
 }
 

@@ -1,7 +1,7 @@
 //! `fp8gen synth`, `board` and `board-test`: the command-line side of the FPGA flow.
 
 use crate::args::CliError;
-use crate::verify::GenArgs;
+use crate::request::GenArgs;
 use fpga::Core;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

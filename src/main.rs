@@ -9,6 +9,7 @@
 mod out;
 mod args;
 mod batch;
+mod request;
 mod verify;
 
 use args::{parse_named, scale_named, CliError, FormatArgs, ModeArgs};
@@ -99,7 +100,7 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
-    /// Dot product "x0 … x{N-1} y0 … y{N-1} [sx sy] [z]" from stdin: Σ x_i·y_i · 2^(sx+sy)
+    /// Dot product `x0 … x{N-1} y0 … y{N-1} [sx sy] [z]` from stdin: Σ x_i·y_i · 2^(sx+sy)
     /// + z, exact, one rounding to --out-format (default binary32).
     Dot {
         #[command(flatten)]
@@ -125,10 +126,21 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Evaluate any unit's golden model on vectors from stdin: one line per vector holding
+    /// the values of the core's data inputs in port order (hex, as `gen` would declare them:
+    /// `fp8gen gen … --json` lists the ports), one line of its data outputs in port order.
+    /// The same options as `gen` (e.g. `eval -u convert --in-format e5m2 -f e4m3 -r dyn`).
+    Eval {
+        #[command(flatten)]
+        gen: request::GenArgs,
+        /// One JSON object per line naming each output port.
+        #[arg(long)]
+        json: bool,
+    },
     /// Generate a core: `<top>.v`, `manifest.json` and a FuseSoC `<top>.core` in the output directory.
     Gen {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Output directory (written atomically): new or empty, or with --force an earlier
         /// `fp8gen gen`'s.
         #[arg(long, short = 'o')]
@@ -158,7 +170,7 @@ enum Cmd {
     /// Synthesize a core with yosys + nextpnr and report LUTs, FFs, DSPs, carries, Fmax.
     Synth {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Target: ice40-up5k, ecp5-25k, ecp5-85k, gowin-gw1nr9.
         #[arg(long, short = 't')]
         target: String,
@@ -190,7 +202,7 @@ enum Cmd {
     /// Build a bitstream: the core behind a UART test shell on a board.
     Board {
         #[command(flatten)]
-        gen: verify::GenArgs,
+        gen: request::GenArgs,
         /// Board: icebreaker, ulx3s (85F), ulx3s-25f, tangnano9k.
         #[arg(long, short = 'b')]
         board: String,
@@ -222,7 +234,7 @@ enum Cmd {
     Report {
         /// The core directory (written by `fp8gen gen -o DIR`).
         dir: PathBuf,
-        /// Where the page goes (default DIR/<top>.html); an existing file is replaced only if
+        /// Where the page goes (default `DIR/<top>.html`); an existing file is replaced only if
         /// `fp8gen report` wrote it.
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
@@ -273,10 +285,10 @@ enum Cmd {
 /// `verify`'s generation arguments: optional, since `--from DIR` brings its own core.
 #[derive(clap::Args, Debug, Clone)]
 struct OptGenArgs {
-    #[arg(long, short = 'u', help = format!("{} (not with --from)", verify::unit_help()))]
+    #[arg(long, short = 'u', help = format!("{} (not with --from)", request::unit_help()))]
     unit: Option<String>,
     #[command(flatten)]
-    rest: verify::GenRest,
+    rest: request::GenRest,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -300,7 +312,7 @@ impl OutArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 struct ScaleArgs {
-    /// Operands carry power-of-two scales: lines are "x sx y sy [z]" with scale codes (E8M0
+    /// Operands carry power-of-two scales: lines are `x sx y sy [z]` with scale codes (E8M0
     /// unless --scale-format says otherwise).
     #[arg(long)]
     scaled: bool,
@@ -318,12 +330,35 @@ fn main() {
         }
         Err(e) => e.exit(),
     };
-    if let Err(e) = out::check_stdout_open().and_then(|()| run(cli)) {
+    let run_or_check = |cli| match std::env::var_os("FP8GEN_PARSE_ONLY") {
+        Some(_) => parse_only(&cli),
+        None => run(cli),
+    };
+    if let Err(e) = out::check_stdout_open().and_then(|()| run_or_check(cli)) {
         if e.code != 0 {
             eprintln!("error: {}", tame(&e.message));
         }
         std::process::exit(e.code);
     }
+}
+
+/// `FP8GEN_PARSE_ONLY` set: the command line is checked and nothing is run (no file read or
+/// written, no tool started). clap checks every subcommand's options; `verify -u`, `prove` and
+/// `synth` without `--fmax` are also checked the way a planned sweep job is ([`check_job`]:
+/// formats, modes, the generation request). Used by `tests/docs_examples.rs` for the
+/// documentation's costly commands; it says on stdout that nothing ran.
+fn parse_only(cli: &Cli) -> Result<(), CliError> {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match &cli.cmd {
+        Cmd::Verify { gen, .. } if gen.unit.is_some() => check_job(&args)?,
+        Cmd::Prove(_) | Cmd::Synth { fmax: None, .. } => check_job(&args)?,
+        _ => {}
+    }
+    println!("arguments accepted; nothing run (FP8GEN_PARSE_ONLY is set)");
+    Ok(())
 }
 
 /// An error message with every long or control-character-laden piece of the command line in
@@ -524,6 +559,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     golden::fma_scaled(&fx, v[0], sx, &fy, v[2], sy, v[4], &spec, opts)
                 })?,
             };
+            Ok(())
+        }
+        Cmd::Eval { gen, json } => {
+            let req = gen.request()?;
+            if req.unit.is_stateful() {
+                return Err(CliError::usage(format!(
+                    "eval evaluates one vector at a time; {} keeps state between inputs (verify it with fp8gen verify, which runs its streams)",
+                    req.unit
+                )));
+            }
+            let model =
+                rtl::units::GoldenModel::new(&req).map_err(|e| CliError::usage(e.to_string()))?;
+            let data = |d: iface::Direction| {
+                rtl::interface(&req)
+                    .into_iter()
+                    .filter(move |p| p.direction == d && !p.role.is_control())
+            };
+            let cols: Vec<Column> = data(iface::Direction::Input)
+                .map(|p| Column {
+                    what: format!("{}-bit port {} ({})", p.width, p.name, p.role),
+                    bits: p.width,
+                    name: p.name,
+                })
+                .collect();
+            let outs: Vec<(String, u32)> = data(iface::Direction::Output)
+                .map(|p| (p.name, p.width))
+                .collect();
+            let mut inp = vec![0u64; cols.len()];
+            batch::run_ports(
+                std::io::stdin().lock(),
+                std::io::stdout().lock(),
+                &cols,
+                &outs,
+                json,
+                |v| {
+                    for (d, s) in inp.iter_mut().zip(v) {
+                        *d = *s as u64;
+                    }
+                    model.eval(&inp)
+                },
+            )?;
             Ok(())
         }
         Cmd::Dot {

@@ -27,7 +27,7 @@ pub fn line(s: &str) {
     }
 }
 
-/// `println!` for reports: see [`line`].
+/// `println!` for reports: see [`line()`].
 macro_rules! outln {
     ($($t:tt)*) => {
         crate::out::line(&format!($($t)*))

@@ -3,7 +3,7 @@
 //! reference, the miters and the solver runs live in the `formal` crate.
 
 use crate::args::CliError;
-use crate::verify::GenArgs;
+use crate::request::GenArgs;
 use clap::Args;
 use formal::{Engine, FormalError, ProofReport, ProveOptions, Verdict};
 use std::path::PathBuf;
@@ -118,15 +118,7 @@ pub(crate) fn print(r: &ProofReport) {
 /// it, the engine and the time limit (also the check of a planned sweep job).
 pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError> {
     let req = a.gen.request()?;
-    if !matches!(
-        req.unit,
-        iface::Unit::Mul | iface::Unit::Fma | iface::Unit::Project
-    ) {
-        return Err(CliError::usage(format!(
-            "prove covers mul, fma and project, not {}; verify other units by simulation (fp8gen verify)",
-            req.unit
-        )));
-    }
+    formal::check_unit(req.unit).map_err(cli_err)?;
     formal::generate_reference(&req).map_err(cli_err)?;
     let engine = Engine::parse(&a.engine).ok_or_else(|| {
         CliError::usage(format!(
@@ -134,9 +126,9 @@ pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError
             a.engine
         ))
     })?;
-    let timeout = crate::verify::check_timeout(a.timeout)?;
+    let timeout = crate::args::check_timeout(a.timeout)?;
     if let Some(p) = &a.vcd {
-        crate::verify::check_writable("--vcd", p)?;
+        crate::args::check_writable("--vcd", p)?;
     }
     Ok((req, engine, timeout))
 }

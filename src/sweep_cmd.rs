@@ -1,8 +1,9 @@
 //! `fp8gen sweep plan|slurm` and `fp8gen merge`: arguments and printing only; plans, the
 //! job-array script and the merge live in the `sweep` crate.
 
+use crate::args::parse_count;
 use crate::args::CliError;
-use crate::verify::{parse_count, GenArgs};
+use crate::request::GenArgs;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use verify::space::Choice;
@@ -24,7 +25,7 @@ pub struct SweepOut {
     /// JSON output (the plan; for `slurm`, the plan and the submission).
     #[arg(long)]
     pub json: bool,
-    /// `slurm`: the sweep directory (plan.json, jobs.tsv, sweep.sbatch, one <job>.json per
+    /// `slurm`: the sweep directory (plan.json, jobs.tsv, sweep.sbatch, one `<job>.json` per
     /// finished job, logs/): new, empty, or the same sweep's (a directory holding anything
     /// else is refused).
     #[arg(long)]

@@ -1,5 +1,6 @@
-//! Verification you can trust: one regression test per defect of the verification-library
-//! issue (each failed before the fix), run through the command line as a user would, plus
+//! Verification you can trust: one regression test per way a core or a manifest could get a
+//! false PASS or a wrong result (each fails on a verifier without the check it guards), run
+//! through the command line as a user would, plus
 //! bring-your-own-RTL cores made of several files.
 
 mod common;

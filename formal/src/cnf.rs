@@ -496,6 +496,9 @@ pub fn aiger_script(sources: &[&str], top: &str) -> String {
     s.push_str(&format!(
         "flatten\nsetundef -anyseq\nchformal -remove\ndelete -port {top}/trigger\n"
     ));
+    // A `case` table that yosys turned into a ROM (`proc_rom`, a `$mem_v2` cell) becomes
+    // logic again; write_aiger takes gates and flip-flops only.
+    s.push_str("memory_map\n");
     s.push_str("opt -fast\ntechmap\nopt -fast\naigmap\nopt_clean\n");
     s.push_str("write_aiger -ascii -map miter.map miter.aag\n");
     s

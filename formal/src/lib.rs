@@ -2,10 +2,10 @@
 //!
 //! Owns two things:
 //!
-//! * [`reference`] — an independent, deliberately naive second generator path for `mul`,
+//! * [`reference`](mod@reference) — an independent, deliberately naive second generator path for `mul`,
 //!   `fma` and `project`: operands decoded to integer significand × 2^exponent in one exact
 //!   fixed-point window, the exact product / sum, and a plain rounder written from P3109 v4.0
-//!   §4.7 and the README's "Semantics" (not from `rtl-gen`'s blocks). It is checked against the
+//!   §4.7 and docs/semantics.md (not from `rtl-gen`'s blocks). It is checked against the
 //!   golden model by simulation (tests in `formal/tests/`) like every generated unit.
 //! * [`prove`] — miters between two cores (optimized vs reference, or an N-stage pipeline vs
 //!   its combinational twin) proven with yosys's SAT solver (`sat -prove`), run in a private
@@ -29,7 +29,7 @@ pub use prove::{
     prove_pair, prove_pipeline, prove_request, CexReport, Engine, PairSpec, ProofReport,
     ProveOptions, Verdict,
 };
-pub use reference::generate_reference;
+pub use reference::{check_unit, generate_reference};
 
 use std::fmt;
 

@@ -774,7 +774,10 @@ fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> Stri
     let _ = writeln!(s, "prep -top {top}");
     // An explicit x is any value (`setundef -anyseq`): a core whose outputs depend on one is
     // refuted, not proven with the solver's choice of 0 (z is refused before, see `z_drivers`).
-    s.push_str("flatten\nsetundef -anyseq\nchformal -lower\nasync2sync\ndffunmap\nopt -fast\n");
+    // `memory_map`: a `case` table yosys turned into a ROM (`proc_rom`) becomes logic again.
+    s.push_str(
+        "flatten\nsetundef -anyseq\nchformal -lower\nmemory_map\nasync2sync\ndffunmap\nopt -fast\n",
+    );
     let _ = writeln!(
         s,
         "tee -o sat.log sat {sat_args} -set-assumes -show-inputs -dump_vcd cex.vcd -timeout {timeout}"
@@ -1444,12 +1447,7 @@ pub fn prove_request(
     req: &GenRequest,
     opts: &ProveOptions,
 ) -> Result<Vec<ProofReport>, FormalError> {
-    if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project) {
-        return Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma and project, not {}",
-            req.unit.name()
-        )));
-    }
+    crate::reference::check_unit(req.unit)?;
     let Some(keep) = &opts.work_dir else {
         return prove_request_in(req, opts);
     };
@@ -1498,7 +1496,7 @@ pub fn formats_label(req: &GenRequest) -> String {
     let name = |x: &Format| x.name();
     match req.unit {
         Unit::Project if f.x == Format::BINARY32 => name(&f.r),
-        Unit::Project => format!("{} -> {}", name(&f.x), name(&f.r)),
+        Unit::Project | Unit::Convert => format!("{} -> {}", name(&f.x), name(&f.r)),
         Unit::Mul => {
             let y = f.y.unwrap_or(f.x);
             if y == f.x && f.r == f.x {

@@ -9,7 +9,7 @@
 //! `q = max(e, emin) − (P − 1)`, divides by `2^q` with a right shift, compares the exact
 //! remainder with the exact half quantum, and applies the decision table of P3109 v4.0 §4.7.4
 //! (RoundToPrecision), then Saturate (§4.7.5) and Encode, with the flags of IEEE 754 §7 in the
-//! golden model's priority (README "Semantics").
+//! golden model's priority (docs/semantics.md).
 //!
 //! Nothing here is shared with the optimized datapath of `rtl-gen` (no `blocks`, no AST): the
 //! Verilog is written as text by this module, from [`golden::Format`]'s description of the
@@ -578,7 +578,18 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
     t.wire(name, w, &format!("{sig} << ({sh})"));
 }
 
-/// Generates the reference core of `req` (unit `mul`, `fma` or `project`; deterministic
+/// Whether the reference covers `unit`: the one statement of which units `prove` takes (an
+/// exhaustive `match`, so a new unit must say here whether it has a reference).
+pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
+    match unit {
+        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert => Ok(()),
+        Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
+            "prove covers mul, fma, project and convert, not {unit}; verify other units by simulation (fp8gen verify)"
+        ))),
+    }
+}
+
+/// Generates the reference core of `req` (unit `mul`, `fma`, `project` or `convert`; deterministic
 /// rounding; any saturation; fixed or run-time modes; result formats with subnormals, i.e.
 /// every family but e8m0; no `--ftz`). It is combinational and has the ports of the
 /// optimized 0-stage core of the same request (same names, widths, roles, order).
@@ -603,6 +614,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             "the reference does not implement block scales or the exact accumulator; verify such cores by simulation (fp8gen verify)".into(),
         ));
     }
+    check_unit(req.unit)?;
     let top = format!("ref_{}", opt.top);
     let mut t = Text::new();
     let fr = req.formats.r;
@@ -721,16 +733,17 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 }
             }
         }
-        Unit::Project => {
+        Unit::Project | Unit::Convert => {
             let fi = req.formats.x;
-            if fi.specials != Specials::Ieee || fi.k < 16 {
-                return Err(FormalError::Unsupported(format!(
-                    "project reads binary32/binary16/bfloat16, not {}",
-                    fi.name()
-                )));
-            }
             let oz = decode_operand(&mut t, &fi, "z_i", "z")?;
-            t.wire("z_snan", 1, &format!("z_nan & ~z_t[{}]", fi.man_bits() - 1));
+            if fi.specials == Specials::Ieee && fi.k >= 16 {
+                // binary32/16, bfloat16: a NaN with a clear top trailing bit is signaling
+                // (IEEE 754 §6.2.1) and raises invalid.
+                t.wire("z_snan", 1, &format!("z_nan & ~z_t[{}]", fi.man_bits() - 1));
+            } else {
+                t.comment("Small formats: every NaN is quiet (OCP, P3109)");
+                t.wire("z_snan", 1, "1'b0");
+            }
             modes(&mut t, req)?;
             let qr = fr.emin() - fr.man_bits() as i32;
             let lw = oz.qmin.min(qr);
@@ -753,12 +766,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
-        u => {
-            return Err(FormalError::Unsupported(format!(
-                "the reference covers mul, fma and project, not {}",
-                u.name()
-            )))
-        }
+        Unit::Decode | Unit::Mac | Unit::Dot => return Err(check_unit(req.unit).unwrap_err()),
     }
     t.line("  assign flags_o = res_flags;");
     t.line("  assign valid_o = valid_i;");

@@ -8,7 +8,7 @@
 //!
 //! with every product and the whole sum exact (a two's-complement fixed-point accumulator
 //! sized from the formats, [`DotUnit::acc_bits`]) and **one** projection by the one rounder
-//! ([`crate::project_to`]). Choices, documented in the README ("Dot products"):
+//! ([`crate::project_to`]). Choices, documented in docs/semantics.md ("Dot products"):
 //!
 //! - a NaN element, NaN scale or NaN addend gives NaN; `0·∞` anywhere (an element times a
 //!   scale, or two scaled elements) and `+∞ + −∞` raise invalid and give NaN; a signaling

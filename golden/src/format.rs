@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// How NaN, ±Inf and zero are encoded: the format family (README "Formats").
+/// How NaN, ±Inf and zero are encoded: the format family (README "Units and formats").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Specials {

@@ -140,8 +140,8 @@ impl Saturation {
         Saturation::SatNoneV4,
     ];
 
-    /// Parses `satfinite`, `satpropagate`, `satnone`, `satnone-v4`, and the seed talk's older
-    /// names `satmax` (→ satfinite) and `ovfinf` (→ satnone). The talk's old "SatFinite" is
+    /// Parses `satfinite`, `satpropagate`, `satnone`, `satnone-v4`, and the older
+    /// names `satmax` (→ satfinite) and `ovfinf` (→ satnone). An older "SatFinite" is
     /// today's `satpropagate`; the name `satfinite` always means the v4.0 mode.
     pub fn parse(s: &str) -> Result<Saturation, String> {
         match s.to_ascii_lowercase().as_str() {

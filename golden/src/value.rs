@@ -111,7 +111,7 @@ pub fn pow2(e: i32) -> f64 {
 
 impl Format {
     /// Decodes a code to its exact value (P3109 §4.7.2 for P3109 formats, the family table of
-    /// the family table in the README otherwise). Bits above K are ignored.
+    /// the families of docs/semantics.md otherwise). Bits above K are ignored.
     #[inline(always)]
     pub fn decode(&self, code: u32) -> Decoded {
         let code = code & self.code_mask();

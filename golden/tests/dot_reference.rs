@@ -12,7 +12,7 @@
 //! only the thing under test.
 //!
 //! Semantics the reference follows (IEEE 754-2019 where it speaks, else the choices written in
-//! `golden/src/dot.rs` and the README):
+//! `golden/src/dot.rs` and docs/semantics.md):
 //! - NaN operand (element, scale, addend) → NaN; `0·∞` or `+∞ + −∞` → NaN + invalid;
 //!   a signaling binary32 addend → invalid (a quiet NaN result, 0x7FC00000 for binary32);
 //! - overflow (IEEE 754 §7.4): to ±∞ unless the rounding direction points to the finite range

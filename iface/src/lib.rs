@@ -14,6 +14,9 @@
 
 mod bounded;
 pub mod outdir;
+pub mod unit;
+
+pub use unit::{FormatUse, RFormat, SpaceKind, Unit, UnitOption, UnitSpec, XFormat};
 
 pub use bounded::{
     human_size, kind_of, read_bounded, read_text_bounded, ReadError, MAX_JSON_BYTES,
@@ -434,76 +437,6 @@ pub fn shown(s: &str) -> String {
         }
     }
     out
-}
-
-/// Unit kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Unit {
-    /// Small-float code → binary32 + class flags + exact fields.
-    Decode,
-    /// binary32 (binary16, bfloat16) → small-float code.
-    Project,
-    /// x·y, one rounding.
-    Mul,
-    /// x·y + z, z and result binary32.
-    Fma,
-    /// Streaming accumulator acc ← x·y + acc.
-    Mac,
-    /// Σ x_i·y_i (· block scales) + z, exact, one rounding.
-    Dot,
-}
-
-impl Unit {
-    /// Every unit.
-    pub const ALL: [Unit; 6] = [
-        Unit::Decode,
-        Unit::Project,
-        Unit::Mul,
-        Unit::Fma,
-        Unit::Mac,
-        Unit::Dot,
-    ];
-
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Decode => "decode",
-            Unit::Project => "project",
-            Unit::Mul => "mul",
-            Unit::Fma => "fma",
-            Unit::Mac => "mac",
-            Unit::Dot => "dot",
-        }
-    }
-
-    /// Parses a unit name (case-insensitive).
-    pub fn parse(s: &str) -> Option<Unit> {
-        Unit::ALL
-            .into_iter()
-            .find(|u| u.name().eq_ignore_ascii_case(s.trim()))
-    }
-
-    /// Whether the unit keeps state between inputs (verified on streams, cycle by cycle).
-    pub fn is_stateful(self) -> bool {
-        self == Unit::Mac
-    }
-
-    /// `decode, project, mul, fma, mac or dot` for messages.
-    pub fn list() -> String {
-        let names: Vec<&str> = Unit::ALL.iter().map(|u| u.name()).collect();
-        format!(
-            "{} or {}",
-            names[..names.len() - 1].join(", "),
-            names[names.len() - 1]
-        )
-    }
-}
-
-impl fmt::Display for Unit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// A format in a manifest: a preset or P3109 name (`"e5m2"`, `"binary8p3se"`) or the full
@@ -1330,6 +1263,9 @@ mod tests {
             let j = serde_json::to_string(&r).unwrap();
             assert_eq!(j, format!("\"{}\"", r.name()));
         }
-        assert_eq!(Unit::list(), "decode, project, mul, fma, mac or dot");
+        assert_eq!(
+            Unit::list(),
+            "decode, project, convert, mul, fma, mac or dot"
+        );
     }
 }

@@ -1166,6 +1166,50 @@ fn _project<'py>(
     }
 }
 
+/// Conversion of codes of any format to any other (P3109 Convert: the exact input value,
+/// one rounding), through `golden::convert`; a table of every input code when the input
+/// format has at most 16 bits and the modes are deterministic.
+#[pyfunction]
+#[pyo3(signature = (codes, from, to, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _convert<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    from: &PyFormat,
+    to: &PyFormat,
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+    rnd: Option<PyReadonlyArray1<'py, u32>>,
+    flags: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (from, to) = (from.f, to.f);
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let v = codes.as_slice()?;
+    py.detach(|| check_codes(&from, v, "codes"))?;
+    let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
+    py.detach(|| check_rnd(&spec, rnd, v.len()))?;
+    let n = v.len();
+    Ok(match rnd {
+        Some(r) => collect_for(py, &to, n, flags, |i| {
+            golden::convert(&from, v[i], &to, &spec, r[i])
+        }),
+        None if from.k <= 16 && n >= 4096 => {
+            let table: Vec<(u32, Flags)> = py.detach(|| {
+                (0..1u32 << from.k)
+                    .map(|c| golden::convert(&from, c, &to, &spec, 0))
+                    .collect()
+            });
+            collect_for(py, &to, n, flags, |i| table[v[i] as usize])
+        }
+        None => collect_for(py, &to, n, flags, |i| {
+            golden::convert(&from, v[i], &to, &spec, 0)
+        }),
+    })
+}
+
 /// Exact values of codes: float32 where every value of the format is exact in binary32, else
 /// float64; ValueError when binary64 cannot hold every value either.
 #[pyfunction]
@@ -1681,6 +1725,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_project, m)?)?;
     m.add_function(wrap_pyfunction!(_decode, m)?)?;
     m.add_function(wrap_pyfunction!(_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(_convert, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -288,3 +288,30 @@ def test_dot_is_exact_with_scales_and_addend():
     assert r.tolist() == [0x7E] and f.tolist() == [fp8gen.OVERFLOW | fp8gen.INEXACT]
     with pytest.raises(ValueError, match="give both scale_x and scale_y"):
         fp8gen.dot(x, y, "e4m3", scale_x=[127, 127])
+
+
+def test_convert_matches_ml_dtypes_casts():
+    """Every e5m2 code to e4m3fn (RNE, satfinite) and every e4m3fn code to bfloat16 (exact)
+    against ml_dtypes' own casts through float32 (exact for both inputs)."""
+    import ml_dtypes
+
+    codes = np.arange(256, dtype=np.uint8)
+    v = codes.view(ml_dtypes.float8_e5m2).astype(np.float32)
+    got = fp8gen.convert(codes, "e5m2", "e4m3", saturation="satfinite")
+    # ml_dtypes casts out-of-range values to NaN; compare the in-range and NaN codes, and
+    # check saturation to +-448 separately.
+    inrange = np.abs(v) <= 448
+    want = v.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    assert np.array_equal(got[inrange], want[inrange])
+    nan = np.isnan(v)
+    assert np.all(np.isnan(fp8gen.decode(got[nan], "e4m3")))
+    big = ~inrange & ~nan
+    assert np.array_equal(np.abs(fp8gen.decode(got[big], "e4m3")), np.full(big.sum(), 448.0))
+    e4 = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    b = fp8gen.convert(codes, "e4m3", "bfloat16")
+    want_b = e4.astype(ml_dtypes.bfloat16).view(np.uint16)
+    ok = ~np.isnan(e4)
+    assert np.array_equal(b[ok], want_b[ok])
+    assert np.all(np.isnan(fp8gen.decode(b[~ok], "bfloat16")))
+    c, fl = fp8gen.convert(np.uint8(0x7B), "e5m2", "e4m3", saturation="satfinite", flags=True)
+    assert int(c) == 0x7E and int(fl) == fp8gen.OVERFLOW | fp8gen.INEXACT

@@ -5,8 +5,8 @@ MX E3M2/E2M3/E2M1, E8M0) x RNE, RNA, RTZ, RTP, RTN, SRA, SRB, SRC (8 random bits
 satfinite, satnone and satpropagate (derived from gfloat's two saturation settings), on
 boundary inputs (every rounding position of every relevant binary32 exponent), every value
 and midpoint of the format and their neighbours, specials and random inputs
-(check_refs.gfloat_inputs). Known differences (README "Disagreements": gfloat-mx-nan,
-gfloat-unsigned-neg, gfloat-e8m0-range) are checked against the README rule and counted.
+(check_refs.gfloat_inputs). Known differences (docs/semantics.md "Disagreements": gfloat-mx-nan,
+gfloat-unsigned-neg, gfloat-e8m0-range) are checked against the rule of docs/semantics.md and counted.
 Decode: every code of every P3109 format K = 2..10."""
 
 import concurrent.futures

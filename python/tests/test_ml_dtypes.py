@@ -1,7 +1,7 @@
 """fp8gen vs ml_dtypes 0.6.0 on every float8 / float6 / float4 type it has (RNE casts).
 
 ml_dtypes' casts never saturate: fp8gen's `satnone` has the same meaning (check_refs.ML_TYPES).
-Known differences (README "Disagreements") are the classes nan-sign, mx-nan, ml-e8m0-subnormal
+Known differences (docs/semantics.md "Disagreements") are the classes nan-sign, mx-nan, ml-e8m0-subnormal
 and ml-e8m0-tie of check_refs.EXPECTED; each is asserted to occur where it must, so a change in
 either library shows up."""
 

@@ -3,7 +3,7 @@
 //! normalize ([`lzc_normalize`]), and THE ONE rounder ([`round`]: RoundToPrecision →
 //! Saturate → Encode with exception flags, bit-exact to `golden::project`).
 //!
-//! Units (decode, project, and later mul/fma/mac) are built by chaining these blocks. The
+//! Every unit is built by chaining these blocks. The
 //! rounder's interface ([`RoundIn`] → [`RoundOut`]) is the hardware twin of
 //! `golden::Exact` → `golden::project`: a class, a sign, the exponent of the most significant
 //! bit, a normalized significand and a sticky bit.
@@ -68,9 +68,9 @@ pub fn rm_port_width(sr_bits: u32) -> u32 {
 /// folds away), decoded from `rm_i` / `sat_i` when it is chosen at run time.
 #[derive(Clone, Debug)]
 pub struct Modes {
-    /// `rm[i]` = "rounding mode is ROUNDING_ENCODING[i]".
+    /// `rm[i]` = "rounding mode is `ROUNDING_ENCODING[i]`".
     pub rm: Vec<Expr>,
-    /// `sat[i]` = "saturation mode is SATURATION_ENCODING[i]".
+    /// `sat[i]` = "saturation mode is `SATURATION_ENCODING[i]`".
     pub sat: Vec<Expr>,
     /// Random bits (`rnd_i`), present when a stochastic mode is possible.
     pub rnd: Option<Expr>,
@@ -239,7 +239,7 @@ pub fn const_name(f: &Format, what: &str) -> String {
     format!("{}_{what}", f.ident().to_ascii_uppercase())
 }
 
-/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the README's family table).
+/// Splits `code` of format `f` into its parts (P3109 §4.7.2 / the families of docs/semantics.md).
 /// With `normalize`, subnormals are normalized exactly (leading-zero count); without, they
 /// get the exponent `−bias` and the significand `{1, T}` — callers use that only when every
 /// subnormal input lies so far below the result format that only "tiny and nonzero" matters.
@@ -408,7 +408,7 @@ pub struct RoundIn {
     /// Flush-to-zero of subnormal results (`golden::flush_result`, `mul --ftz`): a result
     /// that would be a subnormal code becomes ±0 with underflow and inexact. For signed
     /// formats the rounder then has no denormalization shifter at all (see
-    /// [`Rounder::flush`]); unsigned formats flush the encoded result.
+    /// `Rounder::flush`); unsigned formats flush the encoded result.
     pub ftz: bool,
     /// Added to `exp`: the exponent is `exp + exp_offset (+ exp_inc)`. A biased sum (e.g.
     /// the operands' biased exponent fields, `exp_offset = −(bias_x + bias_y)`) saves the
@@ -601,14 +601,14 @@ impl ExpSel {
 ///
 /// | sub-block | golden step |
 /// |---|---|
-/// | [`Rounder::window`] | the value `sig · 2^e`, cut to P + G bits and a sticky bit |
-/// | [`Rounder::exponent`] | `e`, tininess `e < emin` (decision tables for narrow exponents) |
-/// | [`Rounder::denormalize`] | the quantum `q = max(e, emin) − (P − 1)`: shift right by `emin − e` |
-/// | [`Rounder::round_to_precision`] | `decide` + `s = ⌊S̃⌋ + away`, the magnitude code |
-/// | [`Rounder::underflow`] | "tiny and inexact" (before or after rounding) |
-/// | [`Rounder::overflow`] | `mag > max` |
-/// | [`Rounder::saturate_encode`] | the saturation table, negative values into unsigned formats, zeros |
-/// | [`Rounder::select`] | NaN / ±∞ / ±0 operands (`nan`, `saturate_inf`, `encode_zero`) and the flags |
+/// | `Rounder::window` | the value `sig · 2^e`, cut to P + G bits and a sticky bit |
+/// | `Rounder::exponent` | `e`, tininess `e < emin` (decision tables for narrow exponents) |
+/// | `Rounder::denormalize` | the quantum `q = max(e, emin) − (P − 1)`: shift right by `emin − e` |
+/// | `Rounder::round_to_precision` | `decide` + `s = ⌊S̃⌋ + away`, the magnitude code |
+/// | `Rounder::underflow` | "tiny and inexact" (before or after rounding) |
+/// | `Rounder::overflow` | `mag > max` |
+/// | `Rounder::saturate_encode` | the saturation table, negative values into unsigned formats, zeros |
+/// | `Rounder::select` | NaN / ±∞ / ±0 operands (`nan`, `saturate_inf`, `encode_zero`) and the flags |
 ///
 /// Datapath (W = width of `x.sig`, G = [`guard_bits`], L = P + G):
 /// ```text
@@ -674,7 +674,7 @@ fn flush_subnormal_code(b: &mut ModuleBuilder, fr: &Format, out: RoundOut) -> Ro
     }
 }
 
-/// What [`Rounder::flush`] decides for a tiny value under `ftz`.
+/// What `Rounder::flush` decides for a tiny value under `ftz`.
 struct Flush {
     /// The value rounds (at the subnormal quantum) up to the smallest normal, which is kept.
     keep_min: Expr,
@@ -701,15 +701,15 @@ struct Rounder<'a> {
     subn: bool,
     /// Internal two's complement width of exponent arithmetic.
     iw: u32,
-    /// The exponent `e` (set by [`Rounder::exponent`]).
+    /// The exponent `e` (set by `Rounder::exponent`).
     e: Expr,
-    /// A narrow exponent's table selector (set by [`Rounder::exponent`]).
+    /// A narrow exponent's table selector (set by `Rounder::exponent`).
     narrow: Option<ExpSel>,
-    /// Tininess `e < emin` (set by [`Rounder::exponent`]).
+    /// Tininess `e < emin` (set by `Rounder::exponent`).
     tiny: Expr,
 }
 
-/// What [`Rounder::round_to_precision`] produces.
+/// What `Rounder::round_to_precision` produces.
 struct Rounded {
     /// Code of the rounded magnitude.
     mag: Expr,
@@ -719,7 +719,7 @@ struct Rounded {
     inexact: Expr,
 }
 
-/// What [`Rounder::saturate_encode`] produces for [`Rounder::select`].
+/// What `Rounder::saturate_encode` produces for `Rounder::select`.
 struct Finite {
     /// Code of a finite nonzero (or rounded-to-zero) operand.
     code: Expr,

@@ -10,7 +10,7 @@
 //! `always @(posedge clk_i)` block (registers without reset first, then
 //! `if (!rst_ni) … else …`, each group of registers sharing an enable under one `if`), placed
 //! right after the last definition they read; and instances of sub-modules, printed with
-//! their output wires and one named connection per line. [`file`] puts a top module and the
+//! their output wires and one named connection per line. [`file()`] puts a top module and the
 //! sub-modules it instantiates in one file.
 
 use crate::ast::{mask, BinOp, Expr, Instance, Item, ModuleBuilder, Node, SigId, SigKind, Signal};

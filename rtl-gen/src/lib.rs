@@ -21,6 +21,7 @@ pub mod units;
 pub use units::interface;
 
 use golden::{Format, Rounding, Saturation, Tininess};
+use iface::{RFormat, UnitOption, XFormat};
 use manifest::{Formats, Manifest, Unit};
 use std::fmt;
 use std::path::Path;
@@ -154,36 +155,31 @@ impl GenRequest {
             "fp8gen gen".to_string(),
             format!("--unit {}", self.unit.name()),
         ];
-        match self.unit {
-            Unit::Decode => v.push(format!("--format {}", f.x.name())),
-            Unit::Project => {
+        let spec = self.unit.spec();
+        match spec.formats.x {
+            XFormat::Format => v.push(format!("--format {}", f.x.name())),
+            XFormat::InFormat(_) => {
                 v.push(format!("--format {}", f.r.name()));
                 v.push(format!("--in-format {}", f.x.name()));
             }
-            Unit::Mul => {
-                v.push(format!("--format {}", f.x.name()));
-                v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
-                v.push(format!("--out-format {}", f.r.name()));
-            }
-            Unit::Fma | Unit::Mac => {
-                v.push(format!("--format {}", f.x.name()));
-                v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
-            }
-            Unit::Dot => {
-                let d = &self.options.dot;
-                v.push(format!("--format {}", f.x.name()));
-                v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
-                v.push(format!("--out-format {}", f.r.name()));
-                v.push(format!("--n {}", d.n));
-                if d.addend {
-                    v.push("--addend".to_string());
-                }
+        }
+        if spec.formats.y {
+            v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
+        }
+        if let RFormat::OutFormat(_) = spec.formats.r {
+            v.push(format!("--out-format {}", f.r.name()));
+        }
+        if self.unit.accepts(UnitOption::DotShape) {
+            let d = &self.options.dot;
+            v.push(format!("--n {}", d.n));
+            if d.addend {
+                v.push("--addend".to_string());
             }
         }
         if let Some(s) = f.scale {
             v.push(format!("--scale-format {}", s.name()));
         }
-        if self.unit != Unit::Decode {
+        if spec.rounds {
             v.push(match self.rounding {
                 RoundingSel::Fixed(r) => format!("--rounding {}", r.name()),
                 RoundingSel::Dynamic => "--rounding dyn".to_string(),
@@ -276,7 +272,7 @@ pub struct GeneratedCore {
 /// Largest pipeline depth accepted.
 pub const MAX_STAGES: u32 = 32;
 
-fn check_format(f: &Format, what: &str) -> Result<(), GenError> {
+pub(crate) fn check_format(f: &Format, what: &str) -> Result<(), GenError> {
     Format::new(f.k, f.p, f.bias, f.signed, f.specials)
         .map(|_| ())
         .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))
@@ -290,15 +286,34 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             req.stages
         )));
     }
-    if req.options.no_flags && req.unit != Unit::Mul {
-        return Err(GenError::Unsupported(format!(
-            "--no-flags applies to mul only, not to the {} unit",
-            req.unit.name()
-        )));
+    // Every option the unit's spec does not list is refused with the units that take it.
+    let given = [
+        (UnitOption::NoFlags, req.options.no_flags),
+        (UnitOption::Ftz, req.options.ftz),
+        (UnitOption::Scales, req.formats.scale.is_some()),
+        (UnitOption::Accumulator, req.options.acc_guard > 0),
+        (UnitOption::Interleave, req.options.interleave > 0),
+        (
+            UnitOption::DotShape,
+            req.options.dot != iface::DotShape::default(),
+        ),
+    ];
+    for (opt, on) in given {
+        if on && !req.unit.accepts(opt) {
+            return Err(GenError::Unsupported(format!(
+                "{} applies to {} only, not to the {} unit",
+                opt.flag(),
+                Unit::accepting(opt),
+                req.unit.name()
+            )));
+        }
     }
-    if req.options.ftz && !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Mac) {
+    if !req.unit.spec().rounds
+        && (req.rounding != RoundingSel::Fixed(Rounding::Rne)
+            || req.saturation != SaturationSel::Fixed(Saturation::SatNone))
+    {
         return Err(GenError::Unsupported(format!(
-            "--ftz applies to mul, fma and mac only, not to the {} unit",
+            "the {} unit does not round: it has no rounding or saturation mode",
             req.unit.name()
         )));
     }
@@ -326,46 +341,8 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             }
         }
     }
-    match req.unit {
-        Unit::Decode => {
-            check_format(&req.formats.x, "decoded")?;
-            if req.formats.r != Format::BINARY32 {
-                return Err(GenError::Unsupported(format!(
-                    "decode produces binary32 (r_o) plus the exact fields; result format {} is not supported",
-                    req.formats.r.name()
-                )));
-            }
-        }
-        Unit::Project => {
-            let x = req.formats.x;
-            if ![Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&x) {
-                return Err(GenError::Unsupported(format!(
-                    "project reads binary32, binary16 or bfloat16; input format {} is not supported",
-                    x.name()
-                )));
-            }
-            check_format(&req.formats.r, "result")?;
-            let r = req.formats.r;
-            if !r.has_nan() && req.options.nonan_code > r.code_mask() {
-                return Err(GenError::BadRequest(format!(
-                    "--nan-code {:#x} does not fit in the {}-bit format {}",
-                    req.options.nonan_code,
-                    r.k,
-                    r.name()
-                )));
-            }
-        }
-        Unit::Mul => units::mul::validate(req)?,
-        Unit::Fma | Unit::Mac => units::fma::validate(req)?,
-        Unit::Dot => units::dot::validate(req)?,
-    }
+    units::def(req.unit).validate(req)?;
     if req.options.acc_guard > 0 {
-        if req.unit != Unit::Mac {
-            return Err(GenError::BadRequest(format!(
-                "--acc exact applies to mac only, not to the {} unit",
-                req.unit.name()
-            )));
-        }
         if req.options.ftz {
             return Err(GenError::Unsupported(
                 "--ftz is not offered with --acc exact (subnormal products are exact in the fixed-point accumulator)".into(),
@@ -379,12 +356,6 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         .map_err(GenError::Unsupported)?;
     }
     if let Some(sf) = req.formats.scale {
-        if !matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma | Unit::Dot) {
-            return Err(GenError::Unsupported(format!(
-                "block scales (--scale-format) apply to project, mul, fma and dot, not to the {} unit",
-                req.unit.name()
-            )));
-        }
         check_format(&sf, "scale")?;
         golden::Scale::check_format(&sf).map_err(GenError::Unsupported)?;
         if req.options.ftz {
@@ -394,7 +365,7 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         }
     }
     if req.options.interleave > 0 {
-        if req.unit != Unit::Mac || req.options.acc_guard > 0 {
+        if req.options.acc_guard > 0 {
             return Err(GenError::BadRequest(
                 "--interleave applies to mac with the binary32 accumulator (the exact accumulator already takes a product every cycle)".into(),
             ));
@@ -405,12 +376,6 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
                 req.options.interleave
             )));
         }
-    }
-    if req.unit != Unit::Dot && req.options.dot != iface::DotShape::default() {
-        return Err(GenError::BadRequest(format!(
-            "--n, --scale-format and --addend describe a dot unit, not {}",
-            req.unit.name()
-        )));
     }
     Ok(())
 }
@@ -423,14 +388,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             "fp8gen's cores treat every small-format NaN as quiet (OCP, P3109); signaling-NaN semantics are a golden-model option for verifying other cores (verify --from DIR --signaling-nan)".into(),
         ));
     }
-    match req.unit {
-        Unit::Decode => units::decode::generate(req),
-        Unit::Project => units::project::generate(req),
-        Unit::Mul => units::mul::generate(req),
-        Unit::Fma => units::fma::generate(req),
-        Unit::Mac => units::mac::generate(req),
-        Unit::Dot => units::dot::generate(req),
-    }
+    units::def(req.unit).generate(req)
 }
 
 /// The first header line: `Generated by fp8gen <version>: <canonical request>. Do not edit.`
@@ -519,3 +477,8 @@ fn write_core_files(
     out.install(&tmp, false).map_err(out_err)?;
     Ok(())
 }
+
+/// The Rust examples of `docs/rtl.md`, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rtl.md")]
+pub struct RtlDocExamples;

@@ -14,7 +14,7 @@
 //! earlier, so `valid_o` is checked in every cycle and the data outputs whenever `valid_o` is
 //! expected. Both files are a pure function of the request (same request → same bytes).
 
-use crate::manifest::{Direction, Port, Role, Unit};
+use crate::manifest::{Direction, Port, Role};
 use crate::units::{mac::MacModel, GoldenModel};
 use crate::{GenError, GenRequest, GeneratedCore};
 
@@ -134,7 +134,7 @@ pub fn testbench(req: &GenRequest, core: &GeneratedCore) -> Result<Testbench, Ge
         Mac(Box<MacModel>),
     }
     let mut model = match req.unit {
-        Unit::Mac => Model::Mac(Box::new(MacModel::new(req)?)),
+        u if u.is_stateful() => Model::Mac(Box::new(MacModel::new(req)?)),
         _ => Model::Pure(GoldenModel::new(req)?),
     };
     let mut rng = Rng(0x5EED_F86E ^ core.top.len() as u64);

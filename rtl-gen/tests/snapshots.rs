@@ -46,7 +46,11 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     quantizer.formats.scale = Some(Format::E8M0);
     let mut mul_scaled = arith(Unit::Mul, 0);
     mul_scaled.formats.scale = Some(Format::E8M0);
+    let mut convert = p.clone();
+    convert.unit = Unit::Convert;
+    convert.formats.x = Format::E5M2;
     vec![
+        ("fp8_convert_e4m3_rne_satfinite_from_e5m2_s0.v", convert),
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
         ("fp8_decode_binary8p3se_s0.v", d),
         ("fp8_project_e5m2_rmdyn_sr3_satdyn_s2.v", dy),

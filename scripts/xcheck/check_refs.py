@@ -96,13 +96,13 @@ EXPECTED = {
     "gfloat-unsigned-neg": "negative non-NaN input to an unsigned P3109 format: gfloat has "
     "no rule for it (is_negative = signbit & is_signed, so it rounds the signed value and "
     "returns a negative value, or 0 where its tie / random threshold then points towards "
-    "+Inf). Checked instead against the README rule applied to gfloat's rounding of |x| "
+    "+Inf). Checked instead against the docs/semantics.md rule applied to gfloat's rounding of |x| "
     "(rtn -> TowardPositive, rtp -> TowardZero): golden = +0 when |x| rounds to 0, or under "
     "satfinite / satpropagate, or rtz / rtp for finite x (M_lo = 0, inexact; -Inf raises "
     "nothing); otherwise NaN with invalid",
     "gfloat-e8m0-range": "E8M0 input that is +-0, negative, or below 2^-127: gfloat's e8m0 "
     "(no zero, no subnormals, unsigned) returns 0, a negative value or 2^-128 and below, "
-    "none of which E8M0 encodes. Checked instead against the README rule: +-0 -> NaN with "
+    "none of which E8M0 encodes. Checked instead against the docs/semantics.md rule: +-0 -> NaN with "
     "invalid; negative -> NaN with invalid (satnone, except rtz / rtp for finite x) else 2^-127 "
     "(0x00, inexact; -Inf raises nothing); "
     "0 < x < 2^-127 -> 2^-127 (0x00) with underflow and inexact",

@@ -6,7 +6,7 @@
 
 use golden::{Projector, Spec};
 use rtl::blocks::{rounding_from_port, saturation_from_port};
-use rtl::manifest::Unit;
+use rtl::manifest::{Direction, Role, Unit};
 use rtl::units::mac::MacModel;
 use rtl::units::GoldenModel;
 use rtl::{GenRequest, RoundingSel, SaturationSel};
@@ -97,8 +97,13 @@ impl Golden {
         min_use: f64,
     ) -> Result<Option<Golden>, String> {
         let bits: u32 = widths.iter().sum();
-        let two_outputs =
-            matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma) && !req.options.no_flags;
+        // Units whose data outputs are exactly a result and the flags.
+        let outputs: Vec<Role> = rtl::interface(req)
+            .iter()
+            .filter(|p| p.direction == Direction::Output && !p.role.is_control())
+            .map(|p| p.role)
+            .collect();
+        let two_outputs = outputs == [Role::Result, Role::Flags];
         let fits = req.formats.r.k <= OutputTable::RESULT_BITS;
         if !two_outputs
             || !fits
@@ -144,7 +149,8 @@ impl Golden {
     /// The golden function of the core `req` describes, for the mode port values in `modes`.
     pub fn new(req: &GenRequest, modes: &[(u64, u64)]) -> Result<Golden, String> {
         let g = GoldenModel::new(req).map_err(|e| e.to_string())?;
-        if req.unit == Unit::Project
+        // A projection of one input (project, convert): memoized projectors.
+        if matches!(req.unit, Unit::Project | Unit::Convert)
             && req.random_bits() == 0
             && !req.options.signaling_nan
             && req.formats.scale.is_none()
@@ -271,23 +277,9 @@ impl Golden {
                 }
             }
             Golden::Table(t) => (out[0], out[1]) = t.get(t.index(inp)),
-            Golden::General(GoldenModel::Project(m)) => result_and_flags(out, m.eval(inp)),
-            Golden::General(GoldenModel::Mul(m)) => result_and_flags(out, m.eval(inp)),
-            Golden::General(GoldenModel::Fma(m)) => result_and_flags(out, m.eval(inp)),
-            Golden::General(g) => {
-                let v = g.eval(inp);
-                out[..v.len()].copy_from_slice(&v);
-            }
+            Golden::General(g) => g.eval_into(inp, out),
         }
     }
-}
-
-/// `[result, flags]` into the canonical outputs; a core without a flags port
-/// (`mul --no-flags`) takes the result only.
-#[inline(always)]
-fn result_and_flags(out: &mut [u64], v: [u64; 2]) {
-    let n = out.len().min(2);
-    out[..n].copy_from_slice(&v[..n]);
 }
 
 /// A fresh golden stream model of a stateful core (`mac`).

@@ -22,7 +22,9 @@ pub mod expected;
 pub mod space;
 
 use expected::{Golden, Layout};
-use iface::{Direction, Manifest, Port, Role, Unit};
+use iface::{
+    Direction, FormatUse, Manifest, Port, RFormat, Role, SpaceKind, Unit, UnitOption, XFormat,
+};
 use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
 use sim::{BuildOptions, CoreSpec, EquivConfig, ModelLibrary, Shard, Sources, Summary, Toolchain};
 use space::{Choice, Rng, Space};
@@ -233,7 +235,9 @@ fn dir_name(d: Direction) -> &'static str {
 fn width_reason(req: &GenRequest, role: Role) -> String {
     let f = &req.formats;
     match (req.unit, role) {
-        (Unit::Project, Role::Z) => format!("the input format {}", f.x.name()),
+        (u, Role::Z) if matches!(u.spec().formats.x, XFormat::InFormat(_)) => {
+            format!("the input format {}", f.x.name())
+        }
         (_, Role::X) => format!("format x = {}", f.x.name()),
         (_, Role::Y) => format!("format y = {}", f.y.unwrap_or(f.x).name()),
         (_, Role::Z) => "binary32".into(),
@@ -264,7 +268,7 @@ pub fn format_desc(req: &GenRequest) -> String {
         .scale
         .map(|s| format!("{} scales ", s.name()))
         .unwrap_or_default();
-    let shape = if req.unit == Unit::Dot {
+    let shape = if req.unit.accepts(UnitOption::DotShape) {
         format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
     } else {
         scales
@@ -278,7 +282,7 @@ pub fn format_desc(req: &GenRequest) -> String {
 /// The request that reproduces a manifest's semantics.
 pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
     let rounding = match &m.modes.rounding {
-        None if m.unit == Unit::Decode => RoundingSel::Fixed(golden::Rounding::Rne),
+        None if !m.unit.spec().rounds => RoundingSel::Fixed(golden::Rounding::Rne),
         None if m.port(Role::Rounding).is_none() => {
             return Err(usage(format!(
                 "manifest of `{}`: modes.rounding is missing and the core has no rounding port; give the mode the core implements (e.g. \"rne\")",
@@ -293,8 +297,8 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
     };
     let saturation = match &m.modes.saturation {
         None if m.port(Role::Saturation).is_none() => {
-            if m.unit == Unit::Decode {
-                // Decode does not round.
+            if !m.unit.spec().rounds {
+                // A unit that does not round.
                 SaturationSel::Fixed(golden::Saturation::SatNone)
             } else {
                 return Err(usage(format!(
@@ -325,22 +329,23 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             nonan_code: m.modes.nonan_code,
             ftz: m.modes.ftz,
             // A mul core without a flags port: the golden flags are not compared.
-            no_flags: m.unit == Unit::Mul && !m.ports.iter().any(|p| p.role == Role::Flags),
+            no_flags: m.unit.accepts(UnitOption::NoFlags)
+                && !m.ports.iter().any(|p| p.role == Role::Flags),
             signaling_nan: m.modes.signaling_nan,
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
-            dot: match (m.unit, m.dot) {
-                (Unit::Dot, Some(d)) => d,
-                (Unit::Dot, None) => {
+            dot: match (m.unit.accepts(UnitOption::DotShape), m.dot) {
+                (true, Some(d)) => d,
+                (true, None) => {
                     return Err(usage(format!(
                         "manifest of `{}`: a dot core needs \"dot\": {{\"n\": <elements>, \"addend\": true|false}} (block scales: formats.scale)",
                         m.top
                     )))
                 }
-                (u, Some(_)) => {
+                (false, Some(_)) => {
                     return Err(usage(format!(
-                        "manifest of `{}`: \"dot\" describes dot cores, not {u}; remove it",
-                        m.top
+                        "manifest of `{}`: \"dot\" describes dot cores, not {}; remove it",
+                        m.top, m.unit
                     )))
                 }
                 _ => Default::default(),
@@ -366,16 +371,19 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
             m.unit
         )))
     };
-    if o.in_format.is_some() && m.unit != Unit::Project {
-        return not_of("--in-format", "project");
+    let uses = m.unit.spec().formats;
+    let in_format = |u: &FormatUse| matches!(u.x, XFormat::InFormat(_));
+    let out_format = |u: &FormatUse| matches!(u.r, RFormat::OutFormat(_));
+    if o.in_format.is_some() && !in_format(&uses) {
+        return not_of("--in-format", &Unit::with_formats(in_format));
     }
-    if o.format_y.is_some() && matches!(m.unit, Unit::Decode | Unit::Project) {
-        return not_of("--format-y", "mul, fma, mac and dot");
+    if o.format_y.is_some() && !uses.y {
+        return not_of("--format-y", &Unit::with_formats(|u| u.y));
     }
-    if o.out_format.is_some() && !matches!(m.unit, Unit::Mul | Unit::Dot) {
-        return not_of("--out-format", "mul and dot");
+    if o.out_format.is_some() && !out_format(&uses) {
+        return not_of("--out-format", &Unit::with_formats(out_format));
     }
-    let main = if m.unit == Unit::Project { f.r } else { f.x };
+    let main = if in_format(&uses) { f.r } else { f.x };
     if let Some(x) = o.format {
         if x != main {
             return conflict("--format", x.name(), main.name());
@@ -490,13 +498,7 @@ impl Default for Plan {
 /// Upper bound of this machine class's throughput per thread (vectors/s), for the time
 /// estimate that refuses runs nobody would wait for.
 fn rate_bound(unit: Unit) -> f64 {
-    match unit {
-        Unit::Decode | Unit::Project => 1.0e8,
-        Unit::Mul => 5.0e7,
-        Unit::Fma => 3.0e7,
-        Unit::Mac => 1.0e7,
-        Unit::Dot => 2.0e7,
-    }
+    unit.spec().rate
 }
 
 /// Largest accepted `--threads`.
@@ -726,13 +728,7 @@ pub fn human_time(secs: f64) -> String {
 
 /// Default lanes per unit.
 fn default_lanes(unit: Unit) -> u32 {
-    match unit {
-        Unit::Decode | Unit::Project => 16,
-        Unit::Mul => 8,
-        Unit::Fma => 4,
-        Unit::Mac => 8,
-        Unit::Dot => 4,
-    }
+    unit.spec().lanes
 }
 
 /// Output masks: every bit of every compared output; `ignore`d roles not at all.
@@ -805,22 +801,26 @@ fn make_space(
 ) -> Result<Space, String> {
     let fx = req.formats.x;
     let fy = req.formats.y.unwrap_or(fx);
-    if req.unit == Unit::Dot {
-        return Space::new_dot(
-            roles,
-            req.options.dot,
-            fx,
-            fy,
-            req.formats.scale,
-            combos,
-            plan.choice,
-            plan.seed,
-        );
-    }
+    let product_addend = match req.unit.spec().space {
+        SpaceKind::Dot => {
+            return Space::new_dot(
+                roles,
+                req.options.dot,
+                fx,
+                fy,
+                req.formats.scale,
+                combos,
+                plan.choice,
+                plan.seed,
+            )
+        }
+        SpaceKind::ProductAddend => true,
+        SpaceKind::Generic | SpaceKind::Stream => false,
+    };
     if let Some(sf) = req.formats.scale {
         return Space::new_scaled(
             roles,
-            req.unit == Unit::Fma,
+            product_addend,
             fx,
             fy,
             sf,
@@ -831,7 +831,7 @@ fn make_space(
     }
     Space::new(
         roles,
-        req.unit == Unit::Fma,
+        product_addend,
         fx,
         fy,
         combos,

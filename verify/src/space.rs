@@ -377,7 +377,7 @@ impl Space {
     }
 
     /// The space of a unit with block scales of format `sf` (roles scale_x / scale_y):
-    /// scale values are drawn mostly from around 2^0 ([`mid_scale_codes`]). Without a
+    /// scale values are drawn mostly from around 2^0 (`mid_scale_codes`). Without a
     /// structured set for the scaled operands, the default is `2^22` random vectors.
     #[allow(clippy::too_many_arguments)]
     pub fn new_scaled(

@@ -45,12 +45,13 @@ except ImportError:  # pragma: no cover - ml_dtypes is in python/requirements.tx
     _ml_dtypes = None
 
 from ._native import VERSION, Format, presets
-from ._native import _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
+from ._native import _convert, _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
 
 __all__ = [
     "Format",
     "presets",
     "project",
+    "convert",
     "decode",
     "mul",
     "fma",
@@ -383,6 +384,35 @@ def project(
     av = _bool(as_values, "as_values")
     codes, fl = _project(bits, src, f, rounding, sb, saturation, tininess, nc, r, want)
     return _result(codes, fl, a.shape, want, f, av, a.ndim == 0)
+
+
+def convert(
+    codes,
+    from_fmt,
+    fmt,
+    rounding="rne",
+    saturation="satfinite",
+    flags=False,
+    rnd=None,
+    tininess="after",
+    nan_code=0,
+    sr_bits=8,
+    as_values=False,
+):
+    """Convert ``codes`` of ``from_fmt`` to ``fmt`` (any format to any other: e5m2 -> e4m3,
+    e4m3 -> bfloat16, P3109 <-> OCP): the exact value of each code rounded once (P3109
+    Convert), the function of the ``convert`` core (``fp8gen gen -u convert --in-format
+    FROM -f FMT``). Modes, ``flags``, ``rnd`` and ``as_values`` as in :func:`project`."""
+    fi = _format(from_fmt, "from_fmt")
+    f = _format(fmt)
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    nc, sb = _nan_code(nan_code, f), _sr_bits(sr_bits)
+    av = _bool(as_values, "as_values")
+    a = _array(codes, "codes")
+    r = _rnd(rnd, a.shape)
+    c, fl = _convert(_codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want)
+    return _result(c, fl, a.shape, want, f, av, a.ndim == 0)
 
 
 def decode(codes, fmt):

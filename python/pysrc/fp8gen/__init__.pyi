@@ -122,6 +122,35 @@ def project(
     sr_bits: int = ...,
     as_values: bool = ...,
 ) -> Tuple[_Result, _Result]: ...
+@overload
+def convert(
+    codes: npt.ArrayLike,
+    from_fmt: _FormatLike,
+    fmt: _FormatLike,
+    rounding: str = ...,
+    saturation: str = ...,
+    flags: Literal[False] = ...,
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+    as_values: bool = ...,
+) -> _Result: ...
+@overload
+def convert(
+    codes: npt.ArrayLike,
+    from_fmt: _FormatLike,
+    fmt: _FormatLike,
+    rounding: str = ...,
+    saturation: str = ...,
+    *,
+    flags: Literal[True],
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+    as_values: bool = ...,
+) -> Tuple[_Result, _Result]: ...
 def decode(codes: npt.ArrayLike, fmt: _FormatLike) -> _Result: ...
 def value_dtype_of(fmt: _FormatLike) -> Optional[np.dtype]: ...
 @overload

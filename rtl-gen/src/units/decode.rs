@@ -163,3 +163,52 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     ];
     finish_core(req, b, &top, header)
 }
+
+/// The `decode` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Decode;
+
+/// The golden function of a decoder of a format.
+#[derive(Debug)]
+struct DecodeModel(Format);
+
+impl super::Eval for DecodeModel {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        golden_outputs(&self.0, inputs.first().copied().unwrap_or(0))
+    }
+}
+
+impl super::UnitDef for Decode {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        crate::check_format(&req.formats.x, "decoded")?;
+        if req.formats.r != Format::BINARY32 {
+            return Err(GenError::Unsupported(format!(
+                "decode produces binary32 (r_o) plus the exact fields; result format {} is not supported",
+                req.formats.r.name()
+            )));
+        }
+        Ok(())
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        use super::{input, output, FLAGS_WIDTH};
+        use iface::Role;
+        let f = &req.formats.x;
+        v.push(input("x_i", f.k, Role::X));
+        v.push(output("class_o", FLAGS_WIDTH, Role::Class));
+        if exact_in_binary32(f) {
+            v.push(output("r_o", 32, Role::Result));
+        }
+        v.push(output("sign_o", 1, Role::Sign));
+        v.push(output("exp_o", exp_width(f), Role::Exponent));
+        v.push(output("sig_o", f.p, Role::Significand));
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Ok(super::GoldenModel::of(DecodeModel(req.formats.x)))
+    }
+}

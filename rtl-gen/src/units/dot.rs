@@ -580,3 +580,58 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     );
     finish_core(req, b, &top, header)
 }
+
+/// The `dot` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Dot;
+
+impl super::Eval for DotModel {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        DotModel::eval(self, inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        super::result_and_flags(out, DotModel::eval(self, inputs))
+    }
+}
+
+impl super::UnitDef for Dot {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        validate(req)
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        use super::{input, output, FLAGS_WIDTH};
+        use iface::{Direction, Port, Role};
+        let s = req.options.dot;
+        let f = &req.formats;
+        let fy = f.y.unwrap_or(f.x);
+        for (role, fmt, name) in [(Role::X, f.x, "x"), (Role::Y, fy, "y")] {
+            for i in 0..s.n {
+                v.push(Port::element(
+                    format!("{name}{i}_i"),
+                    Direction::Input,
+                    fmt.k,
+                    role,
+                    i,
+                ));
+            }
+        }
+        super::scale_ports(req, v);
+        if s.addend {
+            v.push(input("z_i", 32, Role::Z));
+        }
+        super::mode_ports(req, v, false);
+        v.push(output("r_o", f.r.k, Role::Result));
+        v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Ok(super::GoldenModel::of(DotModel::new(req)?))
+    }
+}

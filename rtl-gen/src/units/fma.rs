@@ -558,3 +558,45 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     );
     finish_core(req, b, &top, header)
 }
+
+/// The `fma` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Fma;
+
+impl super::Eval for FmaModel {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        FmaModel::eval(self, inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        super::result_and_flags(out, FmaModel::eval(self, inputs))
+    }
+}
+
+impl super::UnitDef for Fma {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        validate(req)
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        use super::{input, output, FLAGS_WIDTH};
+        use iface::Role;
+        let f = &req.formats;
+        v.push(input("x_i", f.x.k, Role::X));
+        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::scale_ports(req, v);
+        v.push(input("z_i", 32, Role::Z));
+        super::mode_ports(req, v, false);
+        v.push(output("r_o", 32, Role::Result));
+        v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Ok(super::GoldenModel::of(FmaModel::new(req)?))
+    }
+}

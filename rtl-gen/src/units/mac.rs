@@ -748,3 +748,41 @@ impl Interleave {
         }
     }
 }
+
+/// The `mac` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Mac;
+
+impl super::UnitDef for Mac {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        super::fma::validate(req)
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        use super::{input, output, FLAGS_WIDTH};
+        let f = &req.formats;
+        v.push(input("clear_i", 1, Role::Clear));
+        v.push(input("x_i", f.x.k, Role::X));
+        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::mode_ports(req, v, false);
+        v.push(output("acc_o", 32, Role::Result));
+        v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
+        if req.options.interleave > 1 {
+            v.push(output(
+                "lane_o",
+                lane_width(req.options.interleave),
+                Role::Lane,
+            ));
+        }
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, _req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Err(GenError::Unsupported(
+            "mac keeps state between inputs: its golden model is the stream model (units::mac::MacModel), not a function of one vector".into(),
+        ))
+    }
+}

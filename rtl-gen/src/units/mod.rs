@@ -3,6 +3,7 @@
 //! port, in port order) to the expected value of every data output port, built on the
 //! golden model ([`GoldenModel`]).
 
+pub mod convert;
 pub mod decode;
 pub mod dot;
 pub mod fma;
@@ -24,164 +25,140 @@ pub const SAT_PORT_WIDTH: u32 = 2;
 /// Width of `flags_o` ({invalid, overflow, underflow, inexact}) and of decode's `class_o`.
 pub const FLAGS_WIDTH: u32 = 4;
 
+/// How a unit is built and what it computes: one implementation per unit, next to its
+/// generator, registered in [`def`]. What is true of a unit as data (its name, the meaning of
+/// its formats, the options it accepts, its vector space) is its [`iface::UnitSpec`]; this
+/// trait adds the code: the unit's own checks, its ports, its generator and its golden model.
+pub trait UnitDef: Sync {
+    /// The unit's own checks of a request (formats, shapes), after the generic ones of
+    /// [`crate::validate`] (stages, modes, and every option the unit's spec does not list).
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError>;
+    /// Appends the unit's ports between `valid_i` and `valid_o`, in declaration order
+    /// ([`interface`] adds the clock, reset and valid ports).
+    fn ports(&self, req: &GenRequest, v: &mut Vec<Port>);
+    /// Builds the core (called after [`crate::validate`]).
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError>;
+    /// The golden model: the expected data outputs for the data inputs, in port order
+    /// (called after [`crate::validate`]). A stateful unit has a stream model of its own and
+    /// says so here.
+    fn model(&self, req: &GenRequest) -> Result<GoldenModel, GenError>;
+}
+
+/// The registry: every unit's [`UnitDef`]. The `match` is exhaustive, so a unit added to
+/// [`Unit`] and not registered here fails to compile.
+pub fn def(unit: Unit) -> &'static dyn UnitDef {
+    match unit {
+        Unit::Decode => &decode::Decode,
+        Unit::Project => &project::Project,
+        Unit::Convert => &convert::Convert,
+        Unit::Mul => &mul::Mul,
+        Unit::Fma => &fma::Fma,
+        Unit::Mac => &mac::Mac,
+        Unit::Dot => &dot::Dot,
+    }
+}
+
+/// An input port of role `r`.
+pub(crate) fn input(name: &str, width: u32, r: Role) -> Port {
+    Port::new(name, Direction::Input, width, r)
+}
+
+/// An output port of role `r`.
+pub(crate) fn output(name: &str, width: u32, r: Role) -> Port {
+    Port::new(name, Direction::Output, width, r)
+}
+
+/// The run-time mode ports of `req`: `rm_i`, `sat_i`, and `rnd_i` when `random` and a
+/// stochastic mode is possible (the generators declare them through [`modes::mode_ports`]).
+pub(crate) fn mode_ports(req: &GenRequest, v: &mut Vec<Port>, random: bool) {
+    let n = req.random_bits();
+    if req.rounding == RoundingSel::Dynamic {
+        v.push(input("rm_i", rm_port_width(n), Role::Rounding));
+    }
+    if req.saturation == SaturationSel::Dynamic {
+        v.push(input("sat_i", SAT_PORT_WIDTH, Role::Saturation));
+    }
+    if random && n > 0 {
+        v.push(input("rnd_i", n, Role::Random));
+    }
+}
+
+/// The block-scale ports `sx_i`, `sy_i` of a scaled two-operand unit.
+pub(crate) fn scale_ports(req: &GenRequest, v: &mut Vec<Port>) {
+    if let Some(sf) = req.formats.scale {
+        v.push(input("sx_i", sf.k, Role::ScaleX));
+        v.push(input("sy_i", sf.k, Role::ScaleY));
+    }
+}
+
 /// The interface of the core `req` generates: every port with its role and width, in
-/// declaration order. This is the one place that says which ports a unit has; the
-/// generators declare exactly these (checked by [`finish_core`]) and the golden models read
-/// their inputs and write their outputs in this order (the data ports, skipping clock, reset
-/// and valid).
+/// declaration order. This is the one place that says which ports a core has (the unit's
+/// own ports come from its [`UnitDef::ports`]); the generators declare exactly these (checked
+/// by `finish_core`) and the golden models read their inputs and write their outputs in
+/// this order (the data ports, skipping clock, reset and valid).
 pub fn interface(req: &GenRequest) -> Vec<Port> {
-    let inp = |n: &str, w: u32, r: Role| Port::new(n, Direction::Input, w, r);
-    let out = |n: &str, w: u32, r: Role| Port::new(n, Direction::Output, w, r);
-    let clocked = req.stages > 0 || req.unit == Unit::Mac;
+    let clocked = req.stages > 0 || req.unit.is_stateful();
     let mut v = Vec::new();
     if clocked {
         v.push(Port::control("clk_i", Role::Clock));
         v.push(Port::control("rst_ni", Role::ResetN));
     }
     v.push(Port::control("valid_i", Role::ValidIn));
-    let n = req.random_bits();
-    let modes = |v: &mut Vec<Port>, random: bool| {
-        if req.rounding == RoundingSel::Dynamic {
-            v.push(inp("rm_i", rm_port_width(n), Role::Rounding));
-        }
-        if req.saturation == SaturationSel::Dynamic {
-            v.push(inp("sat_i", SAT_PORT_WIDTH, Role::Saturation));
-        }
-        if random && n > 0 {
-            v.push(inp("rnd_i", n, Role::Random));
-        }
-    };
-    let f = &req.formats;
-    let scales = |v: &mut Vec<Port>| {
-        if let Some(sf) = f.scale {
-            v.push(inp("sx_i", sf.k, Role::ScaleX));
-            v.push(inp("sy_i", sf.k, Role::ScaleY));
-        }
-    };
-    match req.unit {
-        Unit::Decode => {
-            v.push(inp("x_i", f.x.k, Role::X));
-            v.push(out("class_o", FLAGS_WIDTH, Role::Class));
-            if decode::exact_in_binary32(&f.x) {
-                v.push(out("r_o", 32, Role::Result));
-            }
-            v.push(out("sign_o", 1, Role::Sign));
-            v.push(out("exp_o", decode::exp_width(&f.x), Role::Exponent));
-            v.push(out("sig_o", f.x.p, Role::Significand));
-        }
-        Unit::Project => {
-            v.push(inp("z_i", f.x.k, Role::Z));
-            if let Some(sf) = f.scale {
-                v.push(inp("s_i", sf.k, Role::ScaleX));
-            }
-            modes(&mut v, true);
-            v.push(out("r_o", f.r.k, Role::Result));
-            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
-        }
-        Unit::Mul => {
-            v.push(inp("x_i", f.x.k, Role::X));
-            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
-            scales(&mut v);
-            modes(&mut v, true);
-            v.push(out("r_o", f.r.k, Role::Result));
-            if !req.options.no_flags {
-                v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
-            }
-        }
-        Unit::Fma => {
-            v.push(inp("x_i", f.x.k, Role::X));
-            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
-            scales(&mut v);
-            v.push(inp("z_i", 32, Role::Z));
-            modes(&mut v, false);
-            v.push(out("r_o", 32, Role::Result));
-            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
-        }
-        Unit::Mac => {
-            v.push(inp("clear_i", 1, Role::Clear));
-            v.push(inp("x_i", f.x.k, Role::X));
-            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
-            modes(&mut v, false);
-            v.push(out("acc_o", 32, Role::Result));
-            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
-            if req.options.interleave > 1 {
-                v.push(out(
-                    "lane_o",
-                    mac::lane_width(req.options.interleave),
-                    Role::Lane,
-                ));
-            }
-        }
-        Unit::Dot => {
-            let s = req.options.dot;
-            let fy = f.y.unwrap_or(f.x);
-            for (role, fmt, name) in [(Role::X, f.x, "x"), (Role::Y, fy, "y")] {
-                for i in 0..s.n {
-                    v.push(Port::element(
-                        format!("{name}{i}_i"),
-                        Direction::Input,
-                        fmt.k,
-                        role,
-                        i,
-                    ));
-                }
-            }
-            scales(&mut v);
-            if s.addend {
-                v.push(inp("z_i", 32, Role::Z));
-            }
-            modes(&mut v, false);
-            v.push(out("r_o", f.r.k, Role::Result));
-            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
-        }
-    }
+    def(req.unit).ports(req, &mut v);
     v.push(Port::control("valid_o", Role::ValidOut));
     v
 }
 
-/// The expected outputs of a generated core, from the golden model.
-#[derive(Clone, Debug)]
-pub enum GoldenModel {
-    /// `decode` of a format.
-    Decode(Format),
-    /// `project`.
-    Project(project::ProjectModel),
-    /// `mul`.
-    Mul(mul::MulModel),
-    /// `fma` (the stateful `mac` has its own stream model, [`mac::MacModel`]).
-    Fma(fma::FmaModel),
-    /// `dot`.
-    Dot(dot::DotModel),
+/// A unit's golden function: the expected data outputs (port order) for the data inputs
+/// (port order).
+pub trait Eval: Send + Sync + std::fmt::Debug {
+    /// Expected data outputs for `inputs`.
+    fn eval(&self, inputs: &[u64]) -> Vec<u64>;
+
+    /// The same into `out` (as many outputs as it holds), without allocating where the
+    /// unit allows: the verification loop's path.
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        let v = self.eval(inputs);
+        let n = out.len().min(v.len());
+        out[..n].copy_from_slice(&v[..n]);
+    }
 }
+
+/// The expected outputs of a generated core, from the golden model (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct GoldenModel(std::sync::Arc<dyn Eval>);
 
 impl GoldenModel {
     /// The model of the core that `req` generates.
     pub fn new(req: &GenRequest) -> Result<GoldenModel, GenError> {
         crate::validate(req)?;
-        match req.unit {
-            crate::manifest::Unit::Decode => Ok(GoldenModel::Decode(req.formats.x)),
-            crate::manifest::Unit::Project => {
-                Ok(GoldenModel::Project(project::ProjectModel::new(req)?))
-            }
-            crate::manifest::Unit::Mul => Ok(GoldenModel::Mul(mul::MulModel::new(req)?)),
-            crate::manifest::Unit::Fma => Ok(GoldenModel::Fma(fma::FmaModel::new(req)?)),
-            crate::manifest::Unit::Dot => Ok(GoldenModel::Dot(dot::DotModel::new(req)?)),
-            u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
-        }
+        def(req.unit).model(req)
+    }
+
+    /// Wraps a unit's golden function.
+    pub fn of(f: impl Eval + 'static) -> GoldenModel {
+        GoldenModel(std::sync::Arc::new(f))
     }
 
     /// Expected data outputs (port order) for the data inputs `inputs` (port order).
+    #[inline]
     pub fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        match self {
-            GoldenModel::Decode(f) => {
-                decode::golden_outputs(f, inputs.first().copied().unwrap_or(0))
-            }
-            GoldenModel::Project(m) => m.eval(inputs).to_vec(),
-            GoldenModel::Mul(m) => m.eval(inputs).to_vec(),
-            GoldenModel::Fma(m) => m.eval(inputs).to_vec(),
-            GoldenModel::Dot(m) => m.eval(inputs).to_vec(),
-        }
+        self.0.eval(inputs)
     }
+
+    /// Expected data outputs into `out` (as many as it holds), without allocating where the
+    /// unit allows.
+    #[inline]
+    pub fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        self.0.eval_into(inputs, out)
+    }
+}
+
+/// `[result, flags]` into `out` (a core without a flags port takes the result only).
+#[inline(always)]
+pub(crate) fn result_and_flags(out: &mut [u64], v: [u64; 2]) {
+    let n = out.len().min(2);
+    out[..n].copy_from_slice(&v[..n]);
 }
 
 /// Expected data outputs of the core `req` generates, for one input vector.

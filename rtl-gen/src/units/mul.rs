@@ -318,7 +318,7 @@ impl MulModel {
         })
     }
 
-    /// Number of data inputs (x, y, [sx, sy], [rm], [sat], [rnd]).
+    /// Number of data inputs: x, y, then sx, sy, rm, sat, rnd where present.
     pub fn n_inputs(&self) -> usize {
         2 + 2 * self.scale.is_some() as usize
             + (self.rounding == RoundingSel::Dynamic) as usize
@@ -481,4 +481,47 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ));
     }
     finish_core(req, b, &top, header)
+}
+
+/// The `mul` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Mul;
+
+impl super::Eval for MulModel {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        MulModel::eval(self, inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        super::result_and_flags(out, MulModel::eval(self, inputs))
+    }
+}
+
+impl super::UnitDef for Mul {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        validate(req)
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        use super::{input, output, FLAGS_WIDTH};
+        use iface::Role;
+        let f = &req.formats;
+        v.push(input("x_i", f.x.k, Role::X));
+        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::scale_ports(req, v);
+        super::mode_ports(req, v, true);
+        v.push(output("r_o", f.r.k, Role::Result));
+        if !req.options.no_flags {
+            v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Ok(super::GoldenModel::of(MulModel::new(req)?))
+    }
 }

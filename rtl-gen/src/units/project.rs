@@ -42,7 +42,7 @@ impl ProjectModel {
         })
     }
 
-    /// Number of data inputs (z, [s], [rm], [sat], [rnd]).
+    /// Number of data inputs: z, then s, rm, sat, rnd where present.
     pub fn n_inputs(&self) -> usize {
         1 + self.scale.is_some() as usize
             + (self.rounding == RoundingSel::Dynamic) as usize
@@ -144,11 +144,13 @@ fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> R
     }
 }
 
-/// Top module name: `fp8_project_<format>_<rounding>_<saturation>[_from_<in>][_tb][_nc<code>]_s<N>`.
+/// Top module name: `fp8_<unit>_<format>_<rounding>_<saturation>[_from_<in>][_tb][_nc<code>]_s<N>`
+/// (`<unit>` is `project` or `convert`).
 pub fn top_name(req: &GenRequest) -> String {
     let f = req.formats.r;
     let mut name = format!(
-        "fp8_project_{}_{}",
+        "fp8_{}_{}_{}",
+        req.unit.name(),
         f.ident(),
         super::modes::rm_sat_tag(req)
     );
@@ -164,7 +166,8 @@ pub fn top_name(req: &GenRequest) -> String {
     name
 }
 
-/// Generates the projection core.
+/// Generates the projection core (also the `convert` core: the same datapath from any
+/// input format).
 pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let fin = req.formats.x;
     let f = req.formats.r;
@@ -225,7 +228,12 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
     let mut header = vec![
-        format!("Unit:        project {} -> {}", fin.name(), describe(&f)),
+        format!(
+            "Unit:        {} {} -> {}",
+            req.unit.name(),
+            fin.name(),
+            describe(&f)
+        ),
         layout(&f),
     ];
     header.extend(super::modes::mode_lines(req));
@@ -254,4 +262,73 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     }
     let _ = (Rounding::Rne, Saturation::SatFinite);
     finish_core(req, b, &top, header)
+}
+
+/// The `project` unit in the registry ([`super::def`]).
+#[derive(Debug)]
+pub struct Project;
+
+impl super::Eval for ProjectModel {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        ProjectModel::eval(self, inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        super::result_and_flags(out, ProjectModel::eval(self, inputs))
+    }
+}
+
+/// The checks of a projection's result format (shared with `convert`).
+pub(crate) fn validate_result(req: &GenRequest) -> Result<(), GenError> {
+    crate::check_format(&req.formats.r, "result")?;
+    let r = req.formats.r;
+    if !r.has_nan() && req.options.nonan_code > r.code_mask() {
+        return Err(GenError::BadRequest(format!(
+            "--nan-code {:#x} does not fit in the {}-bit format {}",
+            req.options.nonan_code,
+            r.k,
+            r.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The ports of a projection `z_i [s_i] [modes] -> r_o flags_o` (shared with `convert`).
+pub(crate) fn ports(req: &GenRequest, v: &mut Vec<iface::Port>) {
+    use super::{input, output, FLAGS_WIDTH};
+    use iface::Role;
+    let f = &req.formats;
+    v.push(input("z_i", f.x.k, Role::Z));
+    if let Some(sf) = f.scale {
+        v.push(input("s_i", sf.k, Role::ScaleX));
+    }
+    super::mode_ports(req, v, true);
+    v.push(output("r_o", f.r.k, Role::Result));
+    v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
+}
+
+impl super::UnitDef for Project {
+    fn validate(&self, req: &GenRequest) -> Result<(), GenError> {
+        let x = req.formats.x;
+        if ![Format::BINARY32, Format::BINARY16, Format::BFLOAT16].contains(&x) {
+            return Err(GenError::Unsupported(format!(
+                "project reads binary32, binary16 or bfloat16; input format {} is not supported (convert reads any format)",
+                x.name()
+            )));
+        }
+        validate_result(req)
+    }
+
+    fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
+        ports(req, v)
+    }
+
+    fn generate(&self, req: &GenRequest) -> Result<GeneratedCore, GenError> {
+        generate(req)
+    }
+
+    fn model(&self, req: &GenRequest) -> Result<super::GoldenModel, GenError> {
+        Ok(super::GoldenModel::of(ProjectModel::new(req)?))
+    }
 }

@@ -1,0 +1,326 @@
+//! What to generate, from the command line: [`GenArgs`] (shared by `gen`, `verify`, `synth`,
+//! `board`, `prove` and `sweep`) and the request it builds. What each format option means for
+//! a unit, and which options a unit takes, come from the unit registry
+//! ([`iface::Unit::spec`]); nothing here is written per unit.
+
+use crate::args::{parse_named, CliError, FormatArgs};
+use clap::Args;
+use golden::{Format, Rounding, Saturation, Tininess};
+use iface::{RFormat, Unit, UnitOption, XFormat};
+use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
+use verify::Overrides;
+
+/// What to generate (shared by `gen`, `verify`, `synth`, `board` and `prove`).
+#[derive(Args, Debug, Clone)]
+pub struct GenArgs {
+    #[arg(long, short = 'u', help = unit_help())]
+    pub unit: String,
+    #[command(flatten)]
+    pub rest: GenRest,
+}
+
+impl GenArgs {
+    /// The generation request.
+    pub fn request(&self) -> Result<GenRequest, CliError> {
+        self.rest.request(&self.unit)
+    }
+}
+
+/// Everything of [`GenArgs`] but the unit. Options without a value on the command line are
+/// `None`, so that `verify --from DIR` can tell a given option (which must agree with the
+/// core) from a default.
+#[derive(Args, Debug, Clone)]
+pub struct GenRest {
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Format of y (mul/fma/mac; default: the format of x).
+    #[arg(long)]
+    pub format_y: Option<String>,
+    /// Result format of mul (default: the format of x; may be binary32) and of dot (default
+    /// binary32).
+    #[arg(long)]
+    pub out_format: Option<String>,
+    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …).
+    #[arg(long = "n", value_name = "N")]
+    pub dot_n: Option<u32>,
+    /// Power-of-two block scales of this format (e8m0 for OCP MX, binary8p1uf for P3109):
+    /// mul, fma, dot get ports sx_i, sy_i ((x·Sx)·(y·Sy)); project gets s_i and divides by
+    /// it (P3109 §5.1.2, the MX quantizer).
+    #[arg(long)]
+    pub scale_format: Option<String>,
+    /// Block scales in E8M0 (the same as --scale-format e8m0).
+    #[arg(long)]
+    pub scaled: bool,
+    /// dot: add a binary32 addend z_i to the sum (one rounding).
+    #[arg(long)]
+    pub addend: bool,
+    /// mac: the accumulator: `binary32` (default; one rounding per step, II = stages + 1)
+    /// or `exact` (a fixed-point accumulator, one rounding on output, II = 1).
+    #[arg(long)]
+    pub acc: Option<String>,
+    /// mac --acc exact: guard bits of the accumulator (2^N products of any magnitude sum
+    /// without overflow; default 16).
+    #[arg(long)]
+    pub guard_bits: Option<u32>,
+    /// mac: L interleaved binary32 accumulators (2..=16): a step every ⌈(stages+1)/L⌉
+    /// cycles; `lane_o` says which accumulator a result belongs to.
+    #[arg(long)]
+    pub interleave: Option<u32>,
+    /// Input format of project: binary32 (default), binary16 or bfloat16.
+    #[arg(long)]
+    pub in_format: Option<String>,
+    /// Rounding mode (rne, rna, rtp, rtn, rtz, rto, sra, srb, src) or `dyn` for an `rm_i`
+    /// port (default rne). With --from: the modes of the core's rm_i port to run (a
+    /// comma-separated list).
+    #[arg(long, short = 'r')]
+    pub rounding: Option<String>,
+    /// Saturation mode (satfinite, satpropagate, satnone, satnone-v4) or `dyn` for `sat_i`
+    /// (default satnone). With --from: the modes of sat_i to run (comma-separated).
+    #[arg(long, short = 's')]
+    pub saturation: Option<String>,
+    /// Random bits for stochastic rounding (0 with `--rounding dyn` = no stochastic modes).
+    #[arg(long)]
+    pub sr_bits: Option<u32>,
+    /// Pipeline stages (default 0 = combinational).
+    #[arg(long)]
+    pub stages: Option<u32>,
+    /// Flush subnormals to zero: fma/mac the binary32 addend and result, mul the operands and
+    /// result.
+    #[arg(long)]
+    pub ftz: bool,
+    /// mul: no flags_o port (FloPoCo's interface).
+    #[arg(long)]
+    pub no_flags: bool,
+    /// Tininess detection: after (default) or before rounding.
+    #[arg(long)]
+    pub tininess: Option<String>,
+    /// Code written for NaN into a format without NaN (hex, default 0).
+    #[arg(long, value_parser = crate::args::parse_hex_u32)]
+    pub nan_code: Option<u32>,
+}
+
+/// The help of `--unit`: every unit ([`Unit::ALL`]).
+pub fn unit_help() -> String {
+    format!("Unit: {}", Unit::list())
+}
+
+fn parse_unit(u: &str) -> Result<Unit, CliError> {
+    Unit::parse(u).ok_or_else(|| {
+        CliError::usage(format!(
+            "--unit: unknown unit '{u}'; expected {}",
+            Unit::list()
+        ))
+    })
+}
+
+fn parse_tininess(t: &str) -> Result<bool, CliError> {
+    match t.to_ascii_lowercase().as_str() {
+        "after" => Ok(false),
+        "before" => Ok(true),
+        t => Err(CliError::usage(format!(
+            "--tininess: unknown value '{t}'; expected after or before"
+        ))),
+    }
+}
+
+impl GenRest {
+    /// The generation request for `unit` (defaults applied).
+    pub fn request(&self, unit: &str) -> Result<GenRequest, CliError> {
+        let unit = parse_unit(unit)?;
+        let uses = unit.spec().formats;
+        let f = self.format.resolve()?;
+        let named = |flag: &str, v: &Option<String>| -> Result<Option<Format>, CliError> {
+            v.as_deref().map(|n| parse_named(flag, n)).transpose()
+        };
+        let fy = named("--format-y", &self.format_y)?;
+        let fr = named("--out-format", &self.out_format)?;
+        let fin = named("--in-format", &self.in_format)?;
+        // An option the unit does not take is refused, naming the units that take it.
+        let only = |flag: &str, units: String| {
+            Err(CliError::usage(format!(
+                "{flag} applies to --unit {units} only, not to {unit}"
+            )))
+        };
+        let in_format = |u: &iface::FormatUse| matches!(u.x, XFormat::InFormat(_));
+        let out_format = |u: &iface::FormatUse| matches!(u.r, RFormat::OutFormat(_));
+        if fy.is_some() && !uses.y {
+            return only("--format-y", Unit::with_formats(|u| u.y));
+        }
+        if fr.is_some() && !out_format(&uses) {
+            return only("--out-format", Unit::with_formats(out_format));
+        }
+        if fin.is_some() && !in_format(&uses) {
+            return only("--in-format", Unit::with_formats(in_format));
+        }
+        for (opt, given) in [
+            (UnitOption::DotShape, self.dot_n.is_some() || self.addend),
+            (
+                UnitOption::Scales,
+                self.scale_format.is_some() || self.scaled,
+            ),
+            (
+                UnitOption::Accumulator,
+                self.acc.is_some() || self.guard_bits.is_some(),
+            ),
+            (UnitOption::Interleave, self.interleave.is_some()),
+        ] {
+            if given && !unit.accepts(opt) {
+                return only(opt.flag(), Unit::accepting(opt));
+            }
+        }
+        let scale = match (&self.scale_format, self.scaled) {
+            (Some(n), _) => Some(crate::args::scale_named(n)?),
+            (None, true) => Some(Format::E8M0),
+            (None, false) => None,
+        };
+        let acc_guard = match self.acc.as_deref().map(|a| a.to_ascii_lowercase()) {
+            None if self.guard_bits.is_some() => {
+                return Err(CliError::usage("--guard-bits applies to --acc exact only"))
+            }
+            None => 0,
+            Some(a) if a == "binary32" => {
+                if self.guard_bits.is_some() {
+                    return Err(CliError::usage("--guard-bits applies to --acc exact only"));
+                }
+                0
+            }
+            Some(a) if a == "exact" => match self.guard_bits {
+                // acc_guard 0 means the binary32 accumulator: never a silent swap.
+                Some(0) => {
+                    return Err(CliError::usage(
+                        "--guard-bits 0 is out of range; use 1..=32 (0 guard bits is no exact accumulator; --acc binary32 is the rounding one)",
+                    ))
+                }
+                g => g.unwrap_or(golden::dot::DEFAULT_GUARD_BITS),
+            },
+            Some(a) => {
+                return Err(CliError::usage(format!(
+                    "--acc: unknown accumulator '{a}'; expected binary32 or exact"
+                )))
+            }
+        };
+        let dot = if unit.accepts(UnitOption::DotShape) {
+            iface::DotShape {
+                n: self.dot_n.ok_or_else(|| {
+                    CliError::usage(format!(
+                        "--unit {unit} needs --n N, the number of elements (1..=64)"
+                    ))
+                })?,
+                addend: self.addend,
+            }
+        } else {
+            iface::DotShape::default()
+        };
+        // What the format options mean for this unit (its registry entry).
+        let x = match uses.x {
+            XFormat::Format => f,
+            XFormat::InFormat(default) => match fin.or(default) {
+                Some(x) => x,
+                None => {
+                    return Err(CliError::usage(format!(
+                        "--unit {unit} needs --in-format F, the format it reads (--format is the result format)"
+                    )))
+                }
+            },
+        };
+        let formats = iface::Formats {
+            x,
+            y: uses.y.then(|| fy.unwrap_or(x)),
+            r: match uses.r {
+                RFormat::Fixed(r) => r,
+                RFormat::Format => f,
+                RFormat::OutFormat(default) => fr.or(default).unwrap_or(x),
+            },
+            scale,
+        };
+        let r = self.rounding.as_deref().unwrap_or("rne");
+        let (rounding, sr_bits) = if r.eq_ignore_ascii_case("dyn") {
+            (RoundingSel::Dynamic, self.sr_bits.unwrap_or(0))
+        } else {
+            let n = self.sr_bits.unwrap_or(8);
+            if n > 255 {
+                return Err(CliError::usage(format!(
+                    "--sr-bits {n} is out of range; stochastic rounding uses 1..=32 random bits"
+                )));
+            }
+            let r = Rounding::parse(r, n as u8)
+                .map_err(|e| CliError::usage(format!("--rounding: {e}")))?;
+            (RoundingSel::Fixed(r), r.random_bits())
+        };
+        let s = self.saturation.as_deref().unwrap_or("satnone");
+        let saturation = if s.eq_ignore_ascii_case("dyn") {
+            SaturationSel::Dynamic
+        } else {
+            SaturationSel::Fixed(
+                Saturation::parse(s).map_err(|e| CliError::usage(format!("--saturation: {e}")))?,
+            )
+        };
+        let tb = match &self.tininess {
+            Some(t) => parse_tininess(t)?,
+            None => false,
+        };
+        let req = GenRequest {
+            unit,
+            formats,
+            rounding,
+            saturation,
+            sr_bits,
+            stages: self.stages.unwrap_or(0),
+            options: GenOptions {
+                tininess: if tb {
+                    Tininess::BeforeRounding
+                } else {
+                    Tininess::AfterRounding
+                },
+                nonan_code: self.nan_code.unwrap_or(0),
+                ftz: self.ftz,
+                no_flags: self.no_flags,
+                signaling_nan: false,
+                dot,
+                acc_guard,
+                interleave: self.interleave.unwrap_or(0),
+            },
+        };
+        rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
+        Ok(req)
+    }
+
+    /// The options given next to `--from DIR` (each must agree with the manifest).
+    pub(crate) fn overrides(&self, signaling_nan: bool) -> Result<Overrides, CliError> {
+        if self.dot_n.is_some() || self.scale_format.is_some() || self.scaled || self.addend {
+            return Err(CliError::usage(
+                "--n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)",
+            ));
+        }
+        if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {
+            return Err(CliError::usage(
+                "--acc, --guard-bits and --interleave describe a core to generate; with --from DIR the manifest's modes give the accumulator",
+            ));
+        }
+        let any_format = self.format.format.is_some()
+            || self.format.k.is_some()
+            || self.format.p.is_some()
+            || self.format.specials.is_some()
+            || self.format.bias.is_some();
+        let named = |flag: &str, v: &Option<String>| -> Result<Option<Format>, CliError> {
+            v.as_deref().map(|n| parse_named(flag, n)).transpose()
+        };
+        Ok(Overrides {
+            format: if any_format {
+                Some(self.format.resolve()?)
+            } else {
+                None
+            },
+            format_y: named("--format-y", &self.format_y)?,
+            out_format: named("--out-format", &self.out_format)?,
+            in_format: named("--in-format", &self.in_format)?,
+            stages: self.stages,
+            sr_bits: self.sr_bits,
+            ftz: self.ftz,
+            no_flags: self.no_flags,
+            tininess_before: self.tininess.as_deref().map(parse_tininess).transpose()?,
+            nan_code: self.nan_code,
+            signaling_nan,
+        })
+    }
+}

@@ -1,0 +1,161 @@
+//! Units reached through the unit registry only: `convert` generated, verified exhaustively,
+//! proven and evaluated by `eval` (the batch command every unit gets from the registry), a
+//! mutant refuted, and the registry's option rules as exact messages.
+
+mod common;
+
+use common::{gen, run, stderr, verilog_of};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `fp8gen args` with `input` on stdin.
+fn run_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fp8gen");
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    c.wait_with_output().unwrap()
+}
+
+#[test]
+fn convert_core_verifies_exhaustively_and_a_mutant_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("c");
+    gen(
+        &d,
+        &[
+            "-u",
+            "convert",
+            "--in-format",
+            "e5m2",
+            "-f",
+            "e4m3",
+            "-r",
+            "dyn",
+            "-s",
+            "dyn",
+        ],
+    );
+    let o = run(&["verify", "--from", d.to_str().unwrap()]);
+    let out = stderr(&o) + &stdout(&o);
+    assert!(o.status.success(), "{out}");
+    // 256 codes x 6 roundings x 4 saturations, every one.
+    assert!(out.contains("PASS: 6144 vectors, 0 mismatches"), "{out}");
+    assert!(out.contains("exhaustive"), "{out}");
+    // The mutant: rounding mode 0 (RNE) reads as RTZ in one place.
+    let v = verilog_of(&d);
+    let text = std::fs::read_to_string(&v).unwrap();
+    let needle = "assign r_o = ";
+    assert!(
+        text.contains(needle),
+        "no r_o assignment in {}",
+        v.display()
+    );
+    let bad = text.replacen(needle, "assign r_o = (z_i == 8'h3d) ? 8'h38 : ", 1);
+    std::fs::write(&v, bad).unwrap();
+    let o = run(&["verify", "--from", d.to_str().unwrap()]);
+    let out = stderr(&o) + &stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn convert_is_proven() {
+    let o = run(&[
+        "prove",
+        "-u",
+        "convert",
+        "--in-format",
+        "e5m2",
+        "-f",
+        "e4m3",
+        "-s",
+        "satfinite",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}{}", out, stderr(&o));
+    assert!(out.starts_with("PROVEN:"), "{out}");
+}
+
+#[test]
+fn eval_gives_known_answers_for_any_unit() {
+    // e5m2 -> e4m3, satfinite: 1.0, 1.25 (exact), 57344 (saturates to 448 with overflow and
+    // inexact), NaN (NaN, no flag: every small NaN is quiet), -0.
+    let o = run_stdin(
+        &[
+            "eval",
+            "-u",
+            "convert",
+            "--in-format",
+            "e5m2",
+            "-f",
+            "e4m3",
+            "-s",
+            "satfinite",
+        ],
+        "3c\n3d\n7b\n7f\n80\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "38 0\n3a 0\n7e 5\n7f 0\n80 0\n");
+    // decode's five outputs, by name.
+    let o = run_stdin(&["eval", "-u", "decode", "-f", "e4m3", "--json"], "38\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "{\"class_o\":\"0x0\",\"r_o\":\"0x3f800000\",\"sign_o\":\"0x0\",\"exp_o\":\"0x00\",\"sig_o\":\"0x8\"}\n"
+    );
+    // A field wider than its port is an error naming the port.
+    let o = run_stdin(
+        &["eval", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3"],
+        "100\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("field z_i = 100 does not fit in the 8-bit port z_i (z) (8 bits)"),
+        "{}",
+        stderr(&o)
+    );
+    // A stateful unit is refused with the reason.
+    let o = run_stdin(&["eval", "-u", "mac", "-f", "e4m3"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("mac keeps state between inputs"));
+}
+
+#[test]
+fn registry_rules_are_exact_messages() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["gen", "-u", "convert", "-f", "e4m3", "-o", "x"],
+            "error: --unit convert needs --in-format F, the format it reads (--format is the result format)\n",
+        ),
+        (
+            &["gen", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3", "--format-y", "e5m2", "-o", "x"],
+            "error: --format-y applies to --unit mul, fma, mac or dot only, not to convert\n",
+        ),
+        (
+            &["gen", "-u", "fma", "-f", "e4m3", "--out-format", "e5m2", "-o", "x"],
+            "error: --out-format applies to --unit mul or dot only, not to fma\n",
+        ),
+        (
+            &["gen", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3", "--ftz", "-o", "x"],
+            "error: unsupported request: --ftz applies to mul, fma or mac only, not to the convert unit\n",
+        ),
+        (
+            &["gen", "-u", "convert", "--in-format", "e4m3", "-f", "e4m3", "-o", "x"],
+            "error: invalid request: convert from e4m3 to itself is the identity; give a different --in-format or --format\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o), want, "{args:?}");
+    }
+}
