@@ -121,13 +121,20 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
     };
     let sign_line = statement("l2_term =");
     let exp_line = statement("snrm_exp =");
+    assert!(exp_line.contains("SUM_TOP_EXP"), "{exp_line}");
+    // The window exponent's constant is a named localparam: its declaration, value plus one.
+    let exp_param = text
+        .lines()
+        .find(|l| l.contains("localparam") && l.contains(" SUM_TOP_EXP ="))
+        .expect("the SUM_TOP_EXP localparam")
+        .to_string();
     let zero_line = statement("s_sign =");
     let const_re = |l: &str| -> String {
-        // the first sized decimal constant of the line, plus one
-        let i = l.find("'d").expect("a decimal constant");
-        let j = i + 2 + l[i + 2..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-        let v: i64 = l[i + 2..j].parse().unwrap();
-        format!("{}{}{}", &l[..i + 2], v + 1, &l[j..])
+        // the sized hex constant of the declaration, plus one
+        let i = l.find("'h").expect("a hex constant");
+        let j = i + 2 + l[i + 2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(0);
+        let v = i64::from_str_radix(&l[i + 2..j], 16).unwrap();
+        format!("{}{:x}{}", &l[..i + 2], v + 1, &l[j..])
     };
     for (what, broken) in [
         (
@@ -136,7 +143,7 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
         ),
         (
             "window exponent",
-            text.replace(&exp_line, &const_re(&exp_line)),
+            text.replace(&exp_param, &const_re(&exp_param)),
         ),
         (
             "zero sign",
