@@ -129,17 +129,18 @@ impl Core {
     /// which the board shell drives itself (a one-cycle pulse per vector on a clocked core,
     /// constant 1 on a combinational one).
     pub fn operands(&self) -> impl Iterator<Item = &Port> {
-        self.ports.iter().filter(|p| {
-            p.direction == Direction::Input && p.role != Role::ValidIn && self.is_data(p)
-        })
+        // The data of a clocked core ([`Role::is_data`]): never the handshake.
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Input && p.role.is_data(true, false))
     }
 
     /// The outputs a result carries, in port order: the data outputs except `valid_out`,
     /// which the board shell reports in its status byte.
     pub fn results(&self) -> impl Iterator<Item = &Port> {
-        self.ports.iter().filter(|p| {
-            p.direction == Direction::Output && p.role != Role::ValidOut && self.is_data(p)
-        })
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Output && p.role.is_data(true, false))
     }
 }
 
