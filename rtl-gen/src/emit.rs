@@ -809,6 +809,38 @@ pub fn file(subs: &[&str], top: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A named signed constant is a `localparam` with its signed value and meaning in a
+    /// comment, an offset-binary compare keeps a name, and a constant of logic that was
+    /// optimized away is not declared.
+    #[test]
+    fn named_signed_constants_are_declared_where_used() {
+        let mut b = ModuleBuilder::new();
+        let e = b.input("e_i", 6);
+        let emin = Expr::named_i("T_EMIN", -6, 6, "emin of t");
+        let dead = Expr::named_i("T_DEAD", -3, 6, "never read");
+        let _unused = b.wire("w_dead", e.add(&dead));
+        b.output("tiny_o", e.slt(&emin));
+        b.output("d_o", emin.sub(&e));
+        let text = b
+            .finish("top", vec!["hdr".into()], 0)
+            .expect("finish")
+            .emit();
+        assert!(
+            text.contains("localparam [5:0] T_EMIN = 6'h3a;  // -6: emin of t\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("localparam [5:0] T_EMIN_OB = 6'h1a;  // -6: emin of t; offset binary"),
+            "{text}"
+        );
+        assert!(text.contains("T_EMIN - e_i"), "{text}");
+        assert!(text.contains("< T_EMIN_OB"), "{text}");
+        assert!(!text.contains("T_DEAD"), "{text}");
+        assert!(text.contains("// Named constants"), "{text}");
+        assert!(uses_ident("a + T_EMIN;", "T_EMIN"));
+        assert!(!uses_ident("a + T_EMIN_OB;", "T_EMIN"));
+    }
+
     /// A wrapper around `sub(clk_i, rst_ni, valid_i, a_i[8], r_o[8], valid_o)`: a delayed
     /// copy without reset, a counter with an enable, a result register, its own valid_o.
     #[test]
