@@ -416,9 +416,12 @@ pub fn plan_prove(p: &ProveSweep) -> Result<SweepPlan, SweepError> {
     let mut jobs = Vec::new();
     for u in &p.units {
         check_token("unit", u)?;
-        if !matches!(u.as_str(), "mul" | "fma" | "project") {
+        // Which units have a proof reference is the prover's to say: every planned job is
+        // checked as `fp8gen prove` would check it before the plan is written.
+        if iface::Unit::parse(u).is_none() {
             return Err(usage(format!(
-                "unit '{u}': prove covers mul, fma and project"
+                "unit '{u}': expected {}",
+                iface::Unit::list()
             )));
         }
         for f in &p.formats {
