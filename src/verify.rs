@@ -98,6 +98,9 @@ pub struct GenRest {
     /// Code written for NaN into a format without NaN (hex, default 0).
     #[arg(long, value_parser = crate::args::parse_hex_u32)]
     pub nan_code: Option<u32>,
+    /// add: subtract, r = x - y (`--sub`), or `--sub dyn` for a run-time `sub_i` port.
+    #[arg(long, num_args = 0..=1, default_missing_value = "fixed", value_name = "dyn")]
+    pub sub: Option<String>,
 }
 
 /// The help of `--unit`: every unit ([`Unit::ALL`]).
@@ -137,9 +140,9 @@ impl GenRest {
             Some(n) => Some(parse_named("--out-format", n)?),
             None => None,
         };
-        if !matches!(unit, Unit::Mul | Unit::Dot) && fr.is_some() {
+        if !matches!(unit, Unit::Mul | Unit::Dot | Unit::Add) && fr.is_some() {
             return Err(CliError::usage(
-                "--out-format applies to --unit mul and dot only (decode and fma/mac produce binary32, project produces --format)",
+                "--out-format applies to --unit mul, dot and add only (decode and fma/mac produce binary32, project produces --format)",
             ));
         }
         if unit != Unit::Dot && (self.dot_n.is_some() || self.addend) {
@@ -238,6 +241,12 @@ impl GenRest {
                 r: fr.unwrap_or(Format::BINARY32),
                 scale,
             },
+            Unit::Add => iface::Formats {
+                x: f,
+                y: Some(fy.unwrap_or(f)),
+                r: fr.unwrap_or(f),
+                scale,
+            },
         };
         let r = self.rounding.as_deref().unwrap_or("rne");
         let (rounding, sr_bits) = if r.eq_ignore_ascii_case("dyn") {
@@ -285,6 +294,13 @@ impl GenRest {
                 dot,
                 acc_guard,
                 interleave: self.interleave.unwrap_or(0),
+                add_op: match &self.sub {
+                    None => rtl::units::add::AddOp::Add,
+                    Some(_) if unit != Unit::Add => {
+                        return Err(CliError::usage("--sub applies to --unit add only"))
+                    }
+                    Some(s) => rtl::units::add::AddOp::parse(s).map_err(CliError::usage)?,
+                },
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -301,6 +317,11 @@ impl GenRest {
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {
             return Err(CliError::usage(
                 "--acc, --guard-bits and --interleave describe a core to generate; with --from DIR the manifest's modes give the accumulator",
+            ));
+        }
+        if self.sub.is_some() {
+            return Err(CliError::usage(
+                "--sub describes an add core to generate; with --from DIR the manifest (modes.subtract, a sub_i port) gives it",
             ));
         }
         let any_format = self.format.format.is_some()

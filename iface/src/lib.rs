@@ -117,11 +117,13 @@ pub enum Role {
     Significand,
     /// Which of the interleaved accumulators a result belongs to (`mac --interleave L`).
     Lane,
+    /// Run-time operation select of `add --sub dyn`: 1 = `x − y`, 0 = `x + y` (1-bit input).
+    Sub,
 }
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 22] = [
+    pub const ALL: [Role; 23] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -144,6 +146,7 @@ impl Role {
         Role::Exponent,
         Role::Significand,
         Role::Lane,
+        Role::Sub,
     ];
 
     /// The name used in `manifest.json` (`valid_in`, `x`, `rounding`, …).
@@ -171,6 +174,7 @@ impl Role {
             Role::Exponent => "exponent",
             Role::Significand => "significand",
             Role::Lane => "lane",
+            Role::Sub => "sub",
         }
     }
 
@@ -434,17 +438,20 @@ pub enum Unit {
     Mac,
     /// Σ x_i·y_i (· block scales) + z, exact, one rounding.
     Dot,
+    /// x ± y, exact sum, one rounding.
+    Add,
 }
 
 impl Unit {
     /// Every unit.
-    pub const ALL: [Unit; 6] = [
+    pub const ALL: [Unit; 7] = [
         Unit::Decode,
         Unit::Project,
         Unit::Mul,
         Unit::Fma,
         Unit::Mac,
         Unit::Dot,
+        Unit::Add,
     ];
 
     /// Lower-case name.
@@ -456,6 +463,7 @@ impl Unit {
             Unit::Fma => "fma",
             Unit::Mac => "mac",
             Unit::Dot => "dot",
+            Unit::Add => "add",
         }
     }
 
@@ -471,7 +479,7 @@ impl Unit {
         self == Unit::Mac
     }
 
-    /// `decode, project, mul, fma, mac or dot` for messages.
+    /// `decode, project, mul, fma, mac, dot or add` for messages.
     pub fn list() -> String {
         let names: Vec<&str> = Unit::ALL.iter().map(|u| u.name()).collect();
         format!(
@@ -607,6 +615,10 @@ pub struct Modes {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators (`--interleave L`; 0 = one).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub interleave: u32,
+    /// `add` only: the core computes `x − y` (`--sub`). A core with a `sub_i` port (role
+    /// `sub`, `--sub dyn`) chooses at run time and leaves this false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub subtract: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -1207,6 +1219,6 @@ mod tests {
             let j = serde_json::to_string(&r).unwrap();
             assert_eq!(j, format!("\"{}\"", r.name()));
         }
-        assert_eq!(Unit::list(), "decode, project, mul, fma, mac or dot");
+        assert_eq!(Unit::list(), "decode, project, mul, fma, mac, dot or add");
     }
 }

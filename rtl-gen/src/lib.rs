@@ -69,6 +69,8 @@ pub struct GenOptions {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators, step k to accumulator k mod L
     /// (0 = one accumulator).
     pub interleave: u32,
+    /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
+    pub add_op: units::add::AddOp,
 }
 
 /// What to generate.
@@ -168,6 +170,12 @@ impl GenRequest {
             Unit::Fma | Unit::Mac => {
                 v.push(format!("--format {}", f.x.name()));
                 v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
+            }
+            Unit::Add => {
+                v.push(format!("--format {}", f.x.name()));
+                v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
+                v.push(format!("--out-format {}", f.r.name()));
+                v.extend(self.options.add_op.option().map(String::from));
             }
             Unit::Dot => {
                 let d = &self.options.dot;
@@ -358,6 +366,13 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         Unit::Mul => units::mul::validate(req)?,
         Unit::Fma | Unit::Mac => units::fma::validate(req)?,
         Unit::Dot => units::dot::validate(req)?,
+        Unit::Add => units::add::validate(req)?,
+    }
+    if req.unit != Unit::Add && req.options.add_op != units::add::AddOp::Add {
+        return Err(GenError::BadRequest(format!(
+            "--sub applies to add only, not to the {} unit",
+            req.unit.name()
+        )));
     }
     if req.options.acc_guard > 0 {
         if req.unit != Unit::Mac {
@@ -430,6 +445,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         Unit::Fma => units::fma::generate(req),
         Unit::Mac => units::mac::generate(req),
         Unit::Dot => units::dot::generate(req),
+        Unit::Add => units::add::generate(req),
     }
 }
 

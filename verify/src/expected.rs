@@ -97,8 +97,8 @@ impl Golden {
         min_use: f64,
     ) -> Result<Option<Golden>, String> {
         let bits: u32 = widths.iter().sum();
-        let two_outputs =
-            matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma) && !req.options.no_flags;
+        let two_outputs = matches!(req.unit, Unit::Project | Unit::Mul | Unit::Fma | Unit::Add)
+            && !req.options.no_flags;
         let fits = req.formats.r.k <= OutputTable::RESULT_BITS;
         if !two_outputs
             || !fits

@@ -329,6 +329,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             signaling_nan: m.modes.signaling_nan,
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
+            add_op: rtl::units::add::AddOp::from_manifest(m).map_err(usage)?,
             dot: match (m.unit, m.dot) {
                 (Unit::Dot, Some(d)) => d,
                 (Unit::Dot, None) => {
@@ -372,8 +373,8 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
     if o.format_y.is_some() && matches!(m.unit, Unit::Decode | Unit::Project) {
         return not_of("--format-y", "mul, fma, mac and dot");
     }
-    if o.out_format.is_some() && !matches!(m.unit, Unit::Mul | Unit::Dot) {
-        return not_of("--out-format", "mul and dot");
+    if o.out_format.is_some() && !matches!(m.unit, Unit::Mul | Unit::Dot | Unit::Add) {
+        return not_of("--out-format", "mul, dot and add");
     }
     let main = if m.unit == Unit::Project { f.r } else { f.x };
     if let Some(x) = o.format {
@@ -496,6 +497,7 @@ fn rate_bound(unit: Unit) -> f64 {
         Unit::Fma => 3.0e7,
         Unit::Mac => 1.0e7,
         Unit::Dot => 2.0e7,
+        Unit::Add => 5.0e7,
     }
 }
 
@@ -734,6 +736,7 @@ fn default_lanes(unit: Unit) -> u32 {
         Unit::Fma => 4,
         Unit::Mac => 8,
         Unit::Dot => 4,
+        Unit::Add => 8,
     }
 }
 

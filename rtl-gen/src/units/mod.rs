@@ -1,8 +1,9 @@
-//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`) and their golden meaning: for every unit a
+//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`, `add`) and their golden meaning: for every unit a
 //! generator (`generate`) and a function from an input vector (one `u64` per data input
 //! port, in port order) to the expected value of every data output port, built on the
 //! golden model ([`GoldenModel`]).
 
+pub mod add;
 pub mod decode;
 pub mod dot;
 pub mod fma;
@@ -134,6 +135,16 @@ pub fn interface(req: &GenRequest) -> Vec<Port> {
             v.push(out("r_o", f.r.k, Role::Result));
             v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
         }
+        Unit::Add => {
+            v.push(inp("x_i", f.x.k, Role::X));
+            v.push(inp("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+            if req.options.add_op == add::AddOp::Dynamic {
+                v.push(inp("sub_i", 1, Role::Sub));
+            }
+            modes(&mut v, true);
+            v.push(out("r_o", f.r.k, Role::Result));
+            v.push(out("flags_o", FLAGS_WIDTH, Role::Flags));
+        }
     }
     v.push(Port::control("valid_o", Role::ValidOut));
     v
@@ -152,6 +163,8 @@ pub enum GoldenModel {
     Fma(fma::FmaModel),
     /// `dot`.
     Dot(dot::DotModel),
+    /// `add`.
+    Add(add::AddModel),
 }
 
 impl GoldenModel {
@@ -166,6 +179,7 @@ impl GoldenModel {
             crate::manifest::Unit::Mul => Ok(GoldenModel::Mul(mul::MulModel::new(req)?)),
             crate::manifest::Unit::Fma => Ok(GoldenModel::Fma(fma::FmaModel::new(req)?)),
             crate::manifest::Unit::Dot => Ok(GoldenModel::Dot(dot::DotModel::new(req)?)),
+            crate::manifest::Unit::Add => Ok(GoldenModel::Add(add::AddModel::new(req)?)),
             u => Err(GenError::Unsupported(format!("unit {}", u.name()))),
         }
     }
@@ -180,6 +194,7 @@ impl GoldenModel {
             GoldenModel::Mul(m) => m.eval(inputs).to_vec(),
             GoldenModel::Fma(m) => m.eval(inputs).to_vec(),
             GoldenModel::Dot(m) => m.eval(inputs).to_vec(),
+            GoldenModel::Add(m) => m.eval(inputs).to_vec(),
         }
     }
 }
@@ -253,6 +268,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         signaling_nan: req.options.signaling_nan,
         acc_guard_bits: req.options.acc_guard,
         interleave: req.options.interleave,
+        subtract: req.options.add_op == add::AddOp::Sub,
     }
 }
 
