@@ -1,4 +1,4 @@
-//! Batch commands: `project`, `mul`, `fma`, `dot` read one hex vector per line on stdin and write one
+//! Batch commands: `project`, `mul`, `add`, `fma`, `dot` read one hex vector per line on stdin and write one
 //! hex result per line on stdout, so that millions of vectors can be piped through.
 
 use crate::args::CliError;
