@@ -120,10 +120,10 @@ pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError
     let req = a.gen.request()?;
     if !matches!(
         req.unit,
-        iface::Unit::Mul | iface::Unit::Fma | iface::Unit::Project
+        iface::Unit::Mul | iface::Unit::Fma | iface::Unit::Project | iface::Unit::Add
     ) {
         return Err(CliError::usage(format!(
-            "prove covers mul, fma and project, not {}; verify other units by simulation (fp8gen verify)",
+            "prove covers mul, fma, project and add, not {}; verify other units by simulation (fp8gen verify)",
             req.unit
         )));
     }

@@ -1443,9 +1443,9 @@ pub fn prove_request(
     req: &GenRequest,
     opts: &ProveOptions,
 ) -> Result<Vec<ProofReport>, FormalError> {
-    if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project) {
+    if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project | Unit::Add) {
         return Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma and project, not {}",
+            "prove covers mul, fma, project and add, not {}",
             req.unit.name()
         )));
     }

@@ -1,4 +1,4 @@
-//! The independent reference: `mul`, `fma` and `project` written the obvious way.
+//! The independent reference: `mul`, `fma`, `project` and `add` ([`add`]) written the obvious way.
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
@@ -23,6 +23,8 @@ use rtl::{GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use std::fmt::Write as _;
 
 use crate::FormalError;
+
+mod add;
 
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {
@@ -719,9 +721,10 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
+        Unit::Add => add::body(&mut t, req)?,
         u => {
             return Err(FormalError::Unsupported(format!(
-                "the reference covers mul, fma and project, not {}",
+                "the reference covers mul, fma, project and add, not {}",
                 u.name()
             )))
         }
