@@ -416,9 +416,9 @@ pub fn plan_prove(p: &ProveSweep) -> Result<SweepPlan, SweepError> {
     let mut jobs = Vec::new();
     for u in &p.units {
         check_token("unit", u)?;
-        if !matches!(u.as_str(), "mul" | "fma" | "project") {
+        if !matches!(u.as_str(), "mul" | "fma" | "project" | "add") {
             return Err(usage(format!(
-                "unit '{u}': prove covers mul, fma and project"
+                "unit '{u}': prove covers mul, fma, project and add"
             )));
         }
         for f in &p.formats {
