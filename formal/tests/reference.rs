@@ -371,7 +371,12 @@ fn reference_add_is_lint_clean_and_exact_exhaustively() {
     for (fx, fy, fr, op) in [
         (p("e4m3"), p("e4m3"), p("e4m3"), AddOp::Add),
         (p("e5m2"), p("e4m3"), Format::BINARY32, AddOp::Sub),
-        (p("binary8p3se"), p("e2m1"), p("binary8p3ue"), AddOp::Dynamic),
+        (
+            p("binary8p3se"),
+            p("e2m1"),
+            p("binary8p3ue"),
+            AddOp::Dynamic,
+        ),
     ] {
         let mut r = req(Unit::Add, fx, fy, fr, false);
         r.options.add_op = op;

@@ -61,14 +61,7 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
         "a_inf ? (x_inf ? x_sign : y_nsign) : (a_zero ? ((x_zero & y_zero & f_same) ? x_sign : m_rtn) : f_msign)",
     );
     t.wire("a_m", w, "f_m");
-    rounder(
-        t,
-        &fr,
-        w,
-        lw,
-        req.options.tininess,
-        req.options.nonan_code,
-    )?;
+    rounder(t, &fr, w, lw, req.options.tininess, req.options.nonan_code)?;
     t.line("  assign r_o = res_code;");
     Ok(())
 }
