@@ -380,7 +380,7 @@ def write_md(rows, path, refs=(), targets=()):
         f.write("\n".join(lines) + "\n")
 
 
-PLOT_ORDER = ["int-mul8", "decode", "project", "mul", "fma", "mac", "mac-exact", "mac-il4"]
+PLOT_ORDER = ["int-mul8", "decode", "project", "mul", "add", "fma", "mac", "mac-exact", "mac-il4"]
 
 
 def unit_order(u):
@@ -585,7 +585,7 @@ def main(argv=None):
                     help="with --replot: merge these qor.csv files into the --replot CSV first "
                          "(same key replaces, new rows are appended) and rewrite it")
     ap.add_argument("--units", nargs="+", default=["int-mul8"],
-                    help="fp8gen units (decode project mul fma mac), mac-exact, mac-ilL, "
+                    help="fp8gen units (decode project mul add fma mac), mac-exact, mac-ilL, "
                          "mul-ftz-noflags, int-mul8, dotN / dotN-S (e.g. dot8, dot8-e8m0) or "
                          "dot (= " + " ".join(DOT_UNITS) + ")")
     ap.add_argument("--formats", nargs="+", default=["e4m3"],
