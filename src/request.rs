@@ -97,6 +97,9 @@ pub struct GenRest {
     /// Code written for NaN into a format without NaN (hex, default 0).
     #[arg(long, value_parser = crate::args::parse_hex_u32)]
     pub nan_code: Option<u32>,
+    /// add: subtract, r = x - y (`--sub`), or `--sub dyn` for a run-time `sub_i` port.
+    #[arg(long, num_args = 0..=1, default_missing_value = "fixed", value_name = "dyn")]
+    pub sub: Option<String>,
 }
 
 /// The help of `--unit`: every unit ([`Unit::ALL`]).
@@ -163,6 +166,7 @@ impl GenRest {
                 self.acc.is_some() || self.guard_bits.is_some(),
             ),
             (UnitOption::Interleave, self.interleave.is_some()),
+            (UnitOption::Sub, self.sub.is_some()),
         ] {
             if given && !unit.accepts(opt) {
                 return only(opt.flag(), Unit::accepting(opt));
@@ -279,6 +283,10 @@ impl GenRest {
                 dot,
                 acc_guard,
                 interleave: self.interleave.unwrap_or(0),
+                add_op: match &self.sub {
+                    None => rtl::units::add::AddOp::Add,
+                    Some(s) => rtl::units::add::AddOp::parse(s).map_err(CliError::usage)?,
+                },
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -295,6 +303,11 @@ impl GenRest {
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {
             return Err(CliError::usage(
                 "--acc, --guard-bits and --interleave describe a core to generate; with --from DIR the manifest's modes give the accumulator",
+            ));
+        }
+        if self.sub.is_some() {
+            return Err(CliError::usage(
+                "--sub describes an add core to generate; with --from DIR the manifest (modes.subtract, a sub_i port) gives it",
             ));
         }
         let any_format = self.format.format.is_some()

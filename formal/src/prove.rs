@@ -1497,12 +1497,13 @@ pub fn formats_label(req: &GenRequest) -> String {
     match req.unit {
         Unit::Project if f.x == Format::BINARY32 => name(&f.r),
         Unit::Project | Unit::Convert => format!("{} -> {}", name(&f.x), name(&f.r)),
-        Unit::Mul => {
+        Unit::Mul | Unit::Add => {
             let y = f.y.unwrap_or(f.x);
+            let op = if req.unit == Unit::Add { "+" } else { "x" };
             if y == f.x && f.r == f.x {
                 name(&f.x)
             } else {
-                format!("{} x {} -> {}", name(&f.x), name(&y), name(&f.r))
+                format!("{} {op} {} -> {}", name(&f.x), name(&y), name(&f.r))
             }
         }
         _ => {

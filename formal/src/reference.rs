@@ -1,4 +1,4 @@
-//! The independent reference: `mul`, `fma` and `project` written the obvious way.
+//! The independent reference: `mul`, `fma`, `project` and `add` ([`add`]) written the obvious way.
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
@@ -24,6 +24,8 @@ use rtl::{GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use std::fmt::Write as _;
 
 use crate::FormalError;
+
+mod add;
 
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {
@@ -582,9 +584,9 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 /// exhaustive `match`, so a new unit must say here whether it has a reference).
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
-        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert => Ok(()),
+        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Add => Ok(()),
         Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma, project and convert, not {unit}; verify other units by simulation (fp8gen verify)"
+            "prove covers mul, fma, project, convert and add, not {unit}; verify other units by simulation (fp8gen verify)"
         ))),
     }
 }
@@ -766,6 +768,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
+        Unit::Add => add::body(&mut t, req)?,
         Unit::Decode | Unit::Mac | Unit::Dot => return Err(check_unit(req.unit).unwrap_err()),
     }
     t.line("  assign flags_o = res_flags;");

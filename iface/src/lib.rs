@@ -120,11 +120,13 @@ pub enum Role {
     Significand,
     /// Which of the interleaved accumulators a result belongs to (`mac --interleave L`).
     Lane,
+    /// Run-time operation select of `add --sub dyn`: 1 = `x − y`, 0 = `x + y` (1-bit input).
+    Sub,
 }
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 22] = [
+    pub const ALL: [Role; 23] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -147,6 +149,7 @@ impl Role {
         Role::Exponent,
         Role::Significand,
         Role::Lane,
+        Role::Sub,
     ];
 
     /// The name used in `manifest.json` (`valid_in`, `x`, `rounding`, …).
@@ -174,6 +177,7 @@ impl Role {
             Role::Exponent => "exponent",
             Role::Significand => "significand",
             Role::Lane => "lane",
+            Role::Sub => "sub",
         }
     }
 
@@ -558,6 +562,10 @@ pub struct Modes {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators (`--interleave L`; 0 = one).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub interleave: u32,
+    /// `add` only: the core computes `x − y` (`--sub`). A core with a `sub_i` port (role
+    /// `sub`, `--sub dyn`) chooses at run time and leaves this false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub subtract: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -1265,7 +1273,7 @@ mod tests {
         }
         assert_eq!(
             Unit::list(),
-            "decode, project, convert, mul, fma, mac or dot"
+            "decode, project, convert, add, mul, fma, mac or dot"
         );
     }
 }

@@ -28,6 +28,8 @@ pub enum Unit {
     Dot,
     /// Any format → any other, one rounding.
     Convert,
+    /// x ± y, exact sum, one rounding.
+    Add,
 }
 
 /// Where the x operand's format comes from.
@@ -78,6 +80,8 @@ pub enum UnitOption {
     Accumulator,
     /// Interleaved accumulators (`--interleave`).
     Interleave,
+    /// Subtraction, fixed or by a `sub_i` port (`--sub`, `--sub dyn`).
+    Sub,
 }
 
 impl UnitOption {
@@ -90,6 +94,7 @@ impl UnitOption {
             UnitOption::DotShape => "--n / --addend",
             UnitOption::Accumulator => "--acc / --guard-bits",
             UnitOption::Interleave => "--interleave",
+            UnitOption::Sub => "--sub",
         }
     }
 }
@@ -240,12 +245,28 @@ const CONVERT: UnitSpec = UnitSpec {
     lanes: 16,
 };
 
+const ADD: UnitSpec = UnitSpec {
+    name: "add",
+    summary: "x + y or x - y (--sub, --sub dyn) -> --out-format (default the format of x), exact sum, one rounding",
+    formats: FormatUse {
+        x: XFormat::Format,
+        y: true,
+        r: RFormat::OutFormat(None),
+    },
+    options: &[UnitOption::Sub],
+    rounds: true,
+    space: SpaceKind::Generic,
+    rate: 5.0e7,
+    lanes: 8,
+};
+
 impl Unit {
     /// Every unit, in the order of the help texts.
-    pub const ALL: [Unit; 7] = [
+    pub const ALL: [Unit; 8] = [
         Unit::Decode,
         Unit::Project,
         Unit::Convert,
+        Unit::Add,
         Unit::Mul,
         Unit::Fma,
         Unit::Mac,
@@ -262,6 +283,7 @@ impl Unit {
             Unit::Mac => &MAC,
             Unit::Dot => &DOT,
             Unit::Convert => &CONVERT,
+            Unit::Add => &ADD,
         }
     }
 

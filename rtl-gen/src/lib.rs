@@ -70,6 +70,8 @@ pub struct GenOptions {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators, step k to accumulator k mod L
     /// (0 = one accumulator).
     pub interleave: u32,
+    /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
+    pub add_op: units::add::AddOp,
 }
 
 /// What to generate.
@@ -168,6 +170,9 @@ impl GenRequest {
         }
         if let RFormat::OutFormat(_) = spec.formats.r {
             v.push(format!("--out-format {}", f.r.name()));
+        }
+        if self.unit.accepts(UnitOption::Sub) {
+            v.extend(self.options.add_op.option().map(String::from));
         }
         if self.unit.accepts(UnitOption::DotShape) {
             let d = &self.options.dot;
@@ -296,6 +301,10 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         (
             UnitOption::DotShape,
             req.options.dot != iface::DotShape::default(),
+        ),
+        (
+            UnitOption::Sub,
+            req.options.add_op != units::add::AddOp::Add,
         ),
     ];
     for (opt, on) in given {

@@ -49,6 +49,17 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     let mut convert = p.clone();
     convert.unit = Unit::Convert;
     convert.formats.x = Format::E5M2;
+    // The adder: E4M3 + E4M3 → E4M3, and E4M3 ± E5M2 → bfloat16 with a sub_i port, mode
+    // ports, 3 random bits and 1 stage.
+    let mut add = arith(Unit::Mul, 0);
+    add.unit = Unit::Add;
+    let mut add_mixed = add.clone().with_stages(1);
+    add_mixed.formats.y = Some(Format::E5M2);
+    add_mixed.formats.r = Format::BFLOAT16;
+    add_mixed.options.add_op = rtl::units::add::AddOp::Dynamic;
+    add_mixed.rounding = RoundingSel::Dynamic;
+    add_mixed.saturation = SaturationSel::Dynamic;
+    add_mixed.sr_bits = 3;
     vec![
         ("fp8_convert_e4m3_rne_satfinite_from_e5m2_s0.v", convert),
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
@@ -69,6 +80,11 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
         (
             "fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v",
             mul_scaled,
+        ),
+        ("fp8_add_e4m3_to_e4m3_rne_satfinite_s0.v", add),
+        (
+            "fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1.v",
+            add_mixed,
         ),
     ]
 }

@@ -251,6 +251,7 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         (_, Role::Random) => format!("{} random bits", req.random_bits()),
         (_, Role::Rounding) => "the rounding encoding".into(),
         (_, Role::Saturation) => "the saturation encoding".into(),
+        (_, Role::Sub) => "1 bit (1 = x - y)".into(),
         _ => "the unit".into(),
     }
 }
@@ -273,8 +274,9 @@ pub fn format_desc(req: &GenRequest) -> String {
     } else {
         scales
     };
+    let op = if req.unit == Unit::Add { "+" } else { "x" };
     match f.y {
-        Some(y) if y != f.x => format!("{shape}{} x {} -> {}", f.x.name(), y.name(), f.r.name()),
+        Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
         _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
     }
 }
@@ -334,6 +336,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             signaling_nan: m.modes.signaling_nan,
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
+            add_op: rtl::units::add::AddOp::from_manifest(m).map_err(usage)?,
             dot: match (m.unit.accepts(UnitOption::DotShape), m.dot) {
                 (true, Some(d)) => d,
                 (true, None) => {

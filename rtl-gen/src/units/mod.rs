@@ -1,8 +1,9 @@
-//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`) and their golden meaning: for every unit a
+//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`, `add`) and their golden meaning: for every unit a
 //! generator (`generate`) and a function from an input vector (one `u64` per data input
 //! port, in port order) to the expected value of every data output port, built on the
 //! golden model ([`GoldenModel`]).
 
+pub mod add;
 pub mod convert;
 pub mod decode;
 pub mod dot;
@@ -51,6 +52,7 @@ pub fn def(unit: Unit) -> &'static dyn UnitDef {
         Unit::Decode => &decode::Decode,
         Unit::Project => &project::Project,
         Unit::Convert => &convert::Convert,
+        Unit::Add => &add::Add,
         Unit::Mul => &mul::Mul,
         Unit::Fma => &fma::Fma,
         Unit::Mac => &mac::Mac,
@@ -230,6 +232,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         signaling_nan: req.options.signaling_nan,
         acc_guard_bits: req.options.acc_guard,
         interleave: req.options.interleave,
+        subtract: req.options.add_op == add::AddOp::Sub,
     }
 }
 
