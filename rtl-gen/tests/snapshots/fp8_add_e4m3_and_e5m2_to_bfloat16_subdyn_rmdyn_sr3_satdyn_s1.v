@@ -33,11 +33,18 @@ module fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
   localparam [14:0] BFLOAT16_MAX_MAG = 15'h7f7f;
   localparam [15:0] BFLOAT16_NAN = 16'h7fc0;
   localparam [15:0] BFLOAT16_NEG_INF = 16'hff80;
   localparam [15:0] BFLOAT16_POS_INF = 16'h7f80;
+  localparam [4:0] E4M3_BIAS = 5'h7;  // 7: exponent bias of e4m3: e = exponent field - bias
+  localparam [4:0] E4M3_EMIN_M1 = 5'h19;  // -7: emin - 1 of e4m3: a subnormal's exponent is this minus its leading zeros
+  localparam [5:0] E5M2_BIAS = 6'hf;  // 15: exponent bias of e5m2: e = exponent field - bias
+  localparam [5:0] E5M2_EMIN_M1 = 6'h31;  // -15: emin - 1 of e5m2: a subnormal's exponent is this minus its leading zeros
+  localparam [9:0] ROUND_FIELD_OFFSET = 10'h7f;  // 127: offset + bias: exponent field = exp + this (bfloat16)
+  localparam [9:0] ROUND_FIELD_OFFSET_P1 = 10'h80;  // 128: offset + bias + 1: exponent field + 1 = exp + this (bfloat16)
 
   // ======== stage 0 ========
   wire rm_is_rna = rm_i == 4'd1;
@@ -68,7 +75,7 @@ module fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1 (
   wire x_lz_z1 = ~x_lz_n2[2];
   wire [2:0] x_lz_n1 = x_lz_z1 ? {x_lz_n2[1:0], 1'b0} : x_lz_n2;
   wire [1:0] x_lzc = {x_lz_z2, x_lz_z1};
-  wire [4:0] x_exp = x_is_sub ? (5'd25 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] x_exp = x_is_sub ? (E4M3_EMIN_M1 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
 
   // Unpack y: e5m2: K=8 P=3 bias=15 signed, family ieee (exp all ones: Inf / NaN), emin=-14 emax=15
@@ -86,7 +93,9 @@ module fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1 (
   // y: subnormals are normalized: leading-zero count of the trailing significand
   wire y_lz_z1 = ~y_man_field[1];
   wire [1:0] y_lz_n1 = y_lz_z1 ? {y_man_field[0], 1'b0} : y_man_field;
-  wire [5:0] y_exp = y_is_sub ? (6'd49 - {5'd0, y_lz_z1}) : ({1'b0, y_exp_field} - 6'd15);  // exponent of the MSB (two's complement)
+  wire [5:0] y_exp = y_is_sub
+                     ? (E5M2_EMIN_M1 - {5'd0, y_lz_z1})
+                     : ({1'b0, y_exp_field} - E5M2_BIAS);  // exponent of the MSB (two's complement)
   wire [2:0] y_sig = y_is_sub ? {y_lz_n1, 1'b0} : {1'b1, y_man_field};  // significand, MSB = hidden bit
   wire y_sign_eff = y_sign ^ sub_i;  // sign of y' = -y when subtracting
 
@@ -200,7 +209,7 @@ module fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1 (
 
   // Exponent decisions: tables over {exp} (e = exp), 128 entries each
   wire [3:0] round_frac = round_win[3:0];
-  wire [16:0] round_mag_t = {{{3{nrm_exp[6]}}, nrm_exp} + 10'd127, round_win[10:4]};  // truncated magnitude code {biased exp, trailing}
+  wire [16:0] round_mag_t = {{{3{nrm_exp[6]}}, nrm_exp} + ROUND_FIELD_OFFSET, round_win[10:4]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = |round_frac | round_st0;
   wire round_rest = |round_frac[2:0] | round_st0;
 
@@ -225,8 +234,8 @@ module fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1 (
                     | (rm_is_rto_q1 & (round_frac[3] | round_rest) & ~round_mag_t[0])
                     | ((rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & round_sr_sum[3]);
   wire [16:0] round_mag = {(&round_win[10:4] & round_away)
-                           ? ({{3{nrm_exp[6]}}, nrm_exp} + 10'd128)
-                           : ({{3{nrm_exp[6]}}, nrm_exp} + 10'd127),
+                           ? ({{3{nrm_exp[6]}}, nrm_exp} + ROUND_FIELD_OFFSET_P1)
+                           : ({{3{nrm_exp[6]}}, nrm_exp} + ROUND_FIELD_OFFSET),
                            round_win[10:4] + {6'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // Result selection, highest priority first:
