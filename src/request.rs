@@ -139,21 +139,21 @@ impl GenRest {
         let fr = named("--out-format", &self.out_format)?;
         let fin = named("--in-format", &self.in_format)?;
         // An option the unit does not take is refused, naming the units that take it.
-        let only = |flag: &str, units: String| {
+        let only = |applies: &str, units: String| {
             Err(CliError::usage(format!(
-                "{flag} applies to --unit {units} only, not to {unit}"
+                "{applies} --unit {units} only, not to {unit}"
             )))
         };
         let in_format = |u: &iface::FormatUse| matches!(u.x, XFormat::InFormat(_));
         let out_format = |u: &iface::FormatUse| matches!(u.r, RFormat::OutFormat(_));
         if fy.is_some() && !uses.y {
-            return only("--format-y", Unit::with_formats(|u| u.y));
+            return only("--format-y applies to", Unit::with_formats(|u| u.y));
         }
         if fr.is_some() && !out_format(&uses) {
-            return only("--out-format", Unit::with_formats(out_format));
+            return only("--out-format applies to", Unit::with_formats(out_format));
         }
         if fin.is_some() && !in_format(&uses) {
-            return only("--in-format", Unit::with_formats(in_format));
+            return only("--in-format applies to", Unit::with_formats(in_format));
         }
         for (opt, given) in [
             (UnitOption::DotShape, self.dot_n.is_some() || self.addend),
@@ -169,7 +169,7 @@ impl GenRest {
             (UnitOption::Sub, self.sub.is_some()),
         ] {
             if given && !unit.accepts(opt) {
-                return only(opt.flag(), Unit::accepting(opt));
+                return only(&opt.applies(), Unit::accepting(opt));
             }
         }
         let scale = match (&self.scale_format, self.scaled) {

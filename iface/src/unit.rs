@@ -85,14 +85,27 @@ pub enum UnitOption {
 }
 
 impl UnitOption {
+    /// `<flags> apply(ies) to`, for messages.
+    pub fn applies(self) -> String {
+        let f = self.flag();
+        format!(
+            "{f} {}",
+            if f.contains(" and ") {
+                "apply to"
+            } else {
+                "applies to"
+            }
+        )
+    }
+
     /// The command-line spelling, for messages.
     pub fn flag(self) -> &'static str {
         match self {
-            UnitOption::Scales => "--scaled / --scale-format",
+            UnitOption::Scales => "--scaled and --scale-format",
             UnitOption::Ftz => "--ftz",
             UnitOption::NoFlags => "--no-flags",
-            UnitOption::DotShape => "--n / --addend",
-            UnitOption::Accumulator => "--acc / --guard-bits",
+            UnitOption::DotShape => "--n and --addend",
+            UnitOption::Accumulator => "--acc and --guard-bits",
             UnitOption::Interleave => "--interleave",
             UnitOption::Sub => "--sub",
         }

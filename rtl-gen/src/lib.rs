@@ -310,8 +310,8 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
     for (opt, on) in given {
         if on && !req.unit.accepts(opt) {
             return Err(GenError::Unsupported(format!(
-                "{} applies to {} only, not to the {} unit",
-                opt.flag(),
+                "{} {} only, not to the {} unit",
+                opt.applies(),
                 Unit::accepting(opt),
                 req.unit.name()
             )));

@@ -126,6 +126,24 @@ pub trait Eval: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// A golden function whose data outputs are `[result, flags]` (every unit but `decode`): its
+/// [`Eval`] needs no allocation.
+pub trait ResultFlags: Send + Sync + std::fmt::Debug {
+    /// `[result, flags]` for the data inputs `inputs`.
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2];
+}
+
+impl<T: ResultFlags> Eval for T {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        self.result_flags(inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        result_and_flags(out, self.result_flags(inputs))
+    }
+}
+
 /// The expected outputs of a generated core, from the golden model (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct GoldenModel(std::sync::Arc<dyn Eval>);
