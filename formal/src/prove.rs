@@ -1499,7 +1499,7 @@ pub fn formats_label(req: &GenRequest) -> String {
         Unit::Project | Unit::Convert => format!("{} -> {}", name(&f.x), name(&f.r)),
         Unit::Mul | Unit::Add => {
             let y = f.y.unwrap_or(f.x);
-            let op = if req.unit == Unit::Add { "+" } else { "x" };
+            let op = req.unit.spec().operator;
             if y == f.x && f.r == f.x {
                 name(&f.x)
             } else {

@@ -134,6 +134,9 @@ pub struct UnitSpec {
     pub summary: &'static str,
     /// The meaning of the format options.
     pub formats: FormatUse,
+    /// The operator between x and y in descriptions (`e4m3 x e5m2 -> binary32`); empty for
+    /// a unit of one operand.
+    pub operator: &'static str,
     /// The options it accepts beyond formats and modes.
     pub options: &'static [UnitOption],
     /// Whether it rounds (has rounding / saturation modes).
@@ -157,6 +160,7 @@ const DECODE: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Fixed(B32),
     },
+    operator: "",
     options: &[],
     rounds: false,
     space: SpaceKind::Generic,
@@ -172,6 +176,7 @@ const PROJECT: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Format,
     },
+    operator: "",
     options: &[UnitOption::Scales],
     rounds: true,
     space: SpaceKind::Generic,
@@ -187,6 +192,7 @@ const MUL: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(None),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::Ftz, UnitOption::NoFlags],
     rounds: true,
     space: SpaceKind::Generic,
@@ -202,6 +208,7 @@ const FMA: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::Fixed(B32),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::Ftz],
     rounds: true,
     space: SpaceKind::ProductAddend,
@@ -217,6 +224,7 @@ const MAC: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::Fixed(B32),
     },
+    operator: "x",
     options: &[
         UnitOption::Ftz,
         UnitOption::Accumulator,
@@ -236,6 +244,7 @@ const DOT: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(Some(B32)),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::DotShape],
     rounds: true,
     space: SpaceKind::Dot,
@@ -251,6 +260,7 @@ const CONVERT: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Format,
     },
+    operator: "",
     options: &[],
     rounds: true,
     space: SpaceKind::Generic,
@@ -266,6 +276,7 @@ const ADD: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(None),
     },
+    operator: "+",
     options: &[UnitOption::Sub],
     rounds: true,
     space: SpaceKind::Generic,

@@ -274,7 +274,7 @@ pub fn format_desc(req: &GenRequest) -> String {
     } else {
         scales
     };
-    let op = if req.unit == Unit::Add { "+" } else { "x" };
+    let op = req.unit.spec().operator;
     match f.y {
         Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
         _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
