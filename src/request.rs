@@ -40,9 +40,14 @@ pub struct GenRest {
     /// binary32).
     #[arg(long)]
     pub out_format: Option<String>,
-    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …).
+    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …); quantize:
+    /// elements per block, 1..=64 (ports z0_i … z{N-1}_i, r0_o …).
     #[arg(long = "n", value_name = "N")]
     pub dot_n: Option<u32>,
+    /// quantize: how the shared scale follows from the block maximum: floor (OCP MX v1.0
+    /// §6.3, default), ceil, even or rceil (no element overflows).
+    #[arg(long)]
+    pub scale_policy: Option<String>,
     /// Power-of-two block scales of this format (e8m0 for OCP MX, binary8p1uf for P3109):
     /// mul, fma, dot get ports sx_i, sy_i ((x·Sx)·(y·Sy)); project gets s_i and divides by
     /// it (P3109 §5.1.2, the MX quantizer).
@@ -153,7 +158,11 @@ impl GenRest {
             return only("--in-format", Unit::with_formats(in_format));
         }
         for (opt, given) in [
-            (UnitOption::DotShape, self.dot_n.is_some() || self.addend),
+            (
+                UnitOption::DotShape,
+                (self.dot_n.is_some() && !unit.accepts(UnitOption::Block)) || self.addend,
+            ),
+            (UnitOption::Block, self.scale_policy.is_some()),
             (
                 UnitOption::Scales,
                 self.scale_format.is_some() || self.scaled,
@@ -171,6 +180,8 @@ impl GenRest {
         let scale = match (&self.scale_format, self.scaled) {
             (Some(n), _) => Some(crate::args::scale_named(n)?),
             (None, true) => Some(Format::E8M0),
+            // A block quantizer always writes a scale: E8M0 unless given.
+            (None, false) if unit.accepts(UnitOption::Block) => Some(Format::E8M0),
             (None, false) => None,
         };
         let acc_guard = match self.acc.as_deref().map(|a| a.to_ascii_lowercase()) {
@@ -210,6 +221,22 @@ impl GenRest {
             }
         } else {
             iface::DotShape::default()
+        };
+        let block = if unit.accepts(UnitOption::Block) {
+            iface::BlockShape {
+                n: self.dot_n.ok_or_else(|| {
+                    CliError::usage(format!(
+                        "--unit {unit} needs --n N, the number of elements per block (1..=64)"
+                    ))
+                })?,
+                policy: match &self.scale_policy {
+                    Some(p) => golden::ScalePolicy::parse(p)
+                        .map_err(|e| CliError::usage(format!("--scale-policy: {e}")))?,
+                    None => golden::ScalePolicy::Floor,
+                },
+            }
+        } else {
+            iface::BlockShape::default()
         };
         // What the format options mean for this unit (its registry entry).
         let x = match uses.x {
@@ -279,6 +306,7 @@ impl GenRest {
                 dot,
                 acc_guard,
                 interleave: self.interleave.unwrap_or(0),
+                block,
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -287,9 +315,14 @@ impl GenRest {
 
     /// The options given next to `--from DIR` (each must agree with the manifest).
     pub(crate) fn overrides(&self, signaling_nan: bool) -> Result<Overrides, CliError> {
-        if self.dot_n.is_some() || self.scale_format.is_some() || self.scaled || self.addend {
+        if self.dot_n.is_some()
+            || self.scale_format.is_some()
+            || self.scaled
+            || self.addend
+            || self.scale_policy.is_some()
+        {
             return Err(CliError::usage(
-                "--n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)",
+                "--n, --scale-format, --scaled, --addend and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale)",
             ));
         }
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {

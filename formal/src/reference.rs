@@ -549,7 +549,7 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
         Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert => Ok(()),
-        Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
+        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => Err(FormalError::Unsupported(format!(
             "prove covers mul, fma, project and convert, not {unit}; verify other units by simulation (fp8gen verify)"
         ))),
     }
@@ -732,7 +732,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
-        Unit::Decode | Unit::Mac | Unit::Dot => return Err(check_unit(req.unit).unwrap_err()),
+        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => return Err(check_unit(req.unit).unwrap_err()),
     }
     t.line("  assign flags_o = res_flags;");
     t.line("  assign valid_o = valid_i;");

@@ -28,6 +28,8 @@ pub enum Unit {
     Dot,
     /// Any format → any other, one rounding.
     Convert,
+    /// MX block quantizer: N inputs → a shared scale from the block maximum + N elements.
+    Quantize,
 }
 
 /// Where the x operand's format comes from.
@@ -78,6 +80,8 @@ pub enum UnitOption {
     Accumulator,
     /// Interleaved accumulators (`--interleave`).
     Interleave,
+    /// A block quantizer's shape (`--n`, `--scale-policy`; `--scale-format` names the scale).
+    Block,
 }
 
 impl UnitOption {
@@ -90,6 +94,7 @@ impl UnitOption {
             UnitOption::DotShape => "--n / --addend",
             UnitOption::Accumulator => "--acc / --guard-bits",
             UnitOption::Interleave => "--interleave",
+            UnitOption::Block => "--scale-policy",
         }
     }
 }
@@ -240,9 +245,24 @@ const CONVERT: UnitSpec = UnitSpec {
     lanes: 16,
 };
 
+const QUANTIZE: UnitSpec = UnitSpec {
+    name: "quantize",
+    summary: "MX block quantizer: --n inputs -> shared scale (--scale-policy) + --format elements",
+    formats: FormatUse {
+        x: XFormat::InFormat(Some(B32)),
+        y: false,
+        r: RFormat::Format,
+    },
+    options: &[UnitOption::Scales, UnitOption::Block],
+    rounds: true,
+    space: SpaceKind::Generic,
+    rate: 5.0e6,
+    lanes: 4,
+};
+
 impl Unit {
     /// Every unit, in the order of the help texts.
-    pub const ALL: [Unit; 7] = [
+    pub const ALL: [Unit; 8] = [
         Unit::Decode,
         Unit::Project,
         Unit::Convert,
@@ -250,6 +270,7 @@ impl Unit {
         Unit::Fma,
         Unit::Mac,
         Unit::Dot,
+        Unit::Quantize,
     ];
 
     /// The unit's descriptor: the registry.
@@ -262,6 +283,7 @@ impl Unit {
             Unit::Mac => &MAC,
             Unit::Dot => &DOT,
             Unit::Convert => &CONVERT,
+            Unit::Quantize => &QUANTIZE,
         }
     }
 
@@ -349,7 +371,7 @@ mod tests {
         assert_eq!(Unit::accepting(UnitOption::NoFlags), "mul");
         assert_eq!(
             Unit::accepting(UnitOption::Scales),
-            "project, mul, fma or dot"
+            "project, mul, fma, dot or quantize"
         );
         assert!(Unit::Mac.is_stateful() && !Unit::Dot.is_stateful());
     }

@@ -246,6 +246,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
             req.formats.scale.map(|f| f.name()).unwrap_or_default()
         ),
         (_, Role::Result) => format!("the result format {}", f.r.name()),
+        (_, Role::ScaleOut) => format!(
+            "the scale format {}",
+            req.formats.scale.map(|f| f.name()).unwrap_or_default()
+        ),
         (_, Role::Flags) => "{invalid, overflow, underflow, inexact}".into(),
         (_, Role::Class) => "{nan, inf, zero, subnormal}".into(),
         (_, Role::Random) => format!("{} random bits", req.random_bits()),
@@ -345,6 +349,22 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
                 (false, Some(_)) => {
                     return Err(usage(format!(
                         "manifest of `{}`: \"dot\" describes dot cores, not {}; remove it",
+                        m.top, m.unit
+                    )))
+                }
+                _ => Default::default(),
+            },
+            block: match (m.unit.accepts(UnitOption::Block), m.block) {
+                (true, Some(q)) => q,
+                (true, None) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: a quantize core needs \"block\": {{\"n\": <elements>, \"policy\": \"floor\"|\"ceil\"|\"even\"|\"rceil\"}}",
+                        m.top
+                    )))
+                }
+                (false, Some(_)) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: \"block\" describes quantize cores, not {}; remove it",
                         m.top, m.unit
                     )))
                 }

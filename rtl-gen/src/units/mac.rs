@@ -646,6 +646,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         latency: lat,
         initiation_interval: 1,
         dot: None,
+        block: None,
         ports,
     };
     Ok(GeneratedCore {
