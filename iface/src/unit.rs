@@ -110,6 +110,9 @@ pub enum SpaceKind {
     Dot,
     /// A stateful unit: streams checked cycle by cycle.
     Stream,
+    /// Block quantizers: structured blocks (binade and policy edges of the block maximum,
+    /// outliers, zeros, subnormals, ties after scaling, specials) + random.
+    Block,
 }
 
 /// What is true of a unit, as data.
@@ -255,7 +258,7 @@ const QUANTIZE: UnitSpec = UnitSpec {
     },
     options: &[UnitOption::Scales, UnitOption::Block],
     rounds: true,
-    space: SpaceKind::Generic,
+    space: SpaceKind::Block,
     rate: 5.0e6,
     lanes: 4,
 };

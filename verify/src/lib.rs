@@ -836,6 +836,17 @@ fn make_space(
                 plan.seed,
             )
         }
+        SpaceKind::Block => {
+            return Space::new_block(
+                roles,
+                req.options.block.n,
+                fx,
+                req.formats.r,
+                combos,
+                plan.choice,
+                plan.seed,
+            )
+        }
         SpaceKind::ProductAddend => true,
         SpaceKind::Generic | SpaceKind::Stream => false,
     };
