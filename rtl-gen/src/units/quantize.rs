@@ -361,9 +361,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let (slo, shi) = (sf.emin() as i64, sf.emax() as i64);
     b.comment_owned(vec![
         format!(
-            "Scale exponent ({policy}): floor(log2 amax) + amax_up - emax({}) = {} - {emax_r}, clamped to",
-            f.name(),
-            "floor(log2 amax) + amax_up"
+            "Scale exponent ({policy}): floor(log2 amax) + amax_up - {emax_r} (the exponent of MaxFinite of {}), clamped to",
+            f.name()
         ),
         format!(
             "[{slo}, {shi}] of {}; amax = 0 -> 2^{slo}, no finite element -> 2^{shi}, NaN -> NaN",
