@@ -732,7 +732,9 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
-        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => return Err(check_unit(req.unit).unwrap_err()),
+        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => {
+            return Err(check_unit(req.unit).unwrap_err())
+        }
     }
     t.line("  assign flags_o = res_flags;");
     t.line("  assign valid_o = valid_i;");
