@@ -43,7 +43,13 @@ fn e4m3_block_of_4_verifies_and_an_off_by_one_binade_scale_fails() {
             "dyn",
         ],
     );
-    let args = ["verify", "--from", d.to_str().unwrap(), "--random", "200000"];
+    let args = [
+        "verify",
+        "--from",
+        d.to_str().unwrap(),
+        "--random",
+        "200000",
+    ];
     let o = run(&args);
     let out = stderr(&o) + &stdout(&o);
     assert!(o.status.success(), "{out}");
@@ -55,7 +61,11 @@ fn e4m3_block_of_4_verifies_and_an_off_by_one_binade_scale_fails() {
     let v = verilog_of(&d);
     let text = std::fs::read_to_string(&v).unwrap();
     let needle = "amax_frac > E4M3_MAX_FRAC";
-    assert!(text.contains(needle), "no rceil comparison in {}", v.display());
+    assert!(
+        text.contains(needle),
+        "no rceil comparison in {}",
+        v.display()
+    );
     std::fs::write(&v, text.replacen(needle, "amax_frac >= E4M3_MAX_FRAC", 1)).unwrap();
     let o = run(&args);
     let out = stderr(&o) + &stdout(&o);
@@ -182,4 +192,39 @@ fn option_rules_are_exact_messages() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
         assert!(!out.exists());
     }
+}
+
+/// `scripts/xcheck/check_quantize.py`, a small run: the golden quantizer (through `eval`)
+/// against gfloat's scale and element rounding and torchao's scale rules; nothing may be
+/// unexplained. Needs the project virtualenv (`make setup-fpga`); a missing one is a
+/// failure, not a skip.
+#[test]
+fn quantizer_matches_gfloat() {
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let python = std::env::var_os("FP8GEN_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| repo.join(".venv"))
+        .join("bin")
+        .join("python");
+    assert!(
+        python.is_file(),
+        "{} not found: run `make setup-fpga` first",
+        python.display()
+    );
+    let t = tempfile::tempdir().unwrap();
+    let json = t.path().join("q.json");
+    let o = Command::new(&python)
+        .arg(repo.join("scripts/xcheck/check_quantize.py"))
+        .args(["--fp8gen", env!("CARGO_BIN_EXE_fp8gen"), "--blocks", "200"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let out = stdout(&o) + &stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["unexplained"], 0, "{out}");
+    // 5 formats x 4 policies x 10 classes x 200 blocks.
+    assert_eq!(v["blocks"], 40000, "{out}");
 }

@@ -814,7 +814,7 @@ impl BlockGen {
         edges.extend([mf, mf.wrapping_sub(1) & all, (mf + 1) & all]);
         // The even policy's carry limit 2^fw - 2^(fw - m - 1) and its neighbours.
         let m = fr.man_bits();
-        if m + 1 <= fw {
+        if m < fw {
             let lim = (1u64 << fw) - (1u64 << (fw - m - 1));
             edges.extend([lim, lim - 1, (lim + 1) & all]);
         }
