@@ -1173,7 +1173,7 @@ mod tests {
         }
         assert_eq!(
             Unit::list(),
-            "decode, project, convert, mul, fma, mac or dot"
+            "decode, project, convert, mul, fma, mac, dot or quantize"
         );
     }
 }
