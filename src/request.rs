@@ -157,6 +157,9 @@ impl GenRest {
         if fin.is_some() && !in_format(&uses) {
             return only("--in-format", Unit::with_formats(in_format));
         }
+        if self.addend && unit.accepts(UnitOption::Block) {
+            return only("--addend", Unit::accepting(UnitOption::DotShape));
+        }
         for (opt, given) in [
             (
                 UnitOption::DotShape,

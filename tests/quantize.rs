@@ -154,7 +154,13 @@ fn eval_gives_known_answers() {
 
 #[test]
 fn option_rules_are_exact_messages() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "gen", "-u", "quantize", "-f", "e4m3", "--n", "4", "--addend",
+            ],
+            "--addend applies to --unit dot only, not to quantize",
+        ),
         (
             &["gen", "-u", "mul", "-f", "e4m3", "--scale-policy", "rceil"],
             "--scale-policy applies to --unit quantize only, not to mul",
@@ -192,6 +198,14 @@ fn option_rules_are_exact_messages() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
         assert!(!out.exists());
     }
+    // prove has no naive reference of the quantizer and says so.
+    let o = run(&["prove", "-u", "quantize", "-f", "e4m3", "--n", "4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("prove covers mul, fma, project and convert, not quantize"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `scripts/xcheck/check_quantize.py`, a small run: the golden quantizer (through `eval`)
