@@ -14,7 +14,7 @@
 //!
 //! Datapath: a maximum tree over the elements' magnitude fields (infinities and NaNs count
 //! as 0), the scale exponent of the maximum by the policy, clamped to the scale format, then
-//! the `project --scaled` datapath ([`super::project::scaled_by`] + [`crate::blocks::round`])
+//! the `project --scaled` datapath (`project::scaled_by` + [`crate::blocks::round`])
 //! once per element with the shared scale.
 
 use super::{describe, finish_core, input, layout, output, FLAGS_WIDTH};
