@@ -20,8 +20,9 @@
 //! Under `floor` and `even` the largest element may exceed the element format's range
 //! and saturates (or overflows) by the element saturation mode; under `rceil` no finite
 //! element overflows; `ceil` also never overflows and loses up to one binade more than
-//! `rceil`. torchao computes `ceil`, `even` and `rceil` in binary32 arithmetic (RCEIL
-//! multiplies by the rounded reciprocal of MaxFinite_r); this model is exact.
+//! `rceil`. torchao computes `ceil`, `even` and `rceil` in binary32 arithmetic; this model is
+//! exact. The two differ only for `rceil` where amax / MaxFinite_r is a binary32 subnormal:
+//! torchao keeps 2^−127 where amax / 2^−127 exceeds MaxFinite_r (scripts/xcheck/README.md).
 //!
 //! `e` is clamped to the scale format's powers of two `[emin_s, emax_s]` (E8M0: −127..=127,
 //! OCP MX v1.0 §5.4.1), and the scale code is `e + bias_s`.

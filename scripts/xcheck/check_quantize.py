@@ -32,8 +32,11 @@ Documented differences, counted per class and not failures:
   counted.
 * ``nan``: every reference gives the NaN scale (0xff); the element codes are fp8gen's NaN
   (or ``--nan-code`` 0 with invalid for formats without NaN): checked against that rule.
-* ``rceil-f32``: torchao's RCEIL multiplies by the binary32-rounded reciprocal of MaxFinite
-  and can land one binade off the exact rule near amax = MaxFinite * 2^k; counted.
+* ``rceil-f32``: torchao's RCEIL computes amax * float32(1 / MaxFinite) in binary32; where
+  that quotient is a binary32 subnormal (amax just above MaxFinite * 2^-127) the bits that
+  put it above 2^-127 are rounded away and torchao keeps the scale 2^-127 where the exact
+  rule (amax / scale <= MaxFinite) needs 2^-126; counted (checked against the exact rule).
+  In the long run every such block had the exact exponent -126 and torchao's -127.
 
 Anything else is unexplained and makes the script exit 1 (2 = setup / usage error).
 
