@@ -274,6 +274,9 @@ pub fn format_desc(req: &GenRequest) -> String {
         .unwrap_or_default();
     let shape = if req.unit.accepts(UnitOption::DotShape) {
         format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
+    } else if req.unit.accepts(UnitOption::Block) {
+        let q = &req.options.block;
+        format!("N={} {} {scales}", q.n, q.policy)
     } else {
         scales
     };
