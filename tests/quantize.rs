@@ -198,14 +198,17 @@ fn option_rules_are_exact_messages() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
         assert!(!out.exists());
     }
-    // prove has no naive reference of the quantizer and says so.
-    let o = run(&["prove", "-u", "quantize", "-f", "e4m3", "--n", "4"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("prove covers mul, fma, project and convert, not quantize"),
-        "{}",
-        stderr(&o)
-    );
+}
+
+#[test]
+fn a_one_element_binary32_quantizer_is_proven() {
+    let o = run(&[
+        "prove", "-u", "quantize", "-f", "e4m3", "--n", "1", "-r", "dyn",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.starts_with("PROVEN:"), "{out}");
+    assert!(out.contains("z0_i[32]"), "{out}");
 }
 
 /// `scripts/xcheck/check_quantize.py`, a small run: the golden quantizer (through `eval`)
