@@ -66,7 +66,7 @@ sweep-fma: build
 # products, block scales E8M0 or none, result binary32); dot32 points take minutes each and do
 # not fit the iCE40 UP5K (error rows). Narrower runs: scripts/fpga/qor_sweep.py --merge.
 qor: build setup-fpga
-	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project mul mul-ftz-noflags \
+	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project convert-binary8p3se mul mul-ftz-noflags add \
 	  fma mac mac-exact --formats e4m3 e5m2 --stages 0 1 2 3 --targets ecp5-25k ice40-up5k \
 	  --dsp on --seeds 3 --out docs/qor
 	.venv/bin/python scripts/fpga/qor_sweep.py --units dot --formats e4m3 e5m2 --stages 0 1 2 3 \

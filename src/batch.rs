@@ -1,6 +1,6 @@
-//! Batch commands: `project`, `mul`, `fma`, `dot` and `eval` (any unit) read one hex vector
-//! per line on stdin and write one hex result per line on stdout, so that millions of vectors
-//! can be piped through.
+//! Batch commands: `project`, `mul`, `add`, `fma`, `dot` and `eval` (any unit) read one hex
+//! vector per line on stdin and write one hex result per line on stdout, so that millions of
+//! vectors can be piped through.
 
 use crate::args::CliError;
 use golden::{Flags, Format};

@@ -19,6 +19,7 @@ use golden::{Format, Rounding, Scale, Spec, PRESETS};
 use std::io::Write;
 use std::path::PathBuf;
 
+mod add_cmd;
 mod fpga_cmd;
 mod prove_cmd;
 mod sweep_cmd;
@@ -80,6 +81,24 @@ enum Cmd {
         ftz: bool,
         #[command(flatten)]
         scale: ScaleArgs,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Add "x y" hex pairs from stdin: x + y (x - y with --sub), exact sum, one rounding.
+    Add {
+        #[command(flatten)]
+        format: FormatArgs,
+        /// Format of y (default: the format of x).
+        #[arg(long)]
+        format_y: Option<String>,
+        /// Result format (default: the format of x; may be binary16, bfloat16, binary32).
+        #[arg(long)]
+        out_format: Option<String>,
+        #[command(flatten)]
+        modes: ModeArgs,
+        /// Subtract: x - y.
+        #[arg(long)]
+        sub: bool,
         #[command(flatten)]
         out: OutArgs,
     },
@@ -528,6 +547,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             };
             Ok(())
         }
+        Cmd::Add {
+            format,
+            format_y,
+            out_format,
+            modes,
+            sub,
+            out,
+        } => add_cmd::run(&format, format_y, out_format, &modes, sub, out.opts()),
         Cmd::Fma {
             format,
             format_y,

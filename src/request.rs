@@ -102,6 +102,9 @@ pub struct GenRest {
     /// Code written for NaN into a format without NaN (hex, default 0).
     #[arg(long, value_parser = crate::args::parse_hex_u32)]
     pub nan_code: Option<u32>,
+    /// add: subtract, r = x - y (`--sub`), or `--sub dyn` for a run-time `sub_i` port.
+    #[arg(long, num_args = 0..=1, default_missing_value = "fixed", value_name = "dyn")]
+    pub sub: Option<String>,
 }
 
 /// The help of `--unit`: every unit ([`Unit::ALL`]).
@@ -141,29 +144,40 @@ impl GenRest {
         let fr = named("--out-format", &self.out_format)?;
         let fin = named("--in-format", &self.in_format)?;
         // An option the unit does not take is refused, naming the units that take it.
-        let only = |flag: &str, units: String| {
+        let only = |applies: &str, units: String| {
             Err(CliError::usage(format!(
-                "{flag} applies to --unit {units} only, not to {unit}"
+                "{applies} --unit {units} only, not to {unit}"
             )))
         };
         let in_format = |u: &iface::FormatUse| matches!(u.x, XFormat::InFormat(_));
         let out_format = |u: &iface::FormatUse| matches!(u.r, RFormat::OutFormat(_));
         if fy.is_some() && !uses.y {
-            return only("--format-y", Unit::with_formats(|u| u.y));
+            return only("--format-y applies to", Unit::with_formats(|u| u.y));
         }
         if fr.is_some() && !out_format(&uses) {
-            return only("--out-format", Unit::with_formats(out_format));
+            return only("--out-format applies to", Unit::with_formats(out_format));
         }
         if fin.is_some() && !in_format(&uses) {
-            return only("--in-format", Unit::with_formats(in_format));
+            return only("--in-format applies to", Unit::with_formats(in_format));
         }
-        if self.addend && unit.accepts(UnitOption::Block) {
-            return only("--addend", Unit::accepting(UnitOption::DotShape));
+        // --n is shared by dot (elements per operand) and quantize (elements per block).
+        let takes_n = |u: Unit| u.accepts(UnitOption::DotShape) || u.accepts(UnitOption::Block);
+        if self.dot_n.is_some() && !takes_n(unit) {
+            let units: Vec<Unit> = Unit::ALL.into_iter().filter(|u| takes_n(*u)).collect();
+            let names: Vec<&str> = units.iter().map(|u| u.name()).collect();
+            let list = match names.split_last() {
+                Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+                _ => names.join(""),
+            };
+            return only("--n applies to", list);
+        }
+        if self.addend && !unit.accepts(UnitOption::DotShape) {
+            return only("--addend applies to", Unit::accepting(UnitOption::DotShape));
         }
         for (opt, given) in [
             (
                 UnitOption::DotShape,
-                (self.dot_n.is_some() && !unit.accepts(UnitOption::Block)) || self.addend,
+                self.dot_n.is_some() && !unit.accepts(UnitOption::Block),
             ),
             (UnitOption::Block, self.scale_policy.is_some()),
             (
@@ -175,9 +189,10 @@ impl GenRest {
                 self.acc.is_some() || self.guard_bits.is_some(),
             ),
             (UnitOption::Interleave, self.interleave.is_some()),
+            (UnitOption::Sub, self.sub.is_some()),
         ] {
             if given && !unit.accepts(opt) {
-                return only(opt.flag(), Unit::accepting(opt));
+                return only(&opt.applies(), Unit::accepting(opt));
             }
         }
         let scale = match (&self.scale_format, self.scaled) {
@@ -310,6 +325,10 @@ impl GenRest {
                 acc_guard,
                 interleave: self.interleave.unwrap_or(0),
                 block,
+                add_op: match &self.sub {
+                    None => rtl::units::add::AddOp::Add,
+                    Some(s) => rtl::units::add::AddOp::parse(s).map_err(CliError::usage)?,
+                },
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
@@ -331,6 +350,11 @@ impl GenRest {
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {
             return Err(CliError::usage(
                 "--acc, --guard-bits and --interleave describe a core to generate; with --from DIR the manifest's modes give the accumulator",
+            ));
+        }
+        if self.sub.is_some() {
+            return Err(CliError::usage(
+                "--sub describes an add core to generate; with --from DIR the manifest (modes.subtract, a sub_i port) gives it",
             ));
         }
         let any_format = self.format.format.is_some()

@@ -349,10 +349,7 @@ fn stages_0_and_3_give_identical_results() {
                 .manifest
                 .ports
                 .iter()
-                .filter(|p| {
-                    p.direction == MDir::Input && !matches!(p.role, Role::Clock | Role::ResetN)
-                })
-                .filter(|p| !(clocked && p.role == Role::ValidIn))
+                .filter(|p| p.direction == MDir::Input && p.role.is_data(clocked, false))
                 .map(|p| p.role)
                 .collect();
             assert_eq!(roles.len(), ni);

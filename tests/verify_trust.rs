@@ -698,15 +698,15 @@ fn options_the_core_in_from_cannot_honour_are_errors() {
     let table: &[(&[&str], &str)] = &[
         (
             &["verify", "--from", ms, "--in-format", "binary16"],
-            "error: --in-format applies to --unit project; the core in --from is a mul core: drop the option",
+            "error: --in-format applies to --unit project or convert; the core in --from is a mul core: drop the option",
         ),
         (
             &["verify", "--from", ps, "--format-y", "binary32"],
-            "error: --format-y applies to --unit mul, fma, mac and dot; the core in --from is a project core: drop the option",
+            "error: --format-y applies to --unit add, mul, fma, mac or dot; the core in --from is a project core: drop the option",
         ),
         (
             &["verify", "--from", ps, "--out-format", "e2m1"],
-            "error: --out-format applies to --unit mul and dot; the core in --from is a project core: drop the option",
+            "error: --out-format applies to --unit add, mul or dot; the core in --from is a project core: drop the option",
         ),
         (
             &["verify", "--from", ps, "--in-format", "binary16"],

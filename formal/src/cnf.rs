@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::prove::Verdict;
+use crate::verdict::Verdict;
 
 /// An and-inverter graph read from yosys's ASCII AIGER and its `-map` file.
 #[derive(Clone, Debug)]

@@ -23,6 +23,7 @@ pub mod cnf;
 pub mod prove;
 pub mod reference;
 pub mod tools;
+pub mod verdict;
 
 pub use prove::{
     prove_pair, prove_pipeline, prove_request, CexReport, Engine, PairSpec, ProofReport,

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use crate::reference::generate_reference;
 use crate::tools;
+pub use crate::verdict::Verdict;
 use crate::FormalError;
 
 /// Options of a proof run.
@@ -92,18 +93,6 @@ impl Default for ProveOptions {
             jobs: 0,
         }
     }
-}
-
-/// Outcome of one proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// The miter's trigger is unsatisfiable: the statement holds.
-    Proven,
-    /// The solver found inputs on which the cores differ.
-    Refuted,
-    /// No verdict (solver timeout or an unexpected end of the run).
-    NoVerdict,
 }
 
 /// A counterexample, with its replay.
@@ -918,8 +907,15 @@ fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
 
 /// Proves two combinational cores equal on every input (under the assumptions).
 pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, FormalError> {
+    for (top, ports) in [
+        (&spec.gold_top, &spec.gold_ports),
+        (&spec.gate_top, &spec.gate_ports),
+    ] {
+        iface::check_ports(top, ports, 0, iface::MAX_PORT_WIDTH)
+            .map_err(FormalError::Unsupported)?;
+    }
     for p in spec.gold_ports.iter().chain(&spec.gate_ports) {
-        if matches!(p.role, Role::Clock | Role::ResetN) {
+        if p.role.is_clock_or_reset() {
             return Err(FormalError::Unsupported(format!(
                 "prove_pair compares combinational cores; port {} is a {:?} (use prove_pipeline)",
                 p.name, p.role
@@ -1084,6 +1080,11 @@ pub fn prove_pipeline(
     }
     let pports = &pipe.manifest.ports;
     let cports = &comb.manifest.ports;
+    for core in [pipe, comb] {
+        let m = &core.manifest;
+        iface::check_ports(&m.top, &m.ports, m.latency, iface::MAX_PORT_WIDTH)
+            .map_err(FormalError::Unsupported)?;
+    }
     let work = work_dir(opts, "pipeline")?;
     let (dir, keep) = (work.dir.clone(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
@@ -1116,7 +1117,7 @@ pub fn prove_pipeline(
         match (p.direction, p.role) {
             (Direction::Input, _) => {
                 pconns.push(format!(".{0}({0})", p.name));
-                if !matches!(p.role, Role::Clock | Role::ResetN) {
+                if !p.role.is_clock_or_reset() {
                     let c = matching(cports, p, &comb.top)?;
                     cconns.push(format!(".{}({})", c.name, p.name));
                 }
@@ -1496,12 +1497,13 @@ pub fn formats_label(req: &GenRequest) -> String {
     match req.unit {
         Unit::Project if f.x == Format::BINARY32 => name(&f.r),
         Unit::Project | Unit::Convert => format!("{} -> {}", name(&f.x), name(&f.r)),
-        Unit::Mul => {
+        Unit::Mul | Unit::Add => {
             let y = f.y.unwrap_or(f.x);
+            let op = if req.unit == Unit::Add { "+" } else { "x" };
             if y == f.x && f.r == f.x {
                 name(&f.x)
             } else {
-                format!("{} x {} -> {}", name(&f.x), name(&y), name(&f.r))
+                format!("{} {op} {} -> {}", name(&f.x), name(&y), name(&f.r))
             }
         }
         _ => {

@@ -1,4 +1,4 @@
-//! The independent reference: `mul`, `fma` and `project` written the obvious way.
+//! The independent reference: `mul`, `fma`, `project` and `add` ([`add`]) written the obvious way.
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
@@ -18,11 +18,14 @@
 //! it exists to be obviously right, and to be proven equal to the fast core.
 
 use golden::{Format, Rounding, Saturation, Specials, Tininess};
+use iface::{index_bits, DETERMINISTIC_ROUNDINGS, ROUNDING_ENCODING, SATURATION_ENCODING};
 use rtl::manifest::{Manifest, Unit};
 use rtl::{GenRequest, GeneratedCore, RoundingSel, SaturationSel};
 use std::fmt::Write as _;
 
 use crate::FormalError;
+
+mod add;
 
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {
@@ -183,48 +186,81 @@ fn decode_operand(t: &mut Text, f: &Format, port: &str, n: &str) -> Result<Opera
     })
 }
 
-/// One-hot mode wires `m_rne … m_rto`, `s_fin`, `s_prop`, `s_none`, `s_nonev4`.
+/// The reference's wire for a saturation mode.
+fn sat_wire(s: Saturation) -> &'static str {
+    match s {
+        Saturation::SatFinite => "s_fin",
+        Saturation::SatPropagate => "s_prop",
+        Saturation::SatNone => "s_none",
+        Saturation::SatNoneV4 => "s_nonev4",
+    }
+}
+
+/// One-hot mode wires `m_rne … m_rto`, `s_fin`, `s_prop`, `s_none`, `s_nonev4`; the port
+/// values are the indices into `iface::ROUNDING_ENCODING` / `iface::SATURATION_ENCODING`.
 fn modes(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
-    t.comment("Modes (rm_i: 0 rne, 1 rna, 2 rtp, 3 rtn, 4 rtz, 5 rto, other values rne; sat_i: 0 satfinite, 1 satpropagate, 2 satnone, 3 satnone-v4)");
-    let names = ["m_rna", "m_rtp", "m_rtn", "m_rtz", "m_rto"];
+    let det = &ROUNDING_ENCODING[..DETERMINISTIC_ROUNDINGS];
+    let rm: Vec<String> = det
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{i} {n}"))
+        .collect();
+    let sat: Vec<String> = SATURATION_ENCODING
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{i} {n}"))
+        .collect();
+    t.comment(&format!(
+        "Modes (rm_i: {}, other values {}; sat_i: {})",
+        rm.join(", "),
+        det[0],
+        sat.join(", ")
+    ));
+    // Every deterministic mode but the first (rne, the value of the other encodings).
+    let others: Vec<(String, Rounding)> = det[1..]
+        .iter()
+        .filter_map(|n| Some((format!("m_{n}"), Rounding::parse(n, 0).ok()?)))
+        .collect();
+    let first = format!("m_{}", det[0]);
     match req.rounding {
         RoundingSel::Dynamic => {
-            for (i, n) in names.iter().enumerate() {
-                t.wire(n, 1, &format!("rm_i == {}", k(3, i as u64 + 1)));
+            for (i, (n, _)) in others.iter().enumerate() {
+                t.wire(
+                    n,
+                    1,
+                    &format!(
+                        "rm_i == {}",
+                        k(index_bits(DETERMINISTIC_ROUNDINGS), i as u64 + 1)
+                    ),
+                );
             }
-            t.wire("m_rne", 1, "~(m_rna | m_rtp | m_rtn | m_rtz | m_rto)");
+            let names: Vec<&str> = others.iter().map(|(n, _)| n.as_str()).collect();
+            t.wire(&first, 1, &format!("~({})", names.join(" | ")));
         }
         RoundingSel::Fixed(r) => {
-            let all = [
-                Rounding::Rna,
-                Rounding::Rtp,
-                Rounding::Rtn,
-                Rounding::Rtz,
-                Rounding::Rto,
-            ];
             if r.random_bits() > 0 {
                 return Err(FormalError::Unsupported(
                     "the reference covers the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto); stochastic rounding is not supported".into(),
                 ));
             }
-            for (n, m) in names.iter().zip(all) {
-                t.wire(n, 1, b(r == m));
+            for (n, m) in &others {
+                t.wire(n, 1, b(r == *m));
             }
-            t.wire("m_rne", 1, b(r == Rounding::Rne));
+            t.wire(&first, 1, b(r.name() == det[0]));
         }
     }
-    let snames = ["s_fin", "s_prop", "s_none", "s_nonev4"];
-    match req.saturation {
-        SaturationSel::Dynamic => {
-            for (i, n) in snames.iter().enumerate() {
-                t.wire(n, 1, &format!("sat_i == {}", k(2, i as u64)));
-            }
-        }
-        SaturationSel::Fixed(s) => {
-            for (n, m) in snames.iter().zip(Saturation::ALL) {
-                t.wire(n, 1, b(s == m));
-            }
-        }
+    let smodes = SATURATION_ENCODING
+        .iter()
+        .filter_map(|n| Saturation::parse(n).ok());
+    for (i, m) in smodes.enumerate() {
+        let rhs = match req.saturation {
+            SaturationSel::Dynamic => format!(
+                "sat_i == {}",
+                k(index_bits(SATURATION_ENCODING.len()), i as u64)
+            ),
+            SaturationSel::Fixed(s) => b(s == m).to_string(),
+        };
+        t.wire(sat_wire(m), 1, &rhs);
     }
     Ok(())
 }
@@ -548,9 +584,9 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 /// exhaustive `match`, so a new unit must say here whether it has a reference).
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
-        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Quantize => Ok(()),
+        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Add | Unit::Quantize => Ok(()),
         Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma, project, convert and quantize, not {unit}; verify other units by simulation (fp8gen verify)"
+            "prove covers mul, fma, project, convert, add and quantize, not {unit}; verify other units by simulation (fp8gen verify)"
         ))),
     }
 }
@@ -735,6 +771,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )?;
             t.line("  assign r_o = res_code;");
         }
+        Unit::Add => add::body(&mut t, req)?,
         Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => {
             return Err(check_unit(req.unit).unwrap_err())
         }

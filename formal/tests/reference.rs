@@ -346,3 +346,52 @@ fn reference_project_is_exact_on_a_structured_sample_more_formats() {
         project_structured(p(f), 512);
     }
 }
+
+/// `add` of `fx ± fy → fr` through a `sub_i` port and run-time modes: every (x, y, sub) ×
+/// every deterministic rounding × every saturation.
+fn add_exhaustive(fx: Format, fy: Format, fr: Format) {
+    let mut r = req(Unit::Add, fx, fy, fr, true);
+    r.options.add_op = rtl::units::add::AddOp::Dynamic;
+    let (kx, ky) = (fx.k, fy.k);
+    let len = (1u64 << (kx + ky + 1)) * 24;
+    let s = check(&r, len, |i, v| {
+        v[0] = i & ((1 << kx) - 1);
+        v[1] = (i >> kx) & ((1 << ky) - 1);
+        v[2] = (i >> (kx + ky)) & 1;
+        let m = i >> (kx + ky + 1);
+        v[3] = m % 6;
+        v[4] = m / 6;
+    });
+    assert_eq!(s.vectors, len);
+}
+
+#[test]
+fn reference_add_is_lint_clean_and_exact_exhaustively() {
+    use rtl::units::add::AddOp;
+    for (fx, fy, fr, op) in [
+        (p("e4m3"), p("e4m3"), p("e4m3"), AddOp::Add),
+        (p("e5m2"), p("e4m3"), Format::BINARY32, AddOp::Sub),
+        (
+            p("binary8p3se"),
+            p("e2m1"),
+            p("binary8p3ue"),
+            AddOp::Dynamic,
+        ),
+    ] {
+        let mut r = req(Unit::Add, fx, fy, fr, false);
+        r.options.add_op = op;
+        let core = formal::generate_reference(&r).expect("reference");
+        let l = lint(&core);
+        assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+    }
+    add_exhaustive(p("e4m3"), p("e4m3"), p("e4m3"));
+    add_exhaustive(p("e5m2"), p("e5m2"), p("e5m2"));
+    add_exhaustive(p("e4m3"), p("e5m2"), Format::BFLOAT16);
+}
+
+#[test]
+#[ignore = "about a minute: more formats (cargo test -p fp8gen-formal -- --ignored)"]
+fn reference_add_is_exact_exhaustively_more_formats() {
+    add_exhaustive(p("e5m2"), p("e4m3"), p("e2m1"));
+    add_exhaustive(p("binary8p3se"), p("e4m3fnuz"), p("binary8p4ue"));
+}

@@ -86,15 +86,13 @@ impl Core {
         }
     }
 
-    /// Checks identifiers, widths, roles and latency; the error names what is wrong.
+    /// Checks the port list ([`iface::check_ports`]: identifiers, widths, roles, latency)
+    /// and the top module (not a wrapper's name, present in the source); the error names what
+    /// is wrong.
     pub fn validate(&self, max_width: u32) -> Result<(), FpgaError> {
         let bad = |m: String| Err(FpgaError::BadCore(m));
-        if !iface::is_identifier(&self.top) {
-            return bad(format!(
-                "top module name `{}` is not a plain Verilog identifier",
-                self.top
-            ));
-        }
+        iface::check_ports(&self.top, &self.ports, self.latency, max_width)
+            .map_err(FpgaError::BadCore)?;
         if RESERVED_MODULES.contains(&self.top.as_str()) {
             return bad(format!(
                 "top module name `{}` is reserved for fp8gen's wrappers; rename the core",
@@ -106,67 +104,6 @@ impl Core {
                 "the Verilog source has no `module {}`; pass the core's real top module name",
                 self.top
             ));
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for p in &self.ports {
-            if !iface::is_identifier(&p.name) {
-                return bad(format!(
-                    "port name `{}` is not a plain Verilog identifier",
-                    p.name
-                ));
-            }
-            if seen.contains(&p.name.as_str()) {
-                return bad(format!("port `{}` is listed twice", p.name));
-            }
-            seen.push(&p.name);
-            if p.width == 0 || p.width > max_width {
-                return bad(format!(
-                    "port `{}` is {} bits wide; this flow supports 1..={} bits per port",
-                    p.name, p.width, max_width
-                ));
-            }
-            if let Some(want) = p.role.direction() {
-                if p.direction != want {
-                    return bad(format!(
-                        "port `{}` has role {} but is declared {:?}",
-                        p.name, p.role, p.direction
-                    ));
-                }
-            }
-            if p.role.is_control() && p.width != 1 {
-                return bad(format!(
-                    "port `{}` has role {} and must be 1 bit wide, not {}",
-                    p.name, p.role, p.width
-                ));
-            }
-        }
-        for p in self.ports.iter().filter(|p| p.role != Role::Data) {
-            if self.ports.iter().filter(|q| q.same_role(p)).count() > 1 {
-                return bad(format!("more than one port has role {}", p.role_name()));
-            }
-        }
-        if self.with_role(Role::Reset).is_some() && self.with_role(Role::ResetN).is_some() {
-            return bad("both an active-high and an active-low reset are listed".into());
-        }
-        if !self.is_clocked() {
-            if self.latency != 0 {
-                return bad(format!(
-                    "latency is {} but no port has role `clock`; mark the clock port",
-                    self.latency
-                ));
-            }
-            if let Some(p) = self.ports.iter().find(|p| !self.is_data(p)) {
-                return bad(format!(
-                    "port `{}` has role {} but the core has no clock port",
-                    p.name, p.role
-                ));
-            }
-        }
-        if self.operands().next().is_none() {
-            return bad(format!("core `{}` has no data input", self.top));
-        }
-        if self.results().next().is_none() {
-            return bad(format!("core `{}` has no data output", self.top));
         }
         Ok(())
     }
@@ -185,28 +122,25 @@ impl Core {
     /// and resets are control; `valid_in` / `valid_out` are control on a clocked core (the
     /// handshake) and data on a combinational one; every other role is data.
     pub fn is_data(&self, p: &Port) -> bool {
-        match p.role {
-            Role::Clock | Role::Reset | Role::ResetN => false,
-            Role::ValidIn | Role::ValidOut => !self.is_clocked(),
-            _ => true,
-        }
+        p.role.is_data(self.is_clocked(), false)
     }
 
     /// The inputs a test vector carries, in port order: the data inputs except `valid_in`,
     /// which the board shell drives itself (a one-cycle pulse per vector on a clocked core,
     /// constant 1 on a combinational one).
     pub fn operands(&self) -> impl Iterator<Item = &Port> {
-        self.ports.iter().filter(|p| {
-            p.direction == Direction::Input && p.role != Role::ValidIn && self.is_data(p)
-        })
+        // The data of a clocked core ([`Role::is_data`]): never the handshake.
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Input && p.role.is_data(true, false))
     }
 
     /// The outputs a result carries, in port order: the data outputs except `valid_out`,
     /// which the board shell reports in its status byte.
     pub fn results(&self) -> impl Iterator<Item = &Port> {
-        self.ports.iter().filter(|p| {
-            p.direction == Direction::Output && p.role != Role::ValidOut && self.is_data(p)
-        })
+        self.ports
+            .iter()
+            .filter(|p| p.direction == Direction::Output && p.role.is_data(true, false))
     }
 }
 

@@ -4,11 +4,12 @@
 //! ([`Format`], a run-time value with a NaN/Inf/zero family), decoding ([`Format::decode`]),
 //! the one unrounded intermediate ([`Exact`]) and the one rounder ([`project`]: P3109
 //! RoundToPrecision → Saturate → Encode, with IEEE-style [`Flags`]), and the operations built
-//! on them: conversion ([`convert`], [`project_f32`]), multiply ([`mul`]), FMA with a binary32
+//! on them: conversion ([`convert`], [`project_f32`]), addition ([`add`]), multiply ([`mul`]), FMA with a binary32
 //! accumulator ([`fma`]), dot products with block scales ([`DotUnit`]) and their power-of-two scaled variants.
 //!
 //! All arithmetic is exact integer arithmetic; nothing goes through f64. The crate does no I/O.
 
+pub mod add;
 pub mod dot;
 pub mod format;
 pub mod ops;
@@ -16,6 +17,7 @@ pub mod quantize;
 pub mod round;
 pub mod value;
 
+pub use add::{add, add_any_exact};
 pub use dot::{DotUnit, ExactAcc, MAX_DOT_N};
 pub use format::{Format, FormatError, Specials, PRESETS};
 pub use ops::{

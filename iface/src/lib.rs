@@ -123,11 +123,13 @@ pub enum Role {
     /// The block scale a unit computes (`quantize`: the shared scale of its elements, in
     /// the scale format).
     ScaleOut,
+    /// Run-time operation select of `add --sub dyn`: 1 = `x − y`, 0 = `x + y` (1-bit input).
+    Sub,
 }
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 23] = [
+    pub const ALL: [Role; 24] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -151,6 +153,7 @@ impl Role {
         Role::Significand,
         Role::Lane,
         Role::ScaleOut,
+        Role::Sub,
     ];
 
     /// The name used in `manifest.json` (`valid_in`, `x`, `rounding`, …).
@@ -179,6 +182,7 @@ impl Role {
             Role::Significand => "significand",
             Role::Lane => "lane",
             Role::ScaleOut => "scale_out",
+            Role::Sub => "sub",
         }
     }
 
@@ -187,13 +191,31 @@ impl Role {
         Role::ALL.into_iter().find(|r| r.name() == s)
     }
 
+    /// Clock and resets: driven by the harness (or tied by a wrapper) on every core, never
+    /// data.
+    pub fn is_clock_or_reset(self) -> bool {
+        matches!(self, Role::Clock | Role::Reset | Role::ResetN)
+    }
+
+    /// The valid handshake (`valid_in`, `valid_out`).
+    pub fn is_handshake(self) -> bool {
+        matches!(self, Role::ValidIn | Role::ValidOut)
+    }
+
     /// Clock, resets and the valid handshake: driven by the harness, never part of a vector
     /// of a clocked core.
     pub fn is_control(self) -> bool {
-        matches!(
-            self,
-            Role::Clock | Role::Reset | Role::ResetN | Role::ValidIn | Role::ValidOut
-        )
+        self.is_clock_or_reset() || self.is_handshake()
+    }
+
+    /// Whether a port of this role is carried by the vectors (data) rather than driven by the
+    /// harness (control). Clock and resets are always control; the valid handshake is
+    /// control on a `clocked` core, and plain data on a combinational one and in `stream`
+    /// mode (a stateful core driven one row per cycle, its valid ports part of each row);
+    /// every other role is data. The one statement of the rule for the simulator, the
+    /// verification library, the FPGA wrappers and the prover.
+    pub fn is_data(self, clocked: bool, stream: bool) -> bool {
+        !self.is_clock_or_reset() && (!self.is_handshake() || stream || !clocked)
     }
 
     /// The direction a port of this role must have, where the role fixes it.
@@ -546,6 +568,10 @@ pub struct Modes {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators (`--interleave L`; 0 = one).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub interleave: u32,
+    /// `add` only: the core computes `x − y` (`--sub`). A core with a `sub_i` port (role
+    /// `sub`, `--sub dyn`) chooses at run time and leaves this false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub subtract: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -748,6 +774,103 @@ impl std::error::Error for ManifestError {}
 /// Largest port width the harness and the board shell support.
 pub const MAX_PORT_WIDTH: u32 = 64;
 
+/// The rules every reader of a core's port list applies (the manifest, the simulator's
+/// `CoreSpec`, the FPGA flow's `Core`, the prover's pairs): the `top` and port names are
+/// plain identifiers reserved by no language, no port is listed twice, widths are
+/// 1..=`max_width`, a role fixes its direction and a control role is 1 bit, one port per
+/// role (and element index), at most one kind of reset, `valid_in` and `valid_out`
+/// together, a core without a clock has latency 0 and no reset, and there is a data input
+/// and a data output besides the control ports ([`Role::is_control`]). The message names
+/// the port and says how to fix it.
+pub fn check_ports(top: &str, ports: &[Port], latency: u32, max_width: u32) -> Result<(), String> {
+    if let Some(m) = identifier_problem("top", top) {
+        return Err(m);
+    }
+    if ports.is_empty() {
+        return Err(format!("module `{top}` has no ports"));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for p in ports {
+        if let Some(m) = identifier_problem("port", &p.name) {
+            return Err(m);
+        }
+        if names.contains(&p.name.as_str()) {
+            return Err(format!("port `{}` is listed twice", p.name));
+        }
+        names.push(&p.name);
+        if p.width == 0 || p.width > max_width {
+            return Err(format!(
+                "port `{}` is {} bits wide; ports of 1..={max_width} bits are supported (split wider buses into several ports)",
+                p.name, p.width
+            ));
+        }
+        if let Some(d) = p.role.direction() {
+            if d != p.direction {
+                return Err(format!(
+                    "port `{}` has role {} but is declared as {:?}; a {} port is an {:?}",
+                    p.name, p.role, p.direction, p.role, d
+                ));
+            }
+        }
+        if p.role.is_control() && p.width != 1 {
+            return Err(format!(
+                "port `{}` has role {} and must be 1 bit wide, not {}",
+                p.name, p.role, p.width
+            ));
+        }
+    }
+    for p in ports.iter().filter(|p| p.role != Role::Data) {
+        let same: Vec<&str> = ports
+            .iter()
+            .filter(|q| q.same_role(p))
+            .map(|q| q.name.as_str())
+            .collect();
+        if same.len() > 1 {
+            return Err(format!(
+                "ports {} all have role {}; one port per role (operands of several elements give each port its own \"index\")",
+                same.join(", "),
+                p.role_name()
+            ));
+        }
+    }
+    let has = |r: Role| ports.iter().any(|p| p.role == r);
+    if has(Role::Reset) && has(Role::ResetN) {
+        return Err("both an active-high and an active-low reset are listed".into());
+    }
+    if !has(Role::Clock) {
+        if latency != 0 {
+            return Err(format!(
+                "latency is {latency} but the core has no clock port (role clock); a combinational core has latency 0: mark the clock port or set latency 0"
+            ));
+        }
+        if let Some(p) = ports.iter().find(|p| p.role.is_clock_or_reset()) {
+            return Err(format!(
+                "port `{}` has role {} but the core has no clock port",
+                p.name, p.role
+            ));
+        }
+    }
+    if has(Role::ValidIn) != has(Role::ValidOut) {
+        return Err("valid_in and valid_out must be given together".into());
+    }
+    let data = |d: Direction| {
+        ports
+            .iter()
+            .any(|p| p.direction == d && !p.role.is_control())
+    };
+    if !data(Direction::Input) {
+        return Err(format!(
+            "module `{top}` has no data input (a port other than clock, resets and valid)"
+        ));
+    }
+    if !data(Direction::Output) {
+        return Err(format!(
+            "module `{top}` has no data output (a port other than valid_out)"
+        ));
+    }
+    Ok(())
+}
+
 impl Manifest {
     /// The first port with a role, if any.
     pub fn port(&self, role: Role) -> Option<&Port> {
@@ -833,7 +956,8 @@ impl Manifest {
         self.include_dirs.iter().map(|f| dir.join(f)).collect()
     }
 
-    /// Structural checks: schema, names, widths, directions, control roles, latency.
+    /// Structural checks: schema, the port list ([`check_ports`]), sources, stages and
+    /// latency, initiation interval.
     pub fn validate(&self) -> Result<(), ManifestError> {
         let bad = |m: String| Err(ManifestError(m));
         if self.schema != MANIFEST_SCHEMA {
@@ -842,9 +966,7 @@ impl Manifest {
                 self.schema
             ));
         }
-        if let Some(m) = identifier_problem("top", &self.top) {
-            return bad(m);
-        }
+        check_ports(&self.top, &self.ports, self.latency, MAX_PORT_WIDTH).map_err(ManifestError)?;
         if self.verilog.0.is_empty() {
             return bad("`verilog` lists no source file".into());
         }
@@ -866,83 +988,11 @@ impl Manifest {
                 ));
             }
         }
-        if self.ports.is_empty() {
-            return bad(format!("module `{}` has no ports", self.top));
-        }
-        let mut names: Vec<&str> = Vec::new();
-        for p in &self.ports {
-            if let Some(m) = identifier_problem("port", &p.name) {
-                return bad(m);
-            }
-            if names.contains(&p.name.as_str()) {
-                return bad(format!("port `{}` is listed twice", p.name));
-            }
-            names.push(&p.name);
-            if p.width == 0 || p.width > MAX_PORT_WIDTH {
-                return bad(format!(
-                    "port `{}` is {} bits wide; ports of 1..={MAX_PORT_WIDTH} bits are supported",
-                    p.name, p.width
-                ));
-            }
-            if let Some(d) = p.role.direction() {
-                if d != p.direction {
-                    return bad(format!(
-                        "port `{}` has role {} but is declared as {:?}; a {} port is an {:?}",
-                        p.name, p.role, p.direction, p.role, d
-                    ));
-                }
-            }
-            if p.role.is_control() && p.width != 1 {
-                return bad(format!(
-                    "port `{}` has role {} and must be 1 bit wide, not {}",
-                    p.name, p.role, p.width
-                ));
-            }
-        }
-        for p in self.ports.iter().filter(|p| p.role != Role::Data) {
-            let same: Vec<&str> = self
-                .ports
-                .iter()
-                .filter(|q| q.same_role(p))
-                .map(|q| q.name.as_str())
-                .collect();
-            if same.len() > 1 {
-                return bad(format!(
-                    "ports {} all have role {}; one port per role (operands of several elements give each port its own \"index\")",
-                    same.join(", "),
-                    p.role_name()
-                ));
-            }
-        }
-        if self.port(Role::Reset).is_some() && self.port(Role::ResetN).is_some() {
-            return bad("both an active-high and an active-low reset are listed".into());
-        }
-        if !self.is_clocked() {
-            if self.stages != 0 {
-                return bad(format!(
-                    "stages is {} but the core has no clock port (role clock); a combinational core has 0 stages: drop \"stages\" or add the clock port",
-                    self.stages
-                ));
-            }
-            if self.latency != 0 {
-                return bad(format!(
-                    "latency is {} but the core has no clock port (role clock); a combinational core has latency 0",
-                    self.latency
-                ));
-            }
-            if let Some(p) = self
-                .ports
-                .iter()
-                .find(|p| matches!(p.role, Role::Reset | Role::ResetN))
-            {
-                return bad(format!(
-                    "port `{}` has role {} but the core has no clock port",
-                    p.name, p.role
-                ));
-            }
-        }
-        if self.port(Role::ValidIn).is_some() != self.port(Role::ValidOut).is_some() {
-            return bad("valid_in and valid_out must be given together".into());
+        if !self.is_clocked() && self.stages != 0 {
+            return bad(format!(
+                "stages is {} but the core has no clock port (role clock); a combinational core has 0 stages: drop \"stages\" or add the clock port",
+                self.stages
+            ));
         }
         if self.is_clocked() && self.port(Role::ValidIn).is_none() && self.latency > 0 {
             return bad(
@@ -1160,6 +1210,87 @@ mod tests {
         assert!(Manifest::from_json(&clocked.replace("\"latency\":3", "\"latency\":2")).is_ok());
     }
 
+    /// The one port-list check, as the simulator and the FPGA flow call it: each rule and
+    /// the message that names what is wrong.
+    #[test]
+    fn port_list_rules_name_the_problem() {
+        let x = Port::new("x_i", Direction::Input, 8, Role::X);
+        let r = Port::new("r_o", Direction::Output, 8, Role::Result);
+        let clk = Port::control("clk", Role::Clock);
+        let cases: Vec<(Vec<Port>, u32, &str)> = vec![
+            (vec![], 0, "module `m` has no ports"),
+            (
+                vec![Port::input("a", 65), r.clone()],
+                0,
+                "port `a` is 65 bits wide; ports of 1..=64 bits are supported (split wider buses into several ports)",
+            ),
+            (
+                vec![x.clone(), r.clone()],
+                2,
+                "latency is 2 but the core has no clock port (role clock)",
+            ),
+            (
+                vec![Port::control("rst_ni", Role::ResetN), x.clone(), r.clone()],
+                0,
+                "port `rst_ni` has role reset_n but the core has no clock port",
+            ),
+            (
+                vec![clk.clone(), Port::control("v_i", Role::ValidIn), x.clone(), r.clone()],
+                1,
+                "valid_in and valid_out must be given together",
+            ),
+            (
+                vec![clk.clone(), Port::control("c2", Role::Clock), x.clone(), r.clone()],
+                0,
+                "ports clk, c2 all have role clock",
+            ),
+            (
+                vec![Port::control("v_i", Role::ValidIn), Port::control("v_o", Role::ValidOut), r.clone()],
+                0,
+                "module `m` has no data input (a port other than clock, resets and valid)",
+            ),
+            (
+                vec![
+                    Port::control("v_i", Role::ValidIn),
+                    x.clone(),
+                    Port::control("v_o", Role::ValidOut),
+                ],
+                0,
+                "module `m` has no data output",
+            ),
+            (
+                vec![Port::input("int", 8), r.clone()],
+                0,
+                "port name `int` is a reserved word of SystemVerilog",
+            ),
+        ];
+        for (ports, latency, want) in cases {
+            let e = check_ports("m", &ports, latency, MAX_PORT_WIDTH).unwrap_err();
+            assert!(e.starts_with(want), "got: {e}\nwant: {want}");
+        }
+        assert!(check_ports("m", &[x.clone(), r.clone()], 0, MAX_PORT_WIDTH).is_ok());
+        assert!(check_ports("m", &[Port::input("w", 1024), r], 0, 1024).is_ok());
+    }
+
+    #[test]
+    fn data_and_control_roles() {
+        for role in Role::ALL {
+            let control = role.is_control();
+            assert_eq!(control, role.is_clock_or_reset() || role.is_handshake());
+            assert_eq!(role.is_data(true, false), !control, "{role}");
+            assert_eq!(
+                role.is_data(false, false),
+                !role.is_clock_or_reset(),
+                "{role}"
+            );
+            assert_eq!(
+                role.is_data(true, true),
+                !role.is_clock_or_reset(),
+                "{role}"
+            );
+        }
+    }
+
     #[test]
     fn index_bits_and_roles() {
         assert_eq!(index_bits(1), 1);
@@ -1173,7 +1304,7 @@ mod tests {
         }
         assert_eq!(
             Unit::list(),
-            "decode, project, convert, mul, fma, mac, dot or quantize"
+            "decode, project, convert, add, mul, fma, mac, dot or quantize"
         );
     }
 }

@@ -30,6 +30,8 @@ pub enum Unit {
     Convert,
     /// MX block quantizer: N inputs → a shared scale from the block maximum + N elements.
     Quantize,
+    /// x ± y, exact sum, one rounding.
+    Add,
 }
 
 /// Where the x operand's format comes from.
@@ -82,19 +84,35 @@ pub enum UnitOption {
     Interleave,
     /// A block quantizer's shape (`--n`, `--scale-policy`; `--scale-format` names the scale).
     Block,
+    /// Subtraction, fixed or by a `sub_i` port (`--sub`, `--sub dyn`).
+    Sub,
 }
 
 impl UnitOption {
+    /// `<flags> apply(ies) to`, for messages.
+    pub fn applies(self) -> String {
+        let f = self.flag();
+        format!(
+            "{f} {}",
+            if f.contains(" and ") {
+                "apply to"
+            } else {
+                "applies to"
+            }
+        )
+    }
+
     /// The command-line spelling, for messages.
     pub fn flag(self) -> &'static str {
         match self {
-            UnitOption::Scales => "--scaled / --scale-format",
+            UnitOption::Scales => "--scaled and --scale-format",
             UnitOption::Ftz => "--ftz",
             UnitOption::NoFlags => "--no-flags",
-            UnitOption::DotShape => "--n / --addend",
-            UnitOption::Accumulator => "--acc / --guard-bits",
+            UnitOption::DotShape => "--n and --addend",
+            UnitOption::Accumulator => "--acc and --guard-bits",
             UnitOption::Interleave => "--interleave",
             UnitOption::Block => "--scale-policy",
+            UnitOption::Sub => "--sub",
         }
     }
 }
@@ -263,12 +281,28 @@ const QUANTIZE: UnitSpec = UnitSpec {
     lanes: 4,
 };
 
+const ADD: UnitSpec = UnitSpec {
+    name: "add",
+    summary: "x + y or x - y (--sub, --sub dyn) -> --out-format (default the format of x), exact sum, one rounding",
+    formats: FormatUse {
+        x: XFormat::Format,
+        y: true,
+        r: RFormat::OutFormat(None),
+    },
+    options: &[UnitOption::Sub],
+    rounds: true,
+    space: SpaceKind::Generic,
+    rate: 5.0e7,
+    lanes: 8,
+};
+
 impl Unit {
     /// Every unit, in the order of the help texts.
-    pub const ALL: [Unit; 8] = [
+    pub const ALL: [Unit; 9] = [
         Unit::Decode,
         Unit::Project,
         Unit::Convert,
+        Unit::Add,
         Unit::Mul,
         Unit::Fma,
         Unit::Mac,
@@ -287,6 +321,7 @@ impl Unit {
             Unit::Dot => &DOT,
             Unit::Convert => &CONVERT,
             Unit::Quantize => &QUANTIZE,
+            Unit::Add => &ADD,
         }
     }
 

@@ -1396,6 +1396,61 @@ fn _mul<'py>(
     })
 }
 
+/// `x + y` (`x − y` when `sub`) rounded once to `out` (golden::add).
+#[pyfunction]
+#[pyo3(signature = (x, y, fx, fy, fr, sub, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _add<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, u32>,
+    y: PyReadonlyArray1<'py, u32>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    fr: &PyFormat,
+    sub: bool,
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+    rnd: Option<PyReadonlyArray1<'py, u32>>,
+    flags: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (fx, fy, fr) = (fx.f, fy.f, fr.f);
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    let (xv, yv) = (x.as_slice()?, y.as_slice()?);
+    if xv.len() != yv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x has {} elements, y has {}",
+            xv.len(),
+            yv.len()
+        )));
+    }
+    py.detach(|| check_codes(&fx, xv, "x").and_then(|_| check_codes(&fy, yv, "y")))?;
+    let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
+    py.detach(|| check_rnd(&spec, rnd, xv.len()))?;
+    let n = xv.len();
+    let direct = |i: usize, r: u32| golden::add(&fx, xv[i], &fy, yv[i], sub, &fr, &spec, r);
+    Ok(match rnd {
+        Some(r) => collect_for(py, &fr, n, flags, |i| direct(i, r[i])),
+        None if fx.k + fy.k <= 16 && n >= 4096 => {
+            // Deterministic, small operand space: one table of every sum, then look-ups.
+            let table: Vec<(u32, Flags)> = py.detach(|| {
+                (0..1u32 << (fx.k + fy.k))
+                    .map(|i| {
+                        let (a, b) = (i & fx.code_mask(), i >> fx.k);
+                        golden::add(&fx, a, &fy, b, sub, &fr, &spec, 0)
+                    })
+                    .collect()
+            });
+            collect_for(py, &fr, n, flags, |i| {
+                table[((yv[i] << fx.k) | xv[i]) as usize]
+            })
+        }
+        None => collect_for(py, &fr, n, flags, |i| direct(i, 0)),
+    })
+}
+
 /// The RNE fast path of binary32 results shared by `fma` and `dot`: `s` is the exact value
 /// (`err` = 0: the f64 sum that produced it was exact). Answers only where rounding `s` to
 /// binary32 is the f64 → f32 conversion of IEEE 754 §5.4.2 (round to nearest even) and no
@@ -1819,6 +1874,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_mul, m)?)?;
     m.add_function(wrap_pyfunction!(_convert, m)?)?;
     m.add_function(wrap_pyfunction!(_quantize_block, m)?)?;
+    m.add_function(wrap_pyfunction!(_add, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

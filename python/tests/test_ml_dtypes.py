@@ -92,3 +92,47 @@ def test_project_16bit_inputs_vs_ml_dtypes(src, ml_name, fmt, sat):
     wide = fp8gen.project(x.astype(np.float32), f, saturation=sat, flags=True)
     assert np.array_equal(ours[~xnan], wide[0][~xnan])
     assert np.array_equal(fl[~xnan], wide[1][~xnan])
+
+
+@pytest.mark.parametrize("fmt,ml_name", [("e4m3", "float8_e4m3fn"), ("e5m2", "float8_e5m2")])
+@pytest.mark.parametrize("sub", [False, True])
+def test_add_every_pair_vs_float64_sum_and_ml_dtypes_cast(fmt, ml_name, sub):
+    """fp8gen.add (rne, satnone) against an independent computation: the float64 sum of the
+    two decoded values (exact for 8-bit operands) cast by ml_dtypes (RNE, no saturation).
+    NaN results compare as NaN (ml_dtypes' NaN sign differs, README "Disagreements")."""
+    ty = getattr(ml_dtypes, ml_name)
+    x, y = np.meshgrid(np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8))
+    x, y = x.ravel(), y.ravel()
+    ours = fp8gen.add(x, y, fmt, rounding="rne", saturation="satnone", sub=sub)
+    xv, yv = x.view(ty).astype(np.float64), y.view(ty).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = xv - yv if sub else xv + yv
+        ref = s.astype(ty)
+    ours_v = ours.view(ty).astype(np.float64)
+    ref_v = ref.astype(np.float64)
+    nan = np.isnan(ref_v)
+    assert np.array_equal(np.isnan(ours_v), nan)
+    assert np.array_equal(ours.view(np.uint8)[~nan], ref.view(np.uint8)[~nan])
+
+
+def test_add_mixed_formats_to_binary16_vs_numpy():
+    """e4m3 ± e5m2 → binary16 (rne): the exact float64 sum cast by numpy (float64 → float16 is
+    one correctly rounded conversion); zero signs, infinities and NaN included."""
+    x, y = np.meshgrid(np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8))
+    x, y = x.ravel(), y.ravel()
+    xv = x.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    yv = y.view(ml_dtypes.float8_e5m2).astype(np.float64)
+    for sub in (False, True):
+        ours = fp8gen.add(x, y, "e4m3", fmt_y="e5m2", out_fmt="binary16", saturation="satnone",
+                          sub=sub)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ref = (xv - yv if sub else xv + yv).astype(np.float16)
+        nan = np.isnan(ref)
+        assert np.array_equal(np.isnan(ours.view(np.float16)), nan)
+        assert np.array_equal(ours[~nan], ref.view(np.uint16)[~nan])
+    # Flags and the rtn zero sign: 1 - 1 = -0 under rtn; +inf - +inf is NaN with invalid.
+    r, fl = fp8gen.add([0x3C, 0x7C], [0x3C, 0x7C], "e5m2", rounding="rtn", saturation="satnone",
+                       sub=True, flags=True)
+    assert r[0] == 0x80 and fl[0] == 0
+    assert np.isnan(r.view(ml_dtypes.float8_e5m2).astype(np.float64)[1])
+    assert fl[1] == fp8gen.INVALID

@@ -65,12 +65,29 @@ pub enum ShiftDir {
     Right,
 }
 
+/// The name of a named constant, and for a signed one (a bias, an exponent bound or offset,
+/// stored in two's complement) its value and what it is, for the `localparam`'s comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstName {
+    /// The `localparam` name.
+    pub name: String,
+    /// Signed value and meaning (`None` for a special code, whose hex value says it all).
+    pub signed: Option<(i64, String)>,
+}
+
+impl std::fmt::Display for ConstName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
 /// Expression tree node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
     /// A constant; with a name, printed as that name and declared once as a `localparam`
-    /// (named special codes: `E4M3_NAN`, `BINARY32_POS_INF`, …).
-    Const(u128, Option<std::sync::Arc<str>>),
+    /// (named special codes: `E4M3_NAN`, `BINARY32_POS_INF`, …; signed constants such as
+    /// biases and exponent offsets: `E4M3_BIAS`, `ROUND_EMIN`, …).
+    Const(u128, Option<std::sync::Arc<ConstName>>),
     /// A whole signal.
     Sig(SigId),
     /// Part select `sig[hi:lo]`.
@@ -162,7 +179,25 @@ impl Expr {
     pub fn named(name: &str, value: u128, width: u32) -> Expr {
         let mut e = Expr::c(value, width);
         if let Node::Const(_, n) = &mut e.node {
-            *n = Some(std::sync::Arc::from(name));
+            *n = Some(std::sync::Arc::new(ConstName {
+                name: name.to_string(),
+                signed: None,
+            }));
+        }
+        e
+    }
+
+    /// The two's complement constant `value` on `width` bits, printed as `name`: a
+    /// `localparam` whose comment gives the signed value and `what` it is (a bias, an
+    /// exponent bound or offset), so that no offset-binary or negative number stands bare
+    /// in the Verilog. It folds like any constant.
+    pub fn named_i(name: &str, value: i64, width: u32, what: &str) -> Expr {
+        let mut e = Expr::ci(value, width);
+        if let Node::Const(_, n) = &mut e.node {
+            *n = Some(std::sync::Arc::new(ConstName {
+                name: name.to_string(),
+                signed: Some((value, what.to_string())),
+            }));
         }
         e
     }
@@ -569,6 +604,22 @@ impl Expr {
         let flip = |x: &Expr| -> Expr {
             if x.width == 1 {
                 return x.not();
+            }
+            // A named signed constant stays named: `NAME_OB`, its offset-binary form.
+            if let Node::Const(v, Some(n)) = &x.node {
+                if let Some((i, what)) = &n.signed {
+                    let mut e = Expr::c(v ^ (1u128 << (x.width - 1)), x.width);
+                    if let Node::Const(_, slot) = &mut e.node {
+                        *slot = Some(std::sync::Arc::new(ConstName {
+                            name: format!("{}_OB", n.name),
+                            signed: Some((
+                                *i,
+                                format!("{what}; offset binary (sign bit flipped) for an unsigned compare"),
+                            )),
+                        }));
+                    }
+                    return e;
+                }
             }
             concat(&[x.msb().not(), x.slice(x.width - 2, 0)])
         };

@@ -11,52 +11,56 @@
 use crate::ast::{all, any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
 use crate::{RoundingSel, SaturationSel};
 use golden::{Format, Rounding, Saturation, Specials, Tininess};
+use iface::{
+    index_bits, width_mask, DETERMINISTIC_ROUNDINGS, ROUNDING_ENCODING, SATURATION_ENCODING,
+};
 
-/// Index of a rounding mode in [`crate::manifest::ROUNDING_ENCODING`].
+/// Index of a rounding mode in [`crate::manifest::ROUNDING_ENCODING`] (looked up by the
+/// mode's name, so the list in `iface` is the only statement of the order).
 pub fn rounding_index(r: Rounding) -> usize {
-    match r {
-        Rounding::Rne => 0,
-        Rounding::Rna => 1,
-        Rounding::Rtp => 2,
-        Rounding::Rtn => 3,
-        Rounding::Rtz => 4,
-        Rounding::Rto => 5,
-        Rounding::Sra(_) => 6,
-        Rounding::Srb(_) => 7,
-        Rounding::Src(_) => 8,
-    }
+    ROUNDING_ENCODING
+        .iter()
+        .position(|n| *n == r.name())
+        .unwrap_or(0)
+}
+
+/// Index of a saturation mode in [`crate::manifest::SATURATION_ENCODING`].
+pub fn saturation_index(s: Saturation) -> usize {
+    SATURATION_ENCODING
+        .iter()
+        .position(|n| *n == s.name())
+        .unwrap_or(0)
 }
 
 /// The rounding mode selected by the value `v` of an `rm_i` port of a core generated with
 /// `sr_bits` random bits: the index into [`crate::manifest::ROUNDING_ENCODING`]; encodings
 /// that the core does not support (9…15, and 6…8 when `sr_bits == 0`) select `rne`.
 pub fn rounding_from_port(v: u64, sr_bits: u32) -> Rounding {
-    let n = sr_bits as u8;
-    match v {
-        1 => Rounding::Rna,
-        2 => Rounding::Rtp,
-        3 => Rounding::Rtn,
-        4 => Rounding::Rtz,
-        5 => Rounding::Rto,
-        6 if n > 0 => Rounding::Sra(n),
-        7 if n > 0 => Rounding::Srb(n),
-        8 if n > 0 => Rounding::Src(n),
-        _ => Rounding::Rne,
-    }
+    let n = u8::try_from(sr_bits).unwrap_or(0);
+    usize::try_from(v)
+        .ok()
+        .and_then(|i| ROUNDING_ENCODING.get(i))
+        .and_then(|name| Rounding::parse(name, n).ok())
+        .unwrap_or(Rounding::Rne)
 }
 
 /// The saturation mode selected by the value of a `sat_i` port (index into
-/// [`crate::manifest::SATURATION_ENCODING`]; the port is 2 bits wide, every value is valid).
+/// [`crate::manifest::SATURATION_ENCODING`]; the port is
+/// `index_bits(SATURATION_ENCODING.len())` = 2 bits wide, every value is valid).
 pub fn saturation_from_port(v: u64) -> Saturation {
-    Saturation::ALL[(v & 3) as usize]
+    let i = (v & width_mask(index_bits(SATURATION_ENCODING.len()))) as usize;
+    SATURATION_ENCODING
+        .get(i)
+        .and_then(|name| Saturation::parse(name).ok())
+        .unwrap_or(Saturation::SatFinite)
 }
 
 /// Width of the `rm_i` port: 3 bits without stochastic modes, 4 with.
 pub fn rm_port_width(sr_bits: u32) -> u32 {
     if sr_bits > 0 {
-        4
+        index_bits(ROUNDING_ENCODING.len())
     } else {
-        3
+        index_bits(DETERMINISTIC_ROUNDINGS)
     }
 }
 
@@ -94,37 +98,37 @@ impl Modes {
         nonan_code: u32,
     ) -> Modes {
         let rm: Vec<Expr> = match (rounding, rm_port) {
-            (RoundingSel::Fixed(r), _) => (0..9)
+            (RoundingSel::Fixed(r), _) => (0..ROUNDING_ENCODING.len())
                 .map(|i| Expr::bit_c(i == rounding_index(r)))
                 .collect(),
             (RoundingSel::Dynamic, Some(p)) => {
-                let mut v: Vec<Expr> = vec![Expr::bit_c(false); 9];
-                let last = if sr_bits > 0 { 8 } else { 5 };
+                let mut v: Vec<Expr> = vec![Expr::bit_c(false); ROUNDING_ENCODING.len()];
+                let last = if sr_bits > 0 {
+                    ROUNDING_ENCODING.len() - 1
+                } else {
+                    DETERMINISTIC_ROUNDINGS - 1
+                };
                 for (i, slot) in v.iter_mut().enumerate().take(last + 1).skip(1) {
-                    let nm = format!("rm_is_{}", crate::manifest::ROUNDING_ENCODING[i]);
+                    let nm = format!("rm_is_{}", ROUNDING_ENCODING[i]);
                     *slot = b.wire(&nm, p.eq_c(i as u128));
                 }
                 let others = any(&v[1..]);
-                v[0] = b.wire("rm_is_rne", others.not());
+                v[0] = b.wire(&format!("rm_is_{}", ROUNDING_ENCODING[0]), others.not());
                 v
             }
-            (RoundingSel::Dynamic, None) => vec![Expr::bit_c(false); 9],
+            (RoundingSel::Dynamic, None) => vec![Expr::bit_c(false); ROUNDING_ENCODING.len()],
         };
         let sat: Vec<Expr> = match (saturation, sat_port) {
-            (SaturationSel::Fixed(s), _) => Saturation::ALL
-                .iter()
-                .map(|m| Expr::bit_c(*m == s))
+            (SaturationSel::Fixed(s), _) => (0..SATURATION_ENCODING.len())
+                .map(|i| Expr::bit_c(i == saturation_index(s)))
                 .collect(),
-            (SaturationSel::Dynamic, Some(p)) => (0..4)
+            (SaturationSel::Dynamic, Some(p)) => (0..SATURATION_ENCODING.len())
                 .map(|i| {
-                    let nm = format!(
-                        "sat_is_{}",
-                        crate::manifest::SATURATION_ENCODING[i].replace('-', "_")
-                    );
+                    let nm = format!("sat_is_{}", SATURATION_ENCODING[i].replace('-', "_"));
                     b.wire(&nm, p.eq_c(i as u128))
                 })
                 .collect(),
-            (SaturationSel::Dynamic, None) => vec![Expr::bit_c(false); 4],
+            (SaturationSel::Dynamic, None) => vec![Expr::bit_c(false); SATURATION_ENCODING.len()],
         };
         Modes {
             rm,
@@ -140,11 +144,10 @@ impl Modes {
         self.rm[rounding_index(m)].clone()
     }
     fn s(&self, m: Saturation) -> Expr {
-        let i = Saturation::ALL.iter().position(|x| *x == m).unwrap_or(0);
-        self.sat[i].clone()
+        self.sat[saturation_index(m)].clone()
     }
     fn stochastic(&self) -> Expr {
-        any(&self.rm[6..9])
+        any(&self.rm[DETERMINISTIC_ROUNDINGS..])
     }
 }
 
@@ -305,7 +308,12 @@ pub fn unpack(
     let exact_sub = normalize && subn && man > 0;
     let elo = if exact_sub { emin - man as i64 } else { -bias };
     let ew = sbits(elo.min(-bias), ehi.max(-bias)).max(ubits((1u128 << eb) - 1) + 1);
-    let e_norm = ef.zext(ew).sub(&Expr::ci(bias, ew));
+    let e_norm = ef.zext(ew).sub(&Expr::named_i(
+        &const_name(f, "BIAS"),
+        bias,
+        ew,
+        &format!("exponent bias of {}: e = exponent field - bias", f.name()),
+    ));
     let snan = if f.specials == Specials::Ieee && k >= 16 {
         match &tf {
             Some(t) => nan.and(&t.bit(man - 1).not()),
@@ -321,7 +329,16 @@ pub fn unpack(
             )]);
             let (lz, norm) = lzc_normalize(b, t, &format!("{prefix}_lz"));
             let lz = b.wire(&format!("{prefix}_lzc"), lz);
-            let e_sub = Expr::ci(emin - 1, ew).sub(&lz.zext(ew));
+            let emin_m1 = Expr::named_i(
+                &const_name(f, "EMIN_M1"),
+                emin - 1,
+                ew,
+                &format!(
+                    "emin - 1 of {}: a subnormal's exponent is this minus its leading zeros",
+                    f.name()
+                ),
+            );
+            let e_sub = emin_m1.sub(&lz.zext(ew));
             let exp = Expr::mux(&sub, &e_sub, &e_norm);
             let sig = Expr::mux(
                 &sub,
@@ -830,7 +847,10 @@ impl<'a> Rounder<'a> {
     fn exponent(&mut self, b: &mut ModuleBuilder) -> Expr {
         let (x, iw, emin) = (self.x, self.iw, self.emin);
         let (elo, ehi) = x.exp_range;
-        let base = x.exp.sext(iw).add(&Expr::ci(x.exp_offset, iw));
+        let base = x
+            .exp
+            .sext(iw)
+            .add(&self.named("EXP_OFFSET", x.exp_offset, "e = exp + offset"));
         self.e = b.wire(
             &Self::name("e"),
             match &x.exp_inc {
@@ -873,7 +893,7 @@ impl<'a> Rounder<'a> {
             }
             (None, true) => b.wire_note(
                 &Self::name("tiny"),
-                self.e.slt(&Expr::ci(emin, iw)),
+                self.e.slt(&self.named("EMIN", emin, "emin: tiny below it")),
                 "e < emin",
             ),
         };
@@ -886,21 +906,62 @@ impl<'a> Rounder<'a> {
         self.subn && self.x.exp_range.0 < self.emin && !self.fast_ftz()
     }
 
-    /// `e + k`. For a narrow exponent it is formed from the input exponent directly, not
-    /// from the `e` wire: `exp + (offset + k)`, and with an increment bit `t` both
-    /// `exp + (offset + k + 1)` and that, selected by `t` — one adder beside the decision
-    /// tables instead of a chain of two or three.
-    fn e_plus(&self, k: i64) -> Expr {
+    /// `e + bias + j`: the biased exponent field (`j` = 0) or the next one (`j` = 1). For a
+    /// narrow exponent it is formed from the input exponent directly, not from the `e` wire:
+    /// `exp + (offset + bias + j)`, and with an increment bit `t` both
+    /// `exp + (offset + bias + j + 1)` and that, selected by `t` — one adder beside the
+    /// decision tables instead of a chain of two or three.
+    fn e_plus(&self, j: i64) -> Expr {
+        let plus = |j: i64| {
+            if j == 0 {
+                String::new()
+            } else {
+                format!("_P{j}")
+            }
+        };
+        let plus_text = |j: i64| {
+            if j == 0 {
+                String::new()
+            } else {
+                format!(" + {j}")
+            }
+        };
+        let bias = self.bias;
         if self.narrow.is_none() {
-            return self.e.add(&Expr::ci(k, self.iw));
+            let what = format!(
+                "bias{}: exponent field{} = e + this",
+                plus_text(j),
+                plus_text(j)
+            );
+            return self
+                .e
+                .add(&self.named(&format!("BIAS{}", plus(j)), bias + j, &what));
         }
         let base = self.x.exp.sext(self.iw);
-        let c = k + self.x.exp_offset;
-        let at = |c: i64| base.add(&Expr::ci(c, self.iw));
+        let at = |j: i64| {
+            let what = format!(
+                "offset + bias{}: exponent field{} = exp + this",
+                plus_text(j),
+                plus_text(j)
+            );
+            let name = format!("FIELD_OFFSET{}", plus(j));
+            base.add(&self.named(&name, self.x.exp_offset + bias + j, &what))
+        };
         match &self.x.exp_inc {
-            Some(t) => Expr::mux(t, &at(c + 1), &at(c)),
-            None => at(c),
+            Some(t) => Expr::mux(t, &at(j + 1), &at(j)),
+            None => at(j),
         }
+    }
+
+    /// A signed constant of the rounder's exponent arithmetic (`iw` bits) as a named
+    /// `localparam` `ROUND_<what>` with its value and meaning in a comment.
+    fn named(&self, what: &str, value: i64, meaning: &str) -> Expr {
+        Expr::named_i(
+            &format!("{}_{what}", RP.to_ascii_uppercase()),
+            value,
+            self.iw,
+            &format!("{meaning} ({})", self.f.name()),
+        )
     }
 
     /// `ftz` without a denormalization shifter: signed formats with subnormals and a
@@ -941,7 +1002,7 @@ impl<'a> Rounder<'a> {
         if !self.fast_ftz() {
             return None;
         }
-        let (p, g, l, emin, iw) = (self.p, self.g, self.l, self.emin, self.iw);
+        let (p, g, l, emin) = (self.p, self.g, self.l, self.emin);
         b.comment_owned(vec![
             "Flush to zero (ftz): a tiny value is +-0, unless e = emin - 1 and its subnormal"
                 .to_string(),
@@ -966,7 +1027,7 @@ impl<'a> Rounder<'a> {
             Some(t) => t.table(b, &Self::name("e_is_emin_m1"), 1, "e == emin - 1", |v| {
                 (v == emin - 1) as i64
             }),
-            None => self.e.eq(&Expr::ci(emin - 1, iw)),
+            None => self.e.eq(&self.named("EMIN_M1", emin - 1, "emin - 1")),
         };
         let keep_min = b.wire(
             &Self::name("ftz_keep_min"),
@@ -992,7 +1053,7 @@ impl<'a> Rounder<'a> {
         st0: &Expr,
         tiny: &Expr,
     ) -> (Expr, Expr, Expr) {
-        let (p, g, l, iw, emin) = (self.p, self.g, self.l, self.iw, self.emin);
+        let (p, g, l, emin) = (self.p, self.g, self.l, self.emin);
         let (s_t, frac, st) = if self.may_den() {
             b.comment_owned(vec![format!(
                 "Denormalize: a tiny value (e < emin) is rounded at 2^(emin - {}): \
@@ -1077,11 +1138,16 @@ impl<'a> Rounder<'a> {
                 )
             } else {
                 let e = &self.e;
-                let dd = b.wire_note(&Self::name("dd"), Expr::ci(emin, iw).sub(e), "emin - e");
+                let emin_c = self.named("EMIN", emin, "emin: tiny below it");
+                let dd = b.wire_note(&Self::name("dd"), emin_c.sub(e), "emin - e");
                 let amt = if emin - self.x.exp_range.0 > l as i64 {
                     // dd > L  <=>  e < emin - L: decided from e, in parallel with the
                     // subtraction.
-                    let big = e.slt(&Expr::ci(emin - l as i64, iw));
+                    let big = e.slt(&self.named(
+                        "EMIN_M_L",
+                        emin - l as i64,
+                        "emin - L: below it the whole window shifts out",
+                    ));
                     Expr::mux(&big, &Expr::c(l as u128, sw), &dd.slice(sw - 1, 0))
                 } else {
                     dd.slice(sw - 1, 0)
@@ -1112,9 +1178,9 @@ impl<'a> Rounder<'a> {
         st: &Expr,
         tiny: &Expr,
     ) -> Rounded {
-        let (man, iw, bias) = (self.man, self.iw, self.bias);
+        let (man, iw) = (self.man, self.iw);
         let may_den = self.may_den();
-        let ebias = self.e_plus(bias);
+        let ebias = self.e_plus(0);
         let ebf = if may_den {
             Expr::mux(tiny, &Expr::c(0, iw), &ebias)
         } else {
@@ -1150,7 +1216,7 @@ impl<'a> Rounder<'a> {
         // exponents (the exponent adders then run beside the decision tables); other short
         // codes keep one adder.
         let mag_v = if man >= 8 || self.narrow.is_some() {
-            let e1 = self.e_plus(bias + 1);
+            let e1 = self.e_plus(1);
             let ebf1 = if may_den {
                 Expr::mux(tiny, &Expr::c(1, iw), &e1)
             } else {
@@ -1186,7 +1252,7 @@ impl<'a> Rounder<'a> {
         inexact: &Expr,
         flush: Option<&Flush>,
     ) -> Expr {
-        let (emin, iw) = (self.emin, self.iw);
+        let emin = self.emin;
         if self.x.exp_range.0 >= emin {
             return Expr::bit_c(false);
         }
@@ -1207,7 +1273,7 @@ impl<'a> Rounder<'a> {
                     Some(t) => t.table(b, &Self::name("e_ne_emin_m1"), 1, "e != emin - 1", |v| {
                         (v != emin - 1) as i64
                     }),
-                    None => self.e.ne(&Expr::ci(emin - 1, iw)),
+                    None => self.e.ne(&self.named("EMIN_M1", emin - 1, "emin - 1")),
                 };
                 not_below.or(&carry.not())
             }
@@ -1247,7 +1313,11 @@ impl<'a> Rounder<'a> {
             // mag > max: e above the largest binade, or in it (never tiny there, so the
             // window is not shifted) with a trailing significand above max's, or equal to it
             // and rounded away.
-            let et = Expr::ci(eb - bias, iw);
+            let et = self.named(
+                "EMAX_FINITE",
+                eb - bias,
+                "exponent of the largest finite binade",
+            );
             let tmax = maxm & mask(man);
             let in_top = if man > 0 {
                 let tr = win.slice(l - 2, l - p);
@@ -1514,10 +1584,75 @@ impl<'a> Rounder<'a> {
     }
 }
 
+/// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
+/// invalid (0·∞ with no NaN factor), ∞, 0.
+pub(crate) struct Class {
+    pub nan: Expr,
+    pub invalid: Expr,
+    pub inf: Expr,
+    pub zero: Expr,
+}
+
+pub(crate) fn class_mul(a: &Class, c: &Class) -> Class {
+    let in_nan = a.nan.or(&c.nan);
+    let inv = in_nan
+        .not()
+        .and(&a.inf.and(&c.zero).or(&a.zero.and(&c.inf)));
+    let nan = in_nan.or(&inv);
+    let inf = nan.not().and(&a.inf.or(&c.inf));
+    let zero = nan.not().and(&inf.not()).and(&a.zero.or(&c.zero));
+    Class {
+        nan,
+        invalid: a.invalid.or(&c.invalid).or(&inv),
+        inf,
+        zero,
+    }
+}
+
+pub(crate) fn class_of(u: &Unpacked) -> Class {
+    Class {
+        nan: u.nan.clone(),
+        invalid: Expr::bit_c(false),
+        inf: u.inf.clone(),
+        zero: u.zero.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ast::{Node, SigKind};
+
+    /// Each `rm_i` / `sat_i` encoding names a mode whose index is that encoding, and the
+    /// values a core does not implement select the documented default.
+    #[test]
+    fn mode_encodings_round_trip() {
+        for (i, name) in ROUNDING_ENCODING.iter().enumerate() {
+            let r = rounding_from_port(i as u64, 3);
+            assert_eq!(r.name(), *name);
+            assert_eq!(rounding_index(r), i);
+            let deterministic = rounding_from_port(i as u64, 0);
+            let want = if i < DETERMINISTIC_ROUNDINGS {
+                *name
+            } else {
+                "rne"
+            };
+            assert_eq!(deterministic.name(), want, "rm_i = {i} without random bits");
+        }
+        let top = 1u64 << rm_port_width(3);
+        for v in ROUNDING_ENCODING.len() as u64..top {
+            assert_eq!(rounding_from_port(v, 3), Rounding::Rne, "rm_i = {v}");
+        }
+        assert!(DETERMINISTIC_ROUNDINGS <= 1 << rm_port_width(0));
+        for (i, name) in SATURATION_ENCODING.iter().enumerate() {
+            let s = saturation_from_port(i as u64);
+            assert_eq!(s.name(), *name);
+            assert_eq!(saturation_index(s), i);
+        }
+        for s in Saturation::ALL {
+            assert_eq!(saturation_from_port(saturation_index(s) as u64), s);
+        }
+    }
 
     /// Selector value → exponent, with and without the increment bit, and a table's arms:
     /// the most common in-range result is the default, out-of-range values take it too.

@@ -573,8 +573,12 @@ impl Netlist {
         }
     }
 
-    /// The named constants of the module's logic (`Expr::named`): name → (value, width).
-    fn named_constants(&self) -> std::collections::BTreeMap<String, (u128, u32)> {
+    /// The named constants of the module's logic (`Expr::named`, `Expr::named_i`): name →
+    /// (value, width, signed value and meaning).
+    #[allow(clippy::type_complexity)]
+    fn named_constants(
+        &self,
+    ) -> std::collections::BTreeMap<String, (u128, u32, Option<(i64, String)>)> {
         let mut m = std::collections::BTreeMap::new();
         let exprs = self
             .sigs
@@ -588,9 +592,9 @@ impl Netlist {
         for e in exprs {
             e.visit(&mut |x| {
                 if let Node::Const(v, Some(n)) = &x.node {
-                    let prev = m.insert(n.to_string(), (*v, x.width));
+                    let prev = m.insert(n.to_string(), (*v, x.width, n.signed.clone()));
                     debug_assert!(
-                        prev.is_none() || prev == Some((*v, x.width)),
+                        prev.as_ref().is_none_or(|p| (p.0, p.1) == (*v, x.width)),
                         "localparam {n} defined twice with different values"
                     );
                 }
@@ -624,13 +628,7 @@ impl Netlist {
             let _ = writeln!(out, "    {dir} wire {r:<wmax$}{}{comma}", p.name);
         }
         out.push_str(");\n");
-        let params = self.named_constants();
-        if !params.is_empty() {
-            out.push_str("\n  // Special codes\n");
-            for (n, (v, w)) in &params {
-                let _ = writeln!(out, "  localparam {}{n} = {w}'h{v:x};", range(*w));
-            }
-        }
+        let params_at = out.len();
         let state = self.state_regs();
         let state_at = self.state_block_position(&state);
         for st in 0..=self.stages {
@@ -750,8 +748,50 @@ impl Netlist {
             out.push_str("  /* verilator lint_on UNUSEDSIGNAL */\n");
         }
         out.push_str("\nendmodule\n\n`default_nettype wire\n");
+        let params = self.params_block(&out[params_at..]);
+        out.insert_str(params_at, &params);
         out
     }
+
+    /// The `localparam` declarations of the named constants that `body` uses (a constant of
+    /// logic that was optimized away is not declared: Verilator's UNUSEDPARAM).
+    fn params_block(&self, body: &str) -> String {
+        let params: Vec<_> = self
+            .named_constants()
+            .into_iter()
+            .filter(|(n, _)| uses_ident(body, n))
+            .collect();
+        let mut out = String::new();
+        if params.is_empty() {
+            return out;
+        }
+        let signed = params.iter().any(|(_, p)| p.2.is_some());
+        out.push_str(if signed {
+            "\n  // Named constants: special codes; biases and exponent bounds and offsets\n  // (two's complement, the signed value in the comment)\n"
+        } else {
+            "\n  // Special codes\n"
+        });
+        for (n, (v, w, s)) in &params {
+            let _ = write!(out, "  localparam {}{n} = {w}'h{v:x};", range(*w));
+            match s {
+                Some((i, what)) => {
+                    let _ = writeln!(out, "  // {i}: {what}");
+                }
+                None => out.push('\n'),
+            }
+        }
+        out
+    }
+}
+
+/// Whether `text` holds `name` as a whole identifier.
+fn uses_ident(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 /// One Verilog file: the sub-modules `subs` (printed modules, in order, separated by a blank
@@ -768,6 +808,38 @@ pub fn file(subs: &[&str], top: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A named signed constant is a `localparam` with its signed value and meaning in a
+    /// comment, an offset-binary compare keeps a name, and a constant of logic that was
+    /// optimized away is not declared.
+    #[test]
+    fn named_signed_constants_are_declared_where_used() {
+        let mut b = ModuleBuilder::new();
+        let e = b.input("e_i", 6);
+        let emin = Expr::named_i("T_EMIN", -6, 6, "emin of t");
+        let dead = Expr::named_i("T_DEAD", -3, 6, "never read");
+        let _unused = b.wire("w_dead", e.add(&dead));
+        b.output("tiny_o", e.slt(&emin));
+        b.output("d_o", emin.sub(&e));
+        let text = b
+            .finish("top", vec!["hdr".into()], 0)
+            .expect("finish")
+            .emit();
+        assert!(
+            text.contains("localparam [5:0] T_EMIN = 6'h3a;  // -6: emin of t\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("localparam [5:0] T_EMIN_OB = 6'h1a;  // -6: emin of t; offset binary"),
+            "{text}"
+        );
+        assert!(text.contains("T_EMIN - e_i"), "{text}");
+        assert!(text.contains("< T_EMIN_OB"), "{text}");
+        assert!(!text.contains("T_DEAD"), "{text}");
+        assert!(text.contains("// Named constants"), "{text}");
+        assert!(uses_ident("a + T_EMIN;", "T_EMIN"));
+        assert!(!uses_ident("a + T_EMIN_OB;", "T_EMIN"));
+    }
 
     /// A wrapper around `sub(clk_i, rst_ni, valid_i, a_i[8], r_o[8], valid_o)`: a delayed
     /// copy without reset, a counter with an enable, a result register, its own valid_o.

@@ -72,6 +72,8 @@ pub struct GenOptions {
     pub interleave: u32,
     /// Shape of a `quantize` unit (block size, scale policy); `n` is 0 for other units.
     pub block: iface::BlockShape,
+    /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
+    pub add_op: units::add::AddOp,
 }
 
 /// What to generate.
@@ -170,6 +172,9 @@ impl GenRequest {
         }
         if let RFormat::OutFormat(_) = spec.formats.r {
             v.push(format!("--out-format {}", f.r.name()));
+        }
+        if self.unit.accepts(UnitOption::Sub) {
+            v.extend(self.options.add_op.option().map(String::from));
         }
         if self.unit.accepts(UnitOption::DotShape) {
             let d = &self.options.dot;
@@ -307,12 +312,16 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             UnitOption::Block,
             req.options.block != iface::BlockShape::default(),
         ),
+        (
+            UnitOption::Sub,
+            req.options.add_op != units::add::AddOp::Add,
+        ),
     ];
     for (opt, on) in given {
         if on && !req.unit.accepts(opt) {
             return Err(GenError::Unsupported(format!(
-                "{} applies to {} only, not to the {} unit",
-                opt.flag(),
+                "{} {} only, not to the {} unit",
+                opt.applies(),
                 Unit::accepting(opt),
                 req.unit.name()
             )));

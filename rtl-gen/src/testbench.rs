@@ -63,13 +63,6 @@ impl Rng {
     }
 }
 
-fn is_control(p: &Port) -> bool {
-    matches!(
-        p.role,
-        Role::Clock | Role::Reset | Role::ResetN | Role::ValidIn | Role::ValidOut
-    )
-}
-
 /// A random value for data input `p`.
 fn stimulus(rng: &mut Rng, p: &Port) -> u64 {
     match p.role {
@@ -128,11 +121,11 @@ pub fn testbench(req: &GenRequest, core: &GeneratedCore) -> Result<Testbench, Ge
     }
     let ins: Vec<&Port> = ports
         .iter()
-        .filter(|p| p.direction == Direction::Input && !is_control(p))
+        .filter(|p| p.direction == Direction::Input && !p.role.is_control())
         .collect();
     let outs: Vec<&Port> = ports
         .iter()
-        .filter(|p| p.direction == Direction::Output && !is_control(p))
+        .filter(|p| p.direction == Direction::Output && !p.role.is_control())
         .collect();
 
     // ---- stimulus and expected outputs ----

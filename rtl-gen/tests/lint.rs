@@ -51,6 +51,66 @@ fn requests() -> Vec<GenRequest> {
             SaturationSel::Fixed(Saturation::SatNone),
         ));
     }
+    // The adder: same and mixed formats, every result width, fixed and run-time
+    // subtraction and modes, stochastic rounding, pipelined.
+    use rtl::units::add::AddOp;
+    let p3 = Format::parse("binary8p3se").expect("fmt");
+    for (fx, fy, fr, op, dynamic, sr, stages) in [
+        (
+            Format::E4M3,
+            Format::E4M3,
+            Format::E4M3,
+            AddOp::Add,
+            false,
+            0,
+            0,
+        ),
+        (
+            Format::E4M3,
+            Format::E5M2,
+            Format::BFLOAT16,
+            AddOp::Dynamic,
+            true,
+            4,
+            2,
+        ),
+        (
+            Format::E5M2,
+            Format::E4M3,
+            Format::E2M1,
+            AddOp::Sub,
+            true,
+            0,
+            1,
+        ),
+        (p3, Format::E4M3, Format::BINARY32, AddOp::Sub, false, 0, 3),
+        (
+            Format::BINARY16,
+            Format::E4M3,
+            Format::BINARY16,
+            AddOp::Add,
+            true,
+            8,
+            0,
+        ),
+    ] {
+        let mut r = GenRequest::project(
+            fr,
+            RoundingSel::Fixed(Rounding::Rne),
+            SaturationSel::Fixed(Saturation::SatFinite),
+        )
+        .with_stages(stages);
+        r.unit = rtl::manifest::Unit::Add;
+        r.formats.x = fx;
+        r.formats.y = Some(fy);
+        r.options.add_op = op;
+        if dynamic {
+            r.rounding = RoundingSel::Dynamic;
+            r.saturation = SaturationSel::Dynamic;
+            r.sr_bits = sr;
+        }
+        out.push(r);
+    }
     out
 }
 

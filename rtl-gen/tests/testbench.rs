@@ -108,12 +108,7 @@ fn vectors_follow_latency_and_initiation_interval() {
         assert_eq!(tb.lines, SIM_CYCLES + lat);
         let ports = &core.manifest.ports;
         use rtl::manifest::{Direction, Role};
-        let ctl = |r: Role| {
-            matches!(
-                r,
-                Role::Clock | Role::ResetN | Role::ValidIn | Role::ValidOut
-            )
-        };
+        let ctl = |r: Role| r.is_control();
         let ins: Vec<u32> = ports
             .iter()
             .filter(|p| p.direction == Direction::Input && !ctl(p.role))

@@ -82,7 +82,10 @@ def default_fp8gen():
 def unit_args(unit):
     """fp8gen synth arguments that select `unit` (a dot name expands to its options;
     `mac-exact` is `mac --acc exact`, `mac-il4` is `mac --interleave 4`, `mul-ftz-noflags`
-    is `mul --ftz --no-flags`, FloPoCo FPMult's semantics and interface)."""
+    is `mul --ftz --no-flags`, FloPoCo FPMult's semantics and interface, `convert-F` is
+    `convert --in-format F`: F converted to the row's format)."""
+    if unit.startswith("convert-") and len(unit) > 8:
+        return ["--unit", "convert", "--in-format", unit[8:]]
     if unit == "mul-ftz-noflags":
         return ["--unit", "mul", "--ftz", "--no-flags"]
     if unit == "mac-exact":
@@ -380,7 +383,7 @@ def write_md(rows, path, refs=(), targets=()):
         f.write("\n".join(lines) + "\n")
 
 
-PLOT_ORDER = ["int-mul8", "decode", "project", "mul", "fma", "mac", "mac-exact", "mac-il4"]
+PLOT_ORDER = ["int-mul8", "decode", "project", "convert-binary8p3se", "mul", "add", "fma", "mac", "mac-exact", "mac-il4"]
 
 
 def unit_order(u):
@@ -585,7 +588,7 @@ def main(argv=None):
                     help="with --replot: merge these qor.csv files into the --replot CSV first "
                          "(same key replaces, new rows are appended) and rewrite it")
     ap.add_argument("--units", nargs="+", default=["int-mul8"],
-                    help="fp8gen units (decode project mul fma mac), mac-exact, mac-ilL, "
+                    help="fp8gen units (decode project mul add fma mac), mac-exact, mac-ilL, "
                          "mul-ftz-noflags, int-mul8, dotN / dotN-S (e.g. dot8, dot8-e8m0) or "
                          "dot (= " + " ".join(DOT_UNITS) + ")")
     ap.add_argument("--formats", nargs="+", default=["e4m3"],

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SimError};
-pub use iface::{is_identifier, width_mask, Direction, Port, Role};
+pub use iface::{width_mask, Direction, Port, Role};
 
 /// The interface of a core: what the harness generator needs to drive it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,11 +73,7 @@ impl CoreSpec {
     /// Whether the harness treats `p` as part of the vectors: every role but clock and
     /// resets, and the valid handshake only on combinational cores and in stream mode.
     pub fn is_data(&self, p: &Port) -> bool {
-        match p.role {
-            Role::Clock | Role::Reset | Role::ResetN => false,
-            Role::ValidIn | Role::ValidOut => self.stream || !self.is_clocked(),
-            _ => true,
-        }
+        p.role.is_data(self.is_clocked(), self.stream)
     }
 
     /// Data input ports, in vector order.
@@ -119,95 +115,15 @@ impl CoreSpec {
         self.is_clocked() && !self.stream && self.port_with_role(Role::ValidIn).is_some()
     }
 
-    /// Checks names, widths, roles and latency; the error names the offending port.
+    /// Checks the port list ([`iface::check_ports`]: names, widths, roles, latency) and
+    /// that stream mode has a clock; the error names the offending port.
     pub fn validate(&self) -> Result<()> {
-        let bad = |m: String| Err(SimError::InvalidSpec(m));
-        if !is_identifier(&self.top) {
-            return bad(format!(
-                "top module name `{}` is not a plain Verilog identifier",
-                self.top
+        iface::check_ports(&self.top, &self.ports, self.latency, iface::MAX_PORT_WIDTH)
+            .map_err(SimError::InvalidSpec)?;
+        if self.stream && !self.is_clocked() {
+            return Err(SimError::InvalidSpec(
+                "stream mode needs a clocked core".into(),
             ));
-        }
-        if self.ports.is_empty() {
-            return bad(format!("module `{}` has no ports", self.top));
-        }
-        let mut names: Vec<&str> = Vec::new();
-        for p in &self.ports {
-            if !is_identifier(&p.name) {
-                return bad(format!(
-                    "port name `{}` is not a plain Verilog identifier",
-                    p.name
-                ));
-            }
-            if names.contains(&p.name.as_str()) {
-                return bad(format!("port `{}` is listed twice", p.name));
-            }
-            names.push(&p.name);
-            if p.width == 0 || p.width > 64 {
-                return bad(format!(
-                    "port `{}` is {} bits wide; the harness supports 1..=64 bits per port \
-                     (split wider buses into several ports)",
-                    p.name, p.width
-                ));
-            }
-            if let Some(d) = p.role.direction() {
-                if p.direction != d {
-                    return bad(format!(
-                        "port `{}` has role {} but is declared as {:?}",
-                        p.name, p.role, p.direction
-                    ));
-                }
-            }
-            if p.role.is_control() && p.width != 1 {
-                return bad(format!(
-                    "port `{}` has role {} and must be 1 bit wide, not {}",
-                    p.name, p.role, p.width
-                ));
-            }
-        }
-        for role in [
-            Role::Clock,
-            Role::Reset,
-            Role::ResetN,
-            Role::ValidIn,
-            Role::ValidOut,
-        ] {
-            if self.ports.iter().filter(|p| p.role == role).count() > 1 {
-                return bad(format!("more than one port has role {role}"));
-            }
-        }
-        if self.port_with_role(Role::Reset).is_some() && self.port_with_role(Role::ResetN).is_some()
-        {
-            return bad("both an active-high and an active-low reset are listed".into());
-        }
-        let clocked = self.is_clocked();
-        if !clocked {
-            if self.latency != 0 {
-                return bad(format!(
-                    "latency is {} but no port has role Clock",
-                    self.latency
-                ));
-            }
-            if self.stream {
-                return bad("stream mode needs a clocked core".into());
-            }
-            if let Some(p) = self.ports.iter().find(|p| !self.is_data(p)) {
-                return bad(format!(
-                    "port `{}` has role {} but the core has no clock port",
-                    p.name, p.role
-                ));
-            }
-        }
-        if self.port_with_role(Role::ValidIn).is_some()
-            != self.port_with_role(Role::ValidOut).is_some()
-        {
-            return bad("valid_in and valid_out must be given together".into());
-        }
-        if self.n_inputs() == 0 {
-            return bad(format!("module `{}` has no data input", self.top));
-        }
-        if self.n_outputs() == 0 {
-            return bad(format!("module `{}` has no data output", self.top));
         }
         Ok(())
     }
@@ -228,7 +144,7 @@ mod tests {
 
         let spec = CoreSpec::pipelined("m", vec![Port::input("a", 8), Port::output("y", 8)], 2);
         let err = spec.validate().unwrap_err().to_string();
-        assert!(err.contains("Clock"), "{err}");
+        assert!(err.contains("no clock port (role clock)"), "{err}");
 
         let spec = CoreSpec::pipelined(
             "m",

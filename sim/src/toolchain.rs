@@ -1,13 +1,16 @@
 //! Detection of the external tools: Verilator (≥ 5.0) and a C++ compiler.
 //!
-//! `FP8GEN_VERILATOR` overrides the `verilator` found on `PATH`; `CXX` overrides the C++
+//! Verilator is found by the `tools` crate ([`::tools::find`]: `FP8GEN_VERILATOR` (a path or
+//! a program on `PATH`), the project's `.venv/bin`, then `PATH`); `CXX` overrides the C++
 //! compiler (`c++`, `g++`, `clang++` are tried in that order). The compiler is invoked
 //! directly (no `cc` crate at run time): the flags are few and fixed, see `builder.rs`.
 
 use std::env;
-use std::ffi::OsString;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use ::tools::{find_in_path, is_executable};
 
 use crate::error::{Result, SimError};
 
@@ -33,22 +36,12 @@ pub struct Toolchain {
 impl Toolchain {
     /// Finds Verilator and a C++ compiler, or explains what to install.
     pub fn detect() -> Result<Toolchain> {
-        let (verilator, searched) = match env::var_os("FP8GEN_VERILATOR") {
-            Some(v) if !v.is_empty() => {
-                let p = PathBuf::from(&v);
-                let found = if p.components().count() > 1 {
-                    p.is_file().then_some(p)
-                } else {
-                    find_in_path(&v)
-                };
-                (found, format!("FP8GEN_VERILATOR={}", v.to_string_lossy()))
-            }
-            _ => (
-                find_in_path(&OsString::from("verilator")),
-                "searched PATH".to_string(),
-            ),
-        };
-        let verilator = verilator.ok_or(SimError::VerilatorMissing { searched })?;
+        let verilator = ::tools::find(::tools::Tool::Verilator).map_err(|e| match e {
+            ::tools::ToolError::BadOverride(m) => SimError::VerilatorMissing { searched: m },
+            ::tools::ToolError::Missing { searched, .. } => SimError::VerilatorMissing {
+                searched: format!("searched {}", searched.join(", ")),
+            },
+        })?;
         Self::detect_at(&verilator)
     }
 
@@ -143,20 +136,6 @@ pub(crate) fn parse_version(text: &str) -> Option<(u32, u32)> {
     Some((maj.parse().ok()?, min.parse().ok()?))
 }
 
-fn find_in_path(program: &OsString) -> Option<PathBuf> {
-    let path = env::var_os("PATH")?;
-    env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
 fn find_cxx() -> (Option<PathBuf>, Vec<String>, Vec<String>) {
     if let Ok(cxx) = env::var("CXX") {
         let mut words = cxx.split_whitespace().map(str::to_string);
@@ -166,14 +145,14 @@ fn find_cxx() -> (Option<PathBuf>, Vec<String>, Vec<String>) {
             let found = if p.components().count() > 1 {
                 is_executable(&p).then_some(p)
             } else {
-                find_in_path(&OsString::from(&first))
+                find_in_path(OsStr::new(&first))
             };
             return (found, rest, vec![format!("CXX={cxx}")]);
         }
     }
     let candidates = ["c++", "g++", "clang++"];
     for c in candidates {
-        if let Some(p) = find_in_path(&OsString::from(c)) {
+        if let Some(p) = find_in_path(OsStr::new(c)) {
             return (Some(p), Vec::new(), Vec::new());
         }
     }

@@ -416,9 +416,12 @@ pub fn plan_prove(p: &ProveSweep) -> Result<SweepPlan, SweepError> {
     let mut jobs = Vec::new();
     for u in &p.units {
         check_token("unit", u)?;
-        if !matches!(u.as_str(), "mul" | "fma" | "project") {
+        // Which units have a proof reference is the prover's to say: every planned job is
+        // checked as `fp8gen prove` would check it before the plan is written.
+        if iface::Unit::parse(u).is_none() {
             return Err(usage(format!(
-                "unit '{u}': prove covers mul, fma and project"
+                "unit '{u}': expected {}",
+                iface::Unit::list()
             )));
         }
         for f in &p.formats {
@@ -500,6 +503,13 @@ pub fn qor_unit_args(u: &str) -> Result<Vec<String>, SweepError> {
             "unit '{u}': a dot product is dot<N> or dot<N>-<scale format>, e.g. dot8 or dot8-e8m0"
         ))
     };
+    if let Some(from) = u.strip_prefix("convert-") {
+        // convert-F: F converted to the row's format.
+        golden::Format::parse(from).map_err(|e| usage(format!("unit '{u}': {e}")))?;
+        return Ok(["--unit", "convert", "--in-format", from]
+            .map(String::from)
+            .to_vec());
+    }
     match u.strip_prefix("dot") {
         Some(rest) if !rest.is_empty() => {
             let (n, scale) = match rest.split_once('-') {

@@ -255,6 +255,7 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         (_, Role::Random) => format!("{} random bits", req.random_bits()),
         (_, Role::Rounding) => "the rounding encoding".into(),
         (_, Role::Saturation) => "the saturation encoding".into(),
+        (_, Role::Sub) => "1 bit (1 = x - y)".into(),
         _ => "the unit".into(),
     }
 }
@@ -280,8 +281,9 @@ pub fn format_desc(req: &GenRequest) -> String {
     } else {
         scales
     };
+    let op = if req.unit == Unit::Add { "+" } else { "x" };
     match f.y {
-        Some(y) if y != f.x => format!("{shape}{} x {} -> {}", f.x.name(), y.name(), f.r.name()),
+        Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
         _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
     }
 }
@@ -341,6 +343,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             signaling_nan: m.modes.signaling_nan,
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
+            add_op: rtl::units::add::AddOp::from_manifest(m).map_err(usage)?,
             dot: match (m.unit.accepts(UnitOption::DotShape), m.dot) {
                 (true, Some(d)) => d,
                 (true, None) => {
@@ -594,18 +597,17 @@ fn mode_combos(req: &GenRequest, plan: &Plan) -> Result<(Combos, Vec<String>), V
             .map(|v| v.iter().map(|s| s.name().to_string()).collect()),
         &sn,
     )?;
-    let code = |name: &str, list: &[&str]| list.iter().position(|x| *x == name).unwrap_or(0) as u64;
     let mut combos = Vec::new();
     let mut names = Vec::new();
     for &r in &ri {
         for &s in &si {
             let rm = if req.rounding == RoundingSel::Dynamic {
-                code(&rn[r], &iface::ROUNDING_ENCODING)
+                rtl::blocks::rounding_index(core_r[r]) as u64
             } else {
                 0
             };
             let sat = if req.saturation == SaturationSel::Dynamic {
-                code(&sn[s], &iface::SATURATION_ENCODING)
+                rtl::blocks::saturation_index(core_s[s]) as u64
             } else {
                 0
             };
@@ -688,11 +690,10 @@ fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
 /// The canonical data inputs and outputs of a request (stream mode keeps the valid ports).
 fn canonical(req: &GenRequest) -> (Vec<Port>, Vec<Port>) {
     let stream = req.unit.is_stateful();
-    let keep = |p: &Port| {
-        !matches!(p.role, Role::Clock | Role::Reset | Role::ResetN)
-            && (stream || !matches!(p.role, Role::ValidIn | Role::ValidOut))
-    };
     let all = rtl::interface(req);
+    // The golden model's ports: the data of a clocked core (never the valid handshake, which
+    // carries no value the model computes), except in stream mode.
+    let keep = |p: &Port| p.role.is_data(true, stream);
     let i = all
         .iter()
         .filter(|p| keep(p) && p.direction == Direction::Input)

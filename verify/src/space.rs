@@ -287,8 +287,10 @@ impl Space {
             roles
                 .iter()
                 .filter(|(r, _)| {
-                    matches!(r, Role::X | Role::Y | Role::Z | Role::ScaleX | Role::ScaleY)
-                        || (with_rnd && *r == Role::Random)
+                    matches!(
+                        r,
+                        Role::X | Role::Y | Role::Z | Role::ScaleX | Role::ScaleY | Role::Sub
+                    ) || (with_rnd && *r == Role::Random)
                 })
                 .map(|(_, w)| *w)
                 .sum()

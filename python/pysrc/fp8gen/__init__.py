@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - ml_dtypes is in python/requirements.tx
     _ml_dtypes = None
 
 from ._native import VERSION, Format, presets
-from ._native import _convert, _decode, _quantize_block, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
+from ._native import _add, _convert, _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _quantize_block, _set_threads
 
 __all__ = [
     "Format",
@@ -56,6 +56,7 @@ __all__ = [
     "dequantize_block",
     "decode",
     "mul",
+    "add",
     "fma",
     "dot",
     "INVALID",
@@ -548,6 +549,46 @@ def mul(
     r = _rnd(rnd, shape)
     codes, fl = _mul(
         _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr,
+        rounding, sb, saturation, tininess, nc, r, want,
+    )
+    return _result(codes, fl, shape, want, fr, av, len(shape) == 0)
+
+
+def add(
+    x,
+    y,
+    fmt,
+    fmt_y=None,
+    out_fmt=None,
+    rounding="rne",
+    saturation="satfinite",
+    flags=False,
+    rnd=None,
+    tininess="after",
+    nan_code=0,
+    sr_bits=8,
+    as_values=False,
+    sub=False,
+):
+    """``x + y`` (``x - y`` with ``sub=True``) computed exactly and rounded once to ``out_fmt``
+    (default ``fmt``). ``x`` holds codes of ``fmt``, ``y`` codes of ``fmt_y`` (default ``fmt``);
+    they broadcast against each other. ``out_fmt`` may be "binary16", "bfloat16" or "binary32".
+    An exact zero sum is +0, or -0 under rounding "rtn" (IEEE 754 §6.3); Inf - Inf is NaN with
+    invalid. Returns codes, or values with ``as_values=True`` (module docs' table); numpy
+    scalars when ``x`` and ``y`` are scalars. The arguments are those of :func:`mul`."""
+    fx = _format(fmt)
+    fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
+    fr = fx if out_fmt is None else _format(out_fmt, "out_fmt")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    sb_ = _bool(sub, "sub")
+    nc, sb = _nan_code(nan_code, fr), _sr_bits(sr_bits)
+    av = _bool(as_values, "as_values")
+    xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
+    shape = xa.shape
+    r = _rnd(rnd, shape)
+    codes, fl = _add(
+        _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr, sb_,
         rounding, sb, saturation, tininess, nc, r, want,
     )
     return _result(codes, fl, shape, want, fr, av, len(shape) == 0)

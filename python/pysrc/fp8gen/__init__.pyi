@@ -225,6 +225,41 @@ def mul(
     as_values: bool = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
+def add(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    fmt: _FormatLike,
+    fmt_y: Optional[_FormatLike] = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    rounding: str = ...,
+    saturation: str = ...,
+    flags: Literal[False] = ...,
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+    as_values: bool = ...,
+    sub: bool = ...,
+) -> _Result: ...
+@overload
+def add(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    fmt: _FormatLike,
+    fmt_y: Optional[_FormatLike] = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    rounding: str = ...,
+    saturation: str = ...,
+    *,
+    flags: Literal[True],
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+    as_values: bool = ...,
+    sub: bool = ...,
+) -> Tuple[_Result, _Result]: ...
+@overload
 def fma(
     x: npt.ArrayLike,
     y: npt.ArrayLike,

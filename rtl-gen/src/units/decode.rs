@@ -16,7 +16,7 @@
 
 use super::{describe, finish_core, layout};
 use crate::ast::{concat, sbits, Expr, ModuleBuilder};
-use crate::blocks::unpack;
+use crate::blocks::{const_name, unpack};
 use crate::{GenError, GenRequest, GeneratedCore};
 use golden::{convert, Class, Format, Rounding, Saturation, Spec};
 
@@ -105,13 +105,24 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
             u.sig.clone()
         };
         let s24 = b.wire("b32_sig", s24);
-        let ebiased = e.add(&Expr::ci(127, iw));
+        let ebiased = e.add(&Expr::named_i(
+            &const_name(&Format::BINARY32, "BIAS"),
+            127,
+            iw,
+            "exponent bias of binary32: exponent field = e + bias",
+        ));
+        let b32_emin = Expr::named_i(
+            &const_name(&Format::BINARY32, "EMIN"),
+            -126,
+            iw,
+            "emin of binary32: a binary32 subnormal below it",
+        );
         let (ef, frac) = if lo >= -126 {
             let eb = b.wire("b32_ebiased", ebiased);
             (eb.slice(7, 0), s24.slice(22, 0))
         } else {
-            let small = b.wire("b32_small", e.slt(&Expr::ci(-126, iw)));
-            let sh = b.wire("b32_shift", Expr::ci(-126, iw).sub(&e));
+            let small = b.wire("b32_small", e.slt(&b32_emin));
+            let sh = b.wire("b32_shift", b32_emin.sub(&e));
             let shifted = b.wire("b32_den", s24.shr(&sh.slice(4, 0)));
             let eb = b.wire("b32_ebiased", ebiased);
             (

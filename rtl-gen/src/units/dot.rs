@@ -29,7 +29,7 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
-use crate::blocks::{lzc_normalize, round, unpack, RoundIn, Unpacked};
+use crate::blocks::{class_mul, class_of, lzc_normalize, round, unpack, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
@@ -261,40 +261,6 @@ fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
     Lane { u, sig, shift }
 }
 
-/// Class of a product of two factors `a·b` (golden::mul_exact): NaN (including invalid),
-/// invalid (0·∞ with no NaN factor), ∞, 0.
-pub(crate) struct Class {
-    pub nan: Expr,
-    pub invalid: Expr,
-    pub inf: Expr,
-    pub zero: Expr,
-}
-
-pub(crate) fn class_mul(a: &Class, c: &Class) -> Class {
-    let in_nan = a.nan.or(&c.nan);
-    let inv = in_nan
-        .not()
-        .and(&a.inf.and(&c.zero).or(&a.zero.and(&c.inf)));
-    let nan = in_nan.or(&inv);
-    let inf = nan.not().and(&a.inf.or(&c.inf));
-    let zero = nan.not().and(&inf.not()).and(&a.zero.or(&c.zero));
-    Class {
-        nan,
-        invalid: a.invalid.or(&c.invalid).or(&inv),
-        inf,
-        zero,
-    }
-}
-
-pub(crate) fn class_of(u: &Unpacked) -> Class {
-    Class {
-        nan: u.nan.clone(),
-        invalid: Expr::bit_c(false),
-        inf: u.inf.clone(),
-        zero: u.zero.clone(),
-    }
-}
-
 /// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
 /// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
 pub(crate) struct LaneOut {
@@ -470,7 +436,13 @@ pub fn dot_sum(
             sc.as_ref()
                 .map_or(0, |(a, c)| a.exp.width.max(c.exp.width) + 1),
         );
-    let mut exp = Expr::ci(l0 + t as i64 - 2, ew).sub(&lz.zext(ew));
+    let top = Expr::named_i(
+        "SUM_TOP_EXP",
+        l0 + t as i64 - 2,
+        ew,
+        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc",
+    );
+    let mut exp = top.sub(&lz.zext(ew));
     if let Some((usx, usy)) = &sc {
         exp = exp.add(&usx.exp.sext(ew)).add(&usy.exp.sext(ew));
     }
@@ -613,14 +585,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Dot;
 
-impl super::Eval for DotModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        DotModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for DotModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, DotModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        DotModel::eval(self, inputs)
     }
 }
 

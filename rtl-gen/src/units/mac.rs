@@ -465,7 +465,13 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let ew = crate::ast::sbits(lo.min(-(bits as i64)), hi.max(bits as i64)).max(lz.width + 1);
     let exp = b.wire_note(
         "onrm_exp",
-        Expr::ci(hi, ew).sub(&lz.zext(ew)),
+        Expr::named_i(
+            "ACC_TOP_EXP",
+            hi,
+            ew,
+            "exponent of the accumulator's top bit; MSB = this - lzc",
+        )
+        .sub(&lz.zext(ew)),
         "exponent of the sum's MSB",
     );
     let rin = RoundIn {

@@ -1,8 +1,9 @@
-//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`) and their golden meaning: for every unit a
+//! Hardware units (`decode`, `project`, `mul`, `fma`, `mac`, `dot`, `add`) and their golden meaning: for every unit a
 //! generator (`generate`) and a function from an input vector (one `u64` per data input
 //! port, in port order) to the expected value of every data output port, built on the
 //! golden model ([`GoldenModel`]).
 
+pub mod add;
 pub mod convert;
 pub mod decode;
 pub mod dot;
@@ -52,6 +53,7 @@ pub fn def(unit: Unit) -> &'static dyn UnitDef {
         Unit::Decode => &decode::Decode,
         Unit::Project => &project::Project,
         Unit::Convert => &convert::Convert,
+        Unit::Add => &add::Add,
         Unit::Mul => &mul::Mul,
         Unit::Fma => &fma::Fma,
         Unit::Mac => &mac::Mac,
@@ -123,6 +125,24 @@ pub trait Eval: Send + Sync + std::fmt::Debug {
         let v = self.eval(inputs);
         let n = out.len().min(v.len());
         out[..n].copy_from_slice(&v[..n]);
+    }
+}
+
+/// A golden function whose data outputs are `[result, flags]` (every unit but `decode`): its
+/// [`Eval`] needs no allocation.
+pub trait ResultFlags: Send + Sync + std::fmt::Debug {
+    /// `[result, flags]` for the data inputs `inputs`.
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2];
+}
+
+impl<T: ResultFlags> Eval for T {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        self.result_flags(inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        result_and_flags(out, self.result_flags(inputs))
     }
 }
 
@@ -232,6 +252,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         signaling_nan: req.options.signaling_nan,
         acc_guard_bits: req.options.acc_guard,
         interleave: req.options.interleave,
+        subtract: req.options.add_op == add::AddOp::Sub,
     }
 }
 

@@ -162,7 +162,7 @@ pub fn product_scaled(
             (nan, inv, inf, zero, sign)
         }
         Some((usx, usy)) => {
-            use super::dot::{class_mul, class_of};
+            use crate::blocks::{class_mul, class_of};
             b.comment(&[
                 "Scaled: (x * Sx) * (y * Sy), each product's specials as golden::mul_exact",
             ]);
@@ -487,14 +487,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Mul;
 
-impl super::Eval for MulModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        MulModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for MulModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, MulModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        MulModel::eval(self, inputs)
     }
 }
 

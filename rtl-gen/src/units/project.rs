@@ -274,14 +274,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Project;
 
-impl super::Eval for ProjectModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        ProjectModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for ProjectModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, ProjectModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        ProjectModel::eval(self, inputs)
     }
 }
 

@@ -3,7 +3,7 @@
 //! cores can be checked against the golden model before the `sim` crate exists.
 #![allow(dead_code)]
 
-use rtl::manifest::{Direction, Role};
+use rtl::manifest::Direction;
 use rtl::GeneratedCore;
 use std::io::Write;
 use std::path::PathBuf;
@@ -133,15 +133,12 @@ pub fn build_bench(core: &GeneratedCore) -> Bench {
     let ins: Vec<_> = m
         .ports
         .iter()
-        .filter(|p| {
-            p.direction == Direction::Input
-                && !matches!(p.role, Role::Clock | Role::ResetN | Role::ValidIn)
-        })
+        .filter(|p| p.direction == Direction::Input && !p.role.is_control())
         .collect();
     let outs: Vec<_> = m
         .ports
         .iter()
-        .filter(|p| p.direction == Direction::Output && p.role != Role::ValidOut)
+        .filter(|p| p.direction == Direction::Output && !p.role.is_control())
         .collect();
     let clocked = m.latency > 0;
     let top = &core.top;

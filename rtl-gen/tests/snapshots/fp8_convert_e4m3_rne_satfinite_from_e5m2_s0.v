@@ -18,9 +18,12 @@ module fp8_convert_e4m3_rne_satfinite_from_e5m2_s0 (
     output wire       valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [5:0] ROUND_FIELD_OFFSET = 6'h38;  // -8: offset + bias: exponent field = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET_P1 = 6'h39;  // -7: offset + bias + 1: exponent field + 1 = exp + this (e4m3)
 
   // Unpack the e5m2 input: code layout: sign [7] | exponent [6:2] | trailing significand [1:0]
   // e5m2 subnormals lie below 2^-14 and only set the sticky bit: no normalization needed
@@ -76,7 +79,8 @@ module fp8_convert_e4m3_rne_satfinite_from_e5m2_s0 (
                          : {round_win, 5'd0};  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0];
-  wire [8:0] round_mag_t = {round_tiny ? 6'd0 : ({1'b0, z_i[6:2]} + 6'd56), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [8:0] round_mag_t = {round_tiny ? 6'd0 : ({1'b0, z_i[6:2]} + ROUND_FIELD_OFFSET),
+                            round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -85,9 +89,10 @@ module fp8_convert_e4m3_rne_satfinite_from_e5m2_s0 (
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
   wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny
                                                             ? 6'd1
-                                                            : ({1'b0, z_i[6:2]} + 6'd57)) :
+                                                            : ({1'b0, z_i[6:2]}
+                                                               + ROUND_FIELD_OFFSET_P1)) :
                           round_tiny ? 6'd0 :
-                          ({1'b0, z_i[6:2]} + 6'd56),
+                          ({1'b0, z_i[6:2]} + ROUND_FIELD_OFFSET),
                           round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)

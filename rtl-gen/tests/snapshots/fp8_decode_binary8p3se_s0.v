@@ -19,7 +19,11 @@ module fp8_decode_binary8p3se_s0 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [9:0] BINARY32_BIAS = 10'h7f;  // 127: exponent bias of binary32: exponent field = e + bias
+  localparam [5:0] BINARY8P3SE_BIAS = 6'h10;  // 16: exponent bias of binary8p3se: e = exponent field - bias
+  localparam [5:0] BINARY8P3SE_EMIN_M1 = 6'h30;  // -16: emin - 1 of binary8p3se: a subnormal's exponent is this minus its leading zeros
   localparam [7:0] BINARY8P3SE_NAN = 8'h80;
 
   // Unpack binary8p3se: K=8 P=3 bias=16 signed, family p3109 extended (NaN = 0x80, +Inf = 0x7f, no -0), emin=-15 emax=15
@@ -36,7 +40,9 @@ module fp8_decode_binary8p3se_s0 (
   // x: subnormals are normalized: leading-zero count of the trailing significand
   wire x_lz_z1 = ~x_man_field[1];
   wire [1:0] x_lz_n1 = x_lz_z1 ? {x_man_field[0], 1'b0} : x_man_field;
-  wire [5:0] x_exp = x_is_sub ? (6'd48 - {5'd0, x_lz_z1}) : ({1'b0, x_exp_field} - 6'd16);  // exponent of the MSB (two's complement)
+  wire [5:0] x_exp = x_is_sub
+                     ? (BINARY8P3SE_EMIN_M1 - {5'd0, x_lz_z1})
+                     : ({1'b0, x_exp_field} - BINARY8P3SE_BIAS);  // exponent of the MSB (two's complement)
   wire [2:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
   wire x_finite_nz = ~(x_is_nan | x_is_inf | x_is_zero);
   wire sign = x_sign & ~x_is_nan;
@@ -45,7 +51,7 @@ module fp8_decode_binary8p3se_s0 (
   // values below 2^-126 become binary32 subnormals (fraction shifted right)
   wire [9:0] b32_e = {{4{x_exp[5]}}, x_exp};
   wire [23:0] b32_sig = {x_sig, 21'h0};
-  wire [9:0] b32_ebiased = b32_e + 10'd127;
+  wire [9:0] b32_ebiased = b32_e + BINARY32_BIAS;
   assign class_o = {x_is_nan, x_is_inf, x_is_zero, x_is_sub};
   assign r_o = x_is_nan ? 32'h7fc00000 :
                x_is_inf ? {sign, 31'h7f800000} :

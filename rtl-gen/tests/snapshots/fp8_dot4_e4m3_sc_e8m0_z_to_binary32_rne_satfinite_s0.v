@@ -33,15 +33,28 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [8:0] BINARY32_BIAS = 9'h7f;  // 127: exponent bias of binary32: e = exponent field - bias
+  localparam [8:0] BINARY32_EMIN_M1 = 9'h181;  // -127: emin - 1 of binary32: a subnormal's exponent is this minus its leading zeros
   localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
   localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+  localparam [8:0] E8M0_BIAS = 9'h7f;  // 127: exponent bias of e8m0: e = exponent field - bias
+  localparam [10:0] ROUND_BIAS = 11'h7f;  // 127: bias: exponent field = e + this (binary32)
+  localparam [10:0] ROUND_BIAS_P1 = 11'h80;  // 128: bias + 1: exponent field + 1 = e + this (binary32)
+  localparam [10:0] ROUND_EMAX_FINITE = 11'h7f;  // 127: exponent of the largest finite binade (binary32)
+  localparam [10:0] ROUND_EMAX_FINITE_OB = 11'h47f;  // 127: exponent of the largest finite binade (binary32); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN = 11'h782;  // -126: emin: tiny below it (binary32)
+  localparam [10:0] ROUND_EMIN_M1 = 11'h781;  // -127: emin - 1 (binary32)
+  localparam [10:0] ROUND_EMIN_M_L_OB = 11'h369;  // -151: emin - L: below it the whole window shifts out (binary32); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN_OB = 11'h382;  // -126: emin: tiny below it (binary32); offset binary (sign bit flipped) for an unsigned compare
+  localparam [9:0] SUM_TOP_EXP = 10'h13;  // 19: exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc
 
   // Block scales: e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sx_is_nan = &sx_i;
-  wire [8:0] sx_exp = {1'b0, sx_i} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sx_exp = {1'b0, sx_i} - E8M0_BIAS;  // exponent of the MSB (two's complement)
   wire sy_is_nan = &sy_i;
-  wire [8:0] sy_exp = {1'b0, sy_i} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sy_exp = {1'b0, sy_i} - E8M0_BIAS;  // exponent of the MSB (two's complement)
 
   // Lanes: 4 x (e4m3 x e4m3) products placed unnormalized in a 36-bit fixed-point window
   //   window LSB = 2^-18 (lsb x -9 + lsb y -9); signed sum in 39 bits
@@ -199,7 +212,7 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire snrm_z1 = ~snrm_n2[37];
   wire [37:0] snrm_n1 = snrm_z1 ? {snrm_n2[36:0], 1'b0} : snrm_n2;
   wire [5:0] snrm_lzc = {snrm_z32, snrm_z16, snrm_z8, snrm_z4, snrm_z2, snrm_z1};
-  wire [9:0] snrm_exp = ((10'd19 - {4'd0, snrm_lzc}) + {sx_exp[8], sx_exp}) + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
+  wire [9:0] snrm_exp = SUM_TOP_EXP - {4'd0, snrm_lzc} + {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
@@ -227,7 +240,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire z_lz_z1 = ~z_lz_n2[22];
   wire [22:0] z_lz_n1 = z_lz_z1 ? {z_lz_n2[21:0], 1'b0} : z_lz_n2;
   wire [4:0] z_lzc = {z_lz_z16, z_lz_z8, z_lz_z4, z_lz_z2, z_lz_z1};
-  wire [8:0] z_exp = z_is_sub ? (9'd385 - {4'd0, z_lzc}) : ({1'b0, z_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] z_exp = z_is_sub
+                     ? (BINARY32_EMIN_M1 - {4'd0, z_lzc})
+                     : ({1'b0, z_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] z_sig = z_is_sub ? {z_lz_n1, 1'b0} : {1'b1, z_man_field};  // significand, MSB = hidden bit
 
   // Specials: NaN operand, 0*Inf, Inf-Inf -> canonical NaN; sNaN z raises invalid
@@ -286,17 +301,19 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   //   significand [16:0] | input sticky -> round_st0
   wire [24:0] round_win = nrm_n1[41:17];
   wire round_st0 = |nrm_n1[16:0] | al_sticky;
-  wire round_tiny = {~nrm_exp[10], nrm_exp[9:0]} < 11'd898;  // e < emin
+  wire round_tiny = {~nrm_exp[10], nrm_exp[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 23): round_win >> min(emin - e, 25), shifted-out bits are sticky
-  wire [10:0] round_dd = 11'd1922 - nrm_exp;  // emin - e
+  wire [10:0] round_dd = ROUND_EMIN - nrm_exp;  // emin - e
   wire [4:0] round_shamt = round_tiny
-                           ? (({~nrm_exp[10], nrm_exp[9:0]} < 11'd873) ? 5'd25 : round_dd[4:0])
+                           ? (({~nrm_exp[10], nrm_exp[9:0]} < ROUND_EMIN_M_L_OB)
+                              ? 5'd25
+                              : round_dd[4:0])
                            : 5'd0;  // denormalization shift, clamped
   wire [49:0] round_den = {round_win, 25'h0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[25];
   wire round_sticky = |round_den[24:0] | round_st0;
-  wire [33:0] round_mag_t = {round_tiny ? 11'd0 : (nrm_exp + 11'd127), round_den[48:26]};  // truncated magnitude code {biased exp, trailing}
+  wire [33:0] round_mag_t = {round_tiny ? 11'd0 : (nrm_exp + ROUND_BIAS), round_den[48:26]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -305,9 +322,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
   wire [33:0] round_mag = {(&round_den[48:26] & round_away) ? (round_tiny
                                                                ? 11'd1
-                                                               : (nrm_exp + 11'd128)) :
+                                                               : (nrm_exp + ROUND_BIAS_P1)) :
                            round_tiny ? 11'd0 :
-                           (nrm_exp + 11'd127),
+                           (nrm_exp + ROUND_BIAS),
                            round_den[48:26] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
@@ -315,11 +332,11 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
   wire round_uf = round_inexact & round_tiny
-                  & ((nrm_exp != 11'd1921) | (~(&round_win[24:1] & round_u_away)));
+                  & ((nrm_exp != ROUND_EMIN_M1) | (~(&round_win[24:1] & round_u_away)));
 
   // Overflow: rounded magnitude above max finite 0x7f7fffff (from e and the window, beside the increment)
-  wire round_ovf = (11'd1151 < {~nrm_exp[10], nrm_exp[9:0]})
-                   | ((nrm_exp == 11'd127) & &round_win[23:1] & round_away);
+  wire round_ovf = (ROUND_EMAX_FINITE_OB < {~nrm_exp[10], nrm_exp[9:0]})
+                   | ((nrm_exp == ROUND_EMAX_FINITE) & &round_win[23:1] & round_away);
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
   //   negative values into unsigned formats, zeros

@@ -121,9 +121,13 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [6:0] ACC_TOP_EXP = 7'h22;  // 34: exponent of the accumulator's top bit; MSB = this - lzc
   localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
   localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+  localparam [9:0] ROUND_FIELD_OFFSET = 10'h7f;  // 127: offset + bias: exponent field = exp + this (binary32)
+  localparam [9:0] ROUND_FIELD_OFFSET_P1 = 10'h80;  // 128: offset + bias + 1: exponent field + 1 = exp + this (binary32)
 
   // ======== stage 0 ========
 
@@ -191,7 +195,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   wire onrm_z1 = ~onrm_n2[52];
   wire [52:0] onrm_n1 = onrm_z1 ? {onrm_n2[51:0], 1'b0} : onrm_n2;
   wire [5:0] onrm_lzc = {onrm_z32_q1, onrm_z16_q1, onrm_z8_q1, onrm_z4, onrm_z2, onrm_z1};
-  wire [6:0] onrm_exp = 7'd34 - {1'b0, onrm_lzc};  // exponent of the sum's MSB
+  wire [6:0] onrm_exp = ACC_TOP_EXP - {1'b0, onrm_lzc};  // exponent of the sum's MSB
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
   // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
@@ -202,7 +206,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // Exponent decisions: tables over {exp} (e = exp), 128 entries each
   wire round_frac = round_win[0];
-  wire [32:0] round_mag_t = {{{3{onrm_exp[6]}}, onrm_exp} + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire [32:0] round_mag_t = {{{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_st0;
 
   // round: round-away decision at the result's quantum
@@ -210,8 +214,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_st0 | round_mag_t[0]);
   wire [32:0] round_mag = {(&round_win[23:1] & round_away)
-                           ? ({{3{onrm_exp[6]}}, onrm_exp} + 10'd128)
-                           : ({{3{onrm_exp[6]}}, onrm_exp} + 10'd127),
+                           ? ({{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET_P1)
+                           : ({{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET),
                            round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
   wire [31:0] round_code = o_is_nan_q1 ? BINARY32_NAN :
                            o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :

@@ -23,9 +23,17 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [8:0] BINARY32_BIAS = 9'h7f;  // 127: exponent bias of binary32: e = exponent field - bias
   localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
   localparam [31:0] BINARY32_NAN = 32'h7fc00000;
+  localparam [4:0] E4M3_BIAS = 5'h7;  // 7: exponent bias of e4m3: e = exponent field - bias
+  localparam [4:0] E4M3_EMIN_M1 = 5'h19;  // -7: emin - 1 of e4m3: a subnormal's exponent is this minus its leading zeros
+  localparam [9:0] ROUND_BIAS = 10'h7f;  // 127: bias: exponent field = e + this (binary32)
+  localparam [9:0] ROUND_BIAS_P1 = 10'h80;  // 128: bias + 1: exponent field + 1 = e + this (binary32)
+  localparam [9:0] ROUND_EMAX_FINITE = 10'h7f;  // 127: exponent of the largest finite binade (binary32)
+  localparam [9:0] ROUND_EMAX_FINITE_OB = 10'h27f;  // 127: exponent of the largest finite binade (binary32); offset binary (sign bit flipped) for an unsigned compare
 
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
   // code layout: sign [7] | exponent [6:3] | trailing significand [2:0]
@@ -43,7 +51,7 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire x_lz_z1 = ~x_lz_n2[2];
   wire [2:0] x_lz_n1 = x_lz_z1 ? {x_lz_n2[1:0], 1'b0} : x_lz_n2;
   wire [1:0] x_lzc = {x_lz_z2, x_lz_z1};
-  wire [4:0] x_exp = x_is_sub ? (5'd25 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] x_exp = x_is_sub ? (E4M3_EMIN_M1 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
 
   // Unpack y: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
@@ -62,7 +70,7 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire y_lz_z1 = ~y_lz_n2[2];
   wire [2:0] y_lz_n1 = y_lz_z1 ? {y_lz_n2[1:0], 1'b0} : y_lz_n2;
   wire [1:0] y_lzc = {y_lz_z2, y_lz_z1};
-  wire [4:0] y_exp = y_is_sub ? (5'd25 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] y_exp = y_is_sub ? (E4M3_EMIN_M1 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] y_sig = y_is_sub ? {y_lz_n1, 1'b0} : {1'b1, y_man_field};  // significand, MSB = hidden bit
 
   // Exact product: significand multiply, one-bit normalize, exponent add
@@ -89,7 +97,7 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire z_exp_zero = ~|z_exp_field;
   wire z_is_zero = z_exp_zero & (~|z_man_field) & ~z_is_nan;
   wire z_is_sub = z_exp_zero & |z_man_field;
-  wire [8:0] z_exp = {1'b0, z_exp_field} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] z_exp = {1'b0, z_exp_field} - BINARY32_BIAS;  // exponent of the MSB (two's complement)
   wire [23:0] z_sig = {1'b1, z_man_field};  // significand, MSB = hidden bit
   wire [8:0] z_exp_sub = z_exp + {8'd0, z_is_sub};  // subnormal: exponent -126 (MSB of 0.T)
   wire [23:0] z_sig_sub = {~z_is_sub, z_sig[22:0]};  // subnormal: 0.T, not normalized
@@ -150,7 +158,7 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire [24:0] round_win = nrm_n1[27:3];
   wire round_st0 = |nrm_n1[2:0] | al_sticky;
   wire round_frac = round_win[0];
-  wire [32:0] round_mag_t = {nrm_exp + 10'd127, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire [32:0] round_mag_t = {nrm_exp + ROUND_BIAS, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_st0;
 
   // round: round-away decision at the result's quantum
@@ -158,13 +166,13 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_st0 | round_mag_t[0]);
   wire [32:0] round_mag = {(&round_win[23:1] & round_away)
-                           ? (nrm_exp + 10'd128)
-                           : (nrm_exp + 10'd127),
+                           ? (nrm_exp + ROUND_BIAS_P1)
+                           : (nrm_exp + ROUND_BIAS),
                            round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // Overflow: rounded magnitude above max finite 0x7f7fffff (from e and the window, beside the increment)
-  wire round_ovf = (10'd639 < {~nrm_exp[9], nrm_exp[8:0]})
-                   | ((nrm_exp == 10'd127) & &round_win[23:1] & round_away);
+  wire round_ovf = (ROUND_EMAX_FINITE_OB < {~nrm_exp[9], nrm_exp[8:0]})
+                   | ((nrm_exp == ROUND_EMAX_FINITE) & &round_win[23:1] & round_away);
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
   //   negative values into unsigned formats, zeros

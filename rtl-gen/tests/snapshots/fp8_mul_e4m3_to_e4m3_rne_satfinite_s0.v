@@ -23,9 +23,15 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
     output wire       valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [4:0] E4M3_BIAS = 5'h7;  // 7: exponent bias of e4m3: e = exponent field - bias
+  localparam [4:0] E4M3_EMIN_M1 = 5'h19;  // -7: emin - 1 of e4m3: a subnormal's exponent is this minus its leading zeros
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [5:0] ROUND_FIELD_OFFSET = 6'h7;  // 7: offset + bias: exponent field = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET_P1 = 6'h8;  // 8: offset + bias + 1: exponent field + 1 = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET_P2 = 6'h9;  // 9: offset + bias + 2: exponent field + 2 = exp + this (e4m3)
 
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
   // code layout: sign [7] | exponent [6:3] | trailing significand [2:0]
@@ -43,7 +49,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire x_lz_z1 = ~x_lz_n2[2];
   wire [2:0] x_lz_n1 = x_lz_z1 ? {x_lz_n2[1:0], 1'b0} : x_lz_n2;
   wire [1:0] x_lzc = {x_lz_z2, x_lz_z1};
-  wire [4:0] x_exp = x_is_sub ? (5'd25 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] x_exp = x_is_sub ? (E4M3_EMIN_M1 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
 
   // Unpack y: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
@@ -62,7 +68,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire y_lz_z1 = ~y_lz_n2[2];
   wire [2:0] y_lz_n1 = y_lz_z1 ? {y_lz_n2[1:0], 1'b0} : y_lz_n2;
   wire [1:0] y_lzc = {y_lz_z2, y_lz_z1};
-  wire [4:0] y_exp = y_is_sub ? (5'd25 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] y_exp = y_is_sub ? (E4M3_EMIN_M1 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] y_sig = y_is_sub ? {y_lz_n1, 1'b0} : {1'b1, y_man_field};  // significand, MSB = hidden bit
 
   // Exact product: significand multiply, one-bit normalize, exponent add
@@ -111,8 +117,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
   wire [8:0] round_mag_t = {round_tiny ? 6'd0 :
-                            p_raw_pp1_0[7] ? (p_esum + 6'd8) :
-                            (p_esum + 6'd7),
+                            p_raw_pp1_0[7] ? (p_esum + ROUND_FIELD_OFFSET_P1) :
+                            (p_esum + ROUND_FIELD_OFFSET),
                             round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
@@ -121,11 +127,12 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
   wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny ? 6'd1 :
-                                                            p_raw_pp1_0[7] ? (p_esum + 6'd9) :
-                                                            (p_esum + 6'd8)) :
+                                                            p_raw_pp1_0[7] ? (p_esum
+                                                                              + ROUND_FIELD_OFFSET_P2) :
+                                                            (p_esum + ROUND_FIELD_OFFSET_P1)) :
                           round_tiny ? 6'd0 :
-                          p_raw_pp1_0[7] ? (p_esum + 6'd8) :
-                          (p_esum + 6'd7),
+                          p_raw_pp1_0[7] ? (p_esum + ROUND_FIELD_OFFSET_P1) :
+                          (p_esum + ROUND_FIELD_OFFSET),
                           round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)

@@ -25,9 +25,20 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
     output wire       valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [4:0] E4M3_BIAS = 5'h7;  // 7: exponent bias of e4m3: e = exponent field - bias
+  localparam [4:0] E4M3_EMIN_M1 = 5'h19;  // -7: emin - 1 of e4m3: a subnormal's exponent is this minus its leading zeros
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [8:0] E8M0_BIAS = 9'h7f;  // 127: exponent bias of e8m0: e = exponent field - bias
+  localparam [10:0] ROUND_BIAS = 11'h7;  // 7: bias: exponent field = e + this (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE = 11'h8;  // 8: exponent of the largest finite binade (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE_OB = 11'h408;  // 8: exponent of the largest finite binade (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN = 11'h7fa;  // -6: emin: tiny below it (e4m3)
+  localparam [10:0] ROUND_EMIN_M1 = 11'h7f9;  // -7: emin - 1 (e4m3)
+  localparam [10:0] ROUND_EMIN_M_L_OB = 11'h3f5;  // -11: emin - L: below it the whole window shifts out (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN_OB = 11'h3fa;  // -6: emin: tiny below it (e4m3); offset binary (sign bit flipped) for an unsigned compare
 
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
   // code layout: sign [7] | exponent [6:3] | trailing significand [2:0]
@@ -45,7 +56,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire x_lz_z1 = ~x_lz_n2[2];
   wire [2:0] x_lz_n1 = x_lz_z1 ? {x_lz_n2[1:0], 1'b0} : x_lz_n2;
   wire [1:0] x_lzc = {x_lz_z2, x_lz_z1};
-  wire [4:0] x_exp = x_is_sub ? (5'd25 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] x_exp = x_is_sub ? (E4M3_EMIN_M1 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
 
   // Unpack y: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
@@ -64,14 +75,14 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire y_lz_z1 = ~y_lz_n2[2];
   wire [2:0] y_lz_n1 = y_lz_z1 ? {y_lz_n2[1:0], 1'b0} : y_lz_n2;
   wire [1:0] y_lzc = {y_lz_z2, y_lz_z1};
-  wire [4:0] y_exp = y_is_sub ? (5'd25 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - 5'd7);  // exponent of the MSB (two's complement)
+  wire [4:0] y_exp = y_is_sub ? (E4M3_EMIN_M1 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] y_sig = y_is_sub ? {y_lz_n1, 1'b0} : {1'b1, y_man_field};  // significand, MSB = hidden bit
 
   // Unpack the scales: e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sx_is_nan = &sx_i;
-  wire [8:0] sx_exp = {1'b0, sx_i} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sx_exp = {1'b0, sx_i} - E8M0_BIAS;  // exponent of the MSB (two's complement)
   wire sy_is_nan = &sy_i;
-  wire [8:0] sy_exp = {1'b0, sy_i} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sy_exp = {1'b0, sy_i} - E8M0_BIAS;  // exponent of the MSB (two's complement)
 
   // Exact product: significand multiply, one-bit normalize, exponent add
   // NaN operand -> NaN; 0 * Inf -> NaN + invalid; sign = sx ^ sy
@@ -98,19 +109,19 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   significand [2:0] | input sticky -> round_st0
   wire [4:0] round_win = p_sig[7:3];
   wire round_st0 = |p_sig[2:0];
-  wire round_tiny = {~p_exp_scaled[10], p_exp_scaled[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny = {~p_exp_scaled[10], p_exp_scaled[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd = 11'd2042 - p_exp_scaled;  // emin - e
+  wire [10:0] round_dd = ROUND_EMIN - p_exp_scaled;  // emin - e
   wire [2:0] round_shamt = round_tiny
-                           ? (({~p_exp_scaled[10], p_exp_scaled[9:0]} < 11'd1013)
+                           ? (({~p_exp_scaled[10], p_exp_scaled[9:0]} < ROUND_EMIN_M_L_OB)
                               ? 3'd5
                               : round_dd[2:0])
                            : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (p_exp_scaled + 11'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (p_exp_scaled + ROUND_BIAS), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -124,11 +135,11 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
   wire round_uf = round_inexact & round_tiny
-                  & ((p_exp_scaled != 11'd2041) | (~(&round_win[4:1] & round_u_away)));
+                  & ((p_exp_scaled != ROUND_EMIN_M1) | (~(&round_win[4:1] & round_u_away)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf = (11'd1032 < {~p_exp_scaled[10], p_exp_scaled[9:0]})
-                   | ((p_exp_scaled == 11'd8)
+  wire round_ovf = (ROUND_EMAX_FINITE_OB < {~p_exp_scaled[10], p_exp_scaled[9:0]})
+                   | ((p_exp_scaled == ROUND_EMAX_FINITE)
                       & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,

@@ -18,9 +18,12 @@ module fp8_project_e4m3_rne_satfinite_s0 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [8:0] ROUND_FIELD_OFFSET = 9'h188;  // -120: offset + bias: exponent field = exp + this (e4m3)
+  localparam [8:0] ROUND_FIELD_OFFSET_P1 = 9'h189;  // -119: offset + bias + 1: exponent field + 1 = exp + this (e4m3)
 
   // Unpack the binary32 input: code layout: sign [31] | exponent [30:23] | trailing significand [22:0]
   // binary32 subnormals lie below 2^-126 and only set the sticky bit: no normalization needed
@@ -95,7 +98,8 @@ module fp8_project_e4m3_rne_satfinite_s0 (
                          : {round_win, 5'd0};  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [11:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd392), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [11:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + ROUND_FIELD_OFFSET),
+                             round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -104,9 +108,10 @@ module fp8_project_e4m3_rne_satfinite_s0 (
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
   wire [11:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny
                                                              ? 9'd1
-                                                             : ({1'b0, z_i[30:23]} + 9'd393)) :
+                                                             : ({1'b0, z_i[30:23]}
+                                                                + ROUND_FIELD_OFFSET_P1)) :
                            round_tiny ? 9'd0 :
-                           ({1'b0, z_i[30:23]} + 9'd392),
+                           ({1'b0, z_i[30:23]} + ROUND_FIELD_OFFSET),
                            round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)

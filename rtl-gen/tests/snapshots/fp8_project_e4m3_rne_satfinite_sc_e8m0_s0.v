@@ -19,9 +19,20 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [8:0] BINARY32_BIAS = 9'h7f;  // 127: exponent bias of binary32: e = exponent field - bias
+  localparam [8:0] BINARY32_EMIN_M1 = 9'h181;  // -127: emin - 1 of binary32: a subnormal's exponent is this minus its leading zeros
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [8:0] E8M0_BIAS = 9'h7f;  // 127: exponent bias of e8m0: e = exponent field - bias
+  localparam [10:0] ROUND_BIAS = 11'h7;  // 7: bias: exponent field = e + this (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE = 11'h8;  // 8: exponent of the largest finite binade (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE_OB = 11'h408;  // 8: exponent of the largest finite binade (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN = 11'h7fa;  // -6: emin: tiny below it (e4m3)
+  localparam [10:0] ROUND_EMIN_M1 = 11'h7f9;  // -7: emin - 1 (e4m3)
+  localparam [10:0] ROUND_EMIN_M_L_OB = 11'h3f5;  // -11: emin - L: below it the whole window shifts out (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN_OB = 11'h3fa;  // -6: emin: tiny below it (e4m3); offset binary (sign bit flipped) for an unsigned compare
 
   // Unpack the binary32 input: code layout: sign [31] | exponent [30:23] | trailing significand [22:0]
   // binary32 subnormals are normalized exactly
@@ -47,12 +58,14 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   wire in_lz_z1 = ~in_lz_n2[22];
   wire [22:0] in_lz_n1 = in_lz_z1 ? {in_lz_n2[21:0], 1'b0} : in_lz_n2;
   wire [4:0] in_lzc = {in_lz_z16, in_lz_z8, in_lz_z4, in_lz_z2, in_lz_z1};
-  wire [8:0] in_exp = in_is_sub ? (9'd385 - {4'd0, in_lzc}) : ({1'b0, in_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] in_exp = in_is_sub
+                      ? (BINARY32_EMIN_M1 - {4'd0, in_lzc})
+                      : ({1'b0, in_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] in_sig = in_is_sub ? {in_lz_n1, 1'b0} : {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Block scale (divisor): e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sc_is_nan = &s_i;
-  wire [8:0] sc_exp = {1'b0, s_i} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sc_exp = {1'b0, s_i} - E8M0_BIAS;  // exponent of the MSB (two's complement)
   wire q_is_nan = in_is_nan | sc_is_nan;
   wire q_is_zero = ~q_is_nan & in_is_zero;
   wire q_is_inf = ~q_is_nan & ~q_is_zero & in_is_inf;
@@ -64,17 +77,17 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win = in_sig[23:19];
   wire round_st0 = |in_sig[18:0];
-  wire round_tiny = {~q_exp[10], q_exp[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny = {~q_exp[10], q_exp[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd = 11'd2042 - q_exp;  // emin - e
+  wire [10:0] round_dd = ROUND_EMIN - q_exp;  // emin - e
   wire [2:0] round_shamt = round_tiny
-                           ? (({~q_exp[10], q_exp[9:0]} < 11'd1013) ? 3'd5 : round_dd[2:0])
+                           ? (({~q_exp[10], q_exp[9:0]} < ROUND_EMIN_M_L_OB) ? 3'd5 : round_dd[2:0])
                            : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (q_exp + 11'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (q_exp + ROUND_BIAS), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -88,11 +101,11 @@ module fp8_project_e4m3_rne_satfinite_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
   wire round_uf = round_inexact & round_tiny
-                  & ((q_exp != 11'd2041) | (~(&round_win[4:1] & round_u_away)));
+                  & ((q_exp != ROUND_EMIN_M1) | (~(&round_win[4:1] & round_u_away)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf = (11'd1032 < {~q_exp[10], q_exp[9:0]})
-                   | ((q_exp == 11'd8)
+  wire round_ovf = (ROUND_EMAX_FINITE_OB < {~q_exp[10], q_exp[9:0]})
+                   | ((q_exp == ROUND_EMAX_FINITE)
                       & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,

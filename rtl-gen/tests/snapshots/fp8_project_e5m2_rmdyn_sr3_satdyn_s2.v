@@ -25,11 +25,14 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
   localparam [6:0] E5M2_MAX_MAG = 7'h7b;
   localparam [7:0] E5M2_NAN = 8'h7e;
   localparam [7:0] E5M2_NEG_INF = 8'hfc;
   localparam [7:0] E5M2_POS_INF = 8'h7c;
+  localparam [8:0] ROUND_FIELD_OFFSET = 9'h190;  // -112: offset + bias: exponent field = exp + this (e5m2)
+  localparam [8:0] ROUND_FIELD_OFFSET_P1 = 9'h191;  // -111: offset + bias + 1: exponent field + 1 = exp + this (e5m2)
 
   // ======== stage 0 ========
   wire rm_is_rna = rm_i == 4'd1;
@@ -113,7 +116,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
                           ? (round_den_all ? {7'd0, round_win} : round_den_sh)
                           : {round_win, 7'd0};  // {shifted | shifted out}
   wire [3:0] round_frac = round_den[10:7];
-  wire [10:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + 9'd400), round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
+  wire [10:0] round_mag_t = {round_tiny ? 9'd0 : ({1'b0, z_i[30:23]} + ROUND_FIELD_OFFSET),
+                             round_den[12:11]};  // truncated magnitude code {biased exp, trailing}
   wire round_u_rest = |round_win[2:0] | round_st0;
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
@@ -337,9 +341,10 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
                     | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_sr_sum_b3_q2);
   wire [10:0] round_mag = {(&round_den_b12_11_q2 & round_away) ? (round_tiny_q2
                                                                   ? 9'd1
-                                                                  : ({1'b0, z_b30_23_q2} + 9'd401)) :
+                                                                  : ({1'b0, z_b30_23_q2}
+                                                                     + ROUND_FIELD_OFFSET_P1)) :
                            round_tiny_q2 ? 9'd0 :
-                           ({1'b0, z_b30_23_q2} + 9'd400),
+                           ({1'b0, z_b30_23_q2} + ROUND_FIELD_OFFSET),
                            round_den_b12_11_q2 + {1'b0, round_away}};  // rounded magnitude code (carry may bump the exponent)
   wire round_u_away = (rm_is_rne_q2 & round_win_b6_3_q2[0]
                        & (round_u_rest_q2 | round_win_b6_3_q2[1]))

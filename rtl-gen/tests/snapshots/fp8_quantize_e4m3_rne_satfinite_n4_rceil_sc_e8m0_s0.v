@@ -26,13 +26,24 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
     output wire        valid_o
 );
 
-  // Special codes
+  // Named constants: special codes; biases and exponent bounds and offsets
+  // (two's complement, the signed value in the comment)
+  localparam [8:0] BINARY32_BIAS = 9'h7f;  // 127: exponent bias of binary32: e = exponent field - bias
+  localparam [8:0] BINARY32_EMIN_M1 = 9'h181;  // -127: emin - 1 of binary32: a subnormal's exponent is this minus its leading zeros
   localparam [22:0] E4M3_MAX_FRAC = 23'h600000;
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
+  localparam [8:0] E8M0_BIAS = 9'h7f;  // 127: exponent bias of e8m0: e = exponent field - bias
   localparam [7:0] E8M0_MAX_SCALE = 8'hfe;
   localparam [7:0] E8M0_MIN_SCALE = 8'h0;
   localparam [7:0] E8M0_NAN = 8'hff;
+  localparam [10:0] ROUND_BIAS = 11'h7;  // 7: bias: exponent field = e + this (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE = 11'h8;  // 8: exponent of the largest finite binade (e4m3)
+  localparam [10:0] ROUND_EMAX_FINITE_OB = 11'h408;  // 8: exponent of the largest finite binade (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN = 11'h7fa;  // -6: emin: tiny below it (e4m3)
+  localparam [10:0] ROUND_EMIN_M1 = 11'h7f9;  // -7: emin - 1 (e4m3)
+  localparam [10:0] ROUND_EMIN_M_L_OB = 11'h3f5;  // -11: emin - L: below it the whole window shifts out (e4m3); offset binary (sign bit flipped) for an unsigned compare
+  localparam [10:0] ROUND_EMIN_OB = 11'h3fa;  // -6: emin: tiny below it (e4m3); offset binary (sign bit flipped) for an unsigned compare
 
   // Block maximum over the finite elements (binary32: code layout: sign [31] | exponent [30:23] | trailing significand [22:0]).
   // An IEEE magnitude field {exponent, trailing significand} orders like the value it
@@ -81,8 +92,8 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   wire [22:0] amax_lz_n1 = amax_lz_z1 ? {amax_lz_n2[21:0], 1'b0} : amax_lz_n2;
   wire [4:0] amax_lzc = {amax_lz_z16, amax_lz_z8, amax_lz_z4, amax_lz_z2, amax_lz_z1};
   wire [8:0] amax_exp = amax_is_sub
-                        ? (9'd385 - {4'd0, amax_lzc})
-                        : ({1'b0, amax_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+                        ? (BINARY32_EMIN_M1 - {4'd0, amax_lzc})
+                        : ({1'b0, amax_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] amax_sig = amax_is_sub ? {amax_lz_n1, 1'b0} : {1'b1, amax_man_field};  // significand, MSB = hidden bit
   wire [22:0] amax_frac = amax_sig[22:0];
   wire amax_up = amax_frac > E4M3_MAX_FRAC;  // rceil: scale exponent one binade up
@@ -98,7 +109,7 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
 
   // Elements: z_i / scale rounded to e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8 (P3109 §5.1.2 ωBlockProject), one rounder each
   wire sc_is_nan = &scale_code;
-  wire [8:0] sc_exp = {1'b0, scale_code} - 9'd127;  // exponent of the MSB (two's complement)
+  wire [8:0] sc_exp = {1'b0, scale_code} - E8M0_BIAS;  // exponent of the MSB (two's complement)
   wire z0_sign = z0_i[31];
   wire [7:0] z0_exp_field = z0_i[30:23];
   wire [22:0] z0_man_field = z0_i[22:0];
@@ -121,7 +132,9 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   wire z0_lz_z1 = ~z0_lz_n2[22];
   wire [22:0] z0_lz_n1 = z0_lz_z1 ? {z0_lz_n2[21:0], 1'b0} : z0_lz_n2;
   wire [4:0] z0_lzc = {z0_lz_z16, z0_lz_z8, z0_lz_z4, z0_lz_z2, z0_lz_z1};
-  wire [8:0] z0_exp = z0_is_sub ? (9'd385 - {4'd0, z0_lzc}) : ({1'b0, z0_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] z0_exp = z0_is_sub
+                      ? (BINARY32_EMIN_M1 - {4'd0, z0_lzc})
+                      : ({1'b0, z0_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] z0_sig = z0_is_sub ? {z0_lz_n1, 1'b0} : {1'b1, z0_man_field};  // significand, MSB = hidden bit
   wire q_is_nan = z0_is_nan | sc_is_nan;
   wire q_is_zero = ~q_is_nan & z0_is_zero;
@@ -134,17 +147,17 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win = z0_sig[23:19];
   wire round_st0 = |z0_sig[18:0];
-  wire round_tiny = {~q_exp[10], q_exp[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny = {~q_exp[10], q_exp[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd = 11'd2042 - q_exp;  // emin - e
+  wire [10:0] round_dd = ROUND_EMIN - q_exp;  // emin - e
   wire [2:0] round_shamt = round_tiny
-                           ? (({~q_exp[10], q_exp[9:0]} < 11'd1013) ? 3'd5 : round_dd[2:0])
+                           ? (({~q_exp[10], q_exp[9:0]} < ROUND_EMIN_M_L_OB) ? 3'd5 : round_dd[2:0])
                            : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den = {round_win, 5'd0} >> round_shamt;  // {shifted | shifted out}
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
-  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (q_exp + 11'd7), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t = {round_tiny ? 11'd0 : (q_exp + ROUND_BIAS), round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
   // round: round-away decision at the result's quantum
@@ -158,11 +171,11 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
   wire round_uf = round_inexact & round_tiny
-                  & ((q_exp != 11'd2041) | (~(&round_win[4:1] & round_u_away)));
+                  & ((q_exp != ROUND_EMIN_M1) | (~(&round_win[4:1] & round_u_away)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf = (11'd1032 < {~q_exp[10], q_exp[9:0]})
-                   | ((q_exp == 11'd8)
+  wire round_ovf = (ROUND_EMAX_FINITE_OB < {~q_exp[10], q_exp[9:0]})
+                   | ((q_exp == ROUND_EMAX_FINITE)
                       & ((round_win[3:1] > 3'd6) | ((round_win[3:1] == 3'd6) & round_away)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
@@ -201,7 +214,9 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   wire z1_lz_z1 = ~z1_lz_n2[22];
   wire [22:0] z1_lz_n1 = z1_lz_z1 ? {z1_lz_n2[21:0], 1'b0} : z1_lz_n2;
   wire [4:0] z1_lzc = {z1_lz_z16, z1_lz_z8, z1_lz_z4, z1_lz_z2, z1_lz_z1};
-  wire [8:0] z1_exp = z1_is_sub ? (9'd385 - {4'd0, z1_lzc}) : ({1'b0, z1_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] z1_exp = z1_is_sub
+                      ? (BINARY32_EMIN_M1 - {4'd0, z1_lzc})
+                      : ({1'b0, z1_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] z1_sig = z1_is_sub ? {z1_lz_n1, 1'b0} : {1'b1, z1_man_field};  // significand, MSB = hidden bit
   wire q_is_nan_1 = z1_is_nan | sc_is_nan;
   wire q_is_zero_1 = ~q_is_nan_1 & z1_is_zero;
@@ -214,17 +229,19 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win_1 = z1_sig[23:19];
   wire round_st0_1 = |z1_sig[18:0];
-  wire round_tiny_1 = {~q_exp_1[10], q_exp_1[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny_1 = {~q_exp_1[10], q_exp_1[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd_1 = 11'd2042 - q_exp_1;  // emin - e
+  wire [10:0] round_dd_1 = ROUND_EMIN - q_exp_1;  // emin - e
   wire [2:0] round_shamt_1 = round_tiny_1
-                             ? (({~q_exp_1[10], q_exp_1[9:0]} < 11'd1013) ? 3'd5 : round_dd_1[2:0])
+                             ? (({~q_exp_1[10], q_exp_1[9:0]} < ROUND_EMIN_M_L_OB)
+                                ? 3'd5
+                                : round_dd_1[2:0])
                              : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den_1 = {round_win_1, 5'd0} >> round_shamt_1;  // {shifted | shifted out}
   wire round_frac_1 = round_den_1[5];
   wire round_sticky_1 = |round_den_1[4:0] | round_st0_1;
-  wire [13:0] round_mag_t_1 = {round_tiny_1 ? 11'd0 : (q_exp_1 + 11'd7), round_den_1[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t_1 = {round_tiny_1 ? 11'd0 : (q_exp_1 + ROUND_BIAS), round_den_1[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact_1 = round_frac_1 | round_sticky_1;
 
   // round: round-away decision at the result's quantum
@@ -238,11 +255,11 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away_1 = round_win_1[0] & (round_st0_1 | round_win_1[1]);
   wire round_uf_1 = round_inexact_1 & round_tiny_1
-                    & ((q_exp_1 != 11'd2041) | (~(&round_win_1[4:1] & round_u_away_1)));
+                    & ((q_exp_1 != ROUND_EMIN_M1) | (~(&round_win_1[4:1] & round_u_away_1)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf_1 = (11'd1032 < {~q_exp_1[10], q_exp_1[9:0]})
-                     | ((q_exp_1 == 11'd8)
+  wire round_ovf_1 = (ROUND_EMAX_FINITE_OB < {~q_exp_1[10], q_exp_1[9:0]})
+                     | ((q_exp_1 == ROUND_EMAX_FINITE)
                         & ((round_win_1[3:1] > 3'd6) | ((round_win_1[3:1] == 3'd6) & round_away_1)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
@@ -281,7 +298,9 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   wire z2_lz_z1 = ~z2_lz_n2[22];
   wire [22:0] z2_lz_n1 = z2_lz_z1 ? {z2_lz_n2[21:0], 1'b0} : z2_lz_n2;
   wire [4:0] z2_lzc = {z2_lz_z16, z2_lz_z8, z2_lz_z4, z2_lz_z2, z2_lz_z1};
-  wire [8:0] z2_exp = z2_is_sub ? (9'd385 - {4'd0, z2_lzc}) : ({1'b0, z2_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] z2_exp = z2_is_sub
+                      ? (BINARY32_EMIN_M1 - {4'd0, z2_lzc})
+                      : ({1'b0, z2_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] z2_sig = z2_is_sub ? {z2_lz_n1, 1'b0} : {1'b1, z2_man_field};  // significand, MSB = hidden bit
   wire q_is_nan_2 = z2_is_nan | sc_is_nan;
   wire q_is_zero_2 = ~q_is_nan_2 & z2_is_zero;
@@ -294,17 +313,19 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win_2 = z2_sig[23:19];
   wire round_st0_2 = |z2_sig[18:0];
-  wire round_tiny_2 = {~q_exp_2[10], q_exp_2[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny_2 = {~q_exp_2[10], q_exp_2[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd_2 = 11'd2042 - q_exp_2;  // emin - e
+  wire [10:0] round_dd_2 = ROUND_EMIN - q_exp_2;  // emin - e
   wire [2:0] round_shamt_2 = round_tiny_2
-                             ? (({~q_exp_2[10], q_exp_2[9:0]} < 11'd1013) ? 3'd5 : round_dd_2[2:0])
+                             ? (({~q_exp_2[10], q_exp_2[9:0]} < ROUND_EMIN_M_L_OB)
+                                ? 3'd5
+                                : round_dd_2[2:0])
                              : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den_2 = {round_win_2, 5'd0} >> round_shamt_2;  // {shifted | shifted out}
   wire round_frac_2 = round_den_2[5];
   wire round_sticky_2 = |round_den_2[4:0] | round_st0_2;
-  wire [13:0] round_mag_t_2 = {round_tiny_2 ? 11'd0 : (q_exp_2 + 11'd7), round_den_2[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t_2 = {round_tiny_2 ? 11'd0 : (q_exp_2 + ROUND_BIAS), round_den_2[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact_2 = round_frac_2 | round_sticky_2;
 
   // round: round-away decision at the result's quantum
@@ -318,11 +339,11 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away_2 = round_win_2[0] & (round_st0_2 | round_win_2[1]);
   wire round_uf_2 = round_inexact_2 & round_tiny_2
-                    & ((q_exp_2 != 11'd2041) | (~(&round_win_2[4:1] & round_u_away_2)));
+                    & ((q_exp_2 != ROUND_EMIN_M1) | (~(&round_win_2[4:1] & round_u_away_2)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf_2 = (11'd1032 < {~q_exp_2[10], q_exp_2[9:0]})
-                     | ((q_exp_2 == 11'd8)
+  wire round_ovf_2 = (ROUND_EMAX_FINITE_OB < {~q_exp_2[10], q_exp_2[9:0]})
+                     | ((q_exp_2 == ROUND_EMAX_FINITE)
                         & ((round_win_2[3:1] > 3'd6) | ((round_win_2[3:1] == 3'd6) & round_away_2)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
@@ -361,7 +382,9 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   wire z3_lz_z1 = ~z3_lz_n2[22];
   wire [22:0] z3_lz_n1 = z3_lz_z1 ? {z3_lz_n2[21:0], 1'b0} : z3_lz_n2;
   wire [4:0] z3_lzc = {z3_lz_z16, z3_lz_z8, z3_lz_z4, z3_lz_z2, z3_lz_z1};
-  wire [8:0] z3_exp = z3_is_sub ? (9'd385 - {4'd0, z3_lzc}) : ({1'b0, z3_exp_field} - 9'd127);  // exponent of the MSB (two's complement)
+  wire [8:0] z3_exp = z3_is_sub
+                      ? (BINARY32_EMIN_M1 - {4'd0, z3_lzc})
+                      : ({1'b0, z3_exp_field} - BINARY32_BIAS);  // exponent of the MSB (two's complement)
   wire [23:0] z3_sig = z3_is_sub ? {z3_lz_n1, 1'b0} : {1'b1, z3_man_field};  // significand, MSB = hidden bit
   wire q_is_nan_3 = z3_is_nan | sc_is_nan;
   wire q_is_zero_3 = ~q_is_nan_3 & z3_is_zero;
@@ -374,17 +397,19 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   significand [18:0] | input sticky -> round_st0
   wire [4:0] round_win_3 = z3_sig[23:19];
   wire round_st0_3 = |z3_sig[18:0];
-  wire round_tiny_3 = {~q_exp_3[10], q_exp_3[9:0]} < 11'd1018;  // e < emin
+  wire round_tiny_3 = {~q_exp_3[10], q_exp_3[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
-  wire [10:0] round_dd_3 = 11'd2042 - q_exp_3;  // emin - e
+  wire [10:0] round_dd_3 = ROUND_EMIN - q_exp_3;  // emin - e
   wire [2:0] round_shamt_3 = round_tiny_3
-                             ? (({~q_exp_3[10], q_exp_3[9:0]} < 11'd1013) ? 3'd5 : round_dd_3[2:0])
+                             ? (({~q_exp_3[10], q_exp_3[9:0]} < ROUND_EMIN_M_L_OB)
+                                ? 3'd5
+                                : round_dd_3[2:0])
                              : 3'd0;  // denormalization shift, clamped
   wire [9:0] round_den_3 = {round_win_3, 5'd0} >> round_shamt_3;  // {shifted | shifted out}
   wire round_frac_3 = round_den_3[5];
   wire round_sticky_3 = |round_den_3[4:0] | round_st0_3;
-  wire [13:0] round_mag_t_3 = {round_tiny_3 ? 11'd0 : (q_exp_3 + 11'd7), round_den_3[8:6]};  // truncated magnitude code {biased exp, trailing}
+  wire [13:0] round_mag_t_3 = {round_tiny_3 ? 11'd0 : (q_exp_3 + ROUND_BIAS), round_den_3[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact_3 = round_frac_3 | round_sticky_3;
 
   // round: round-away decision at the result's quantum
@@ -398,11 +423,11 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   rne  away = round & (rest | odd)
   wire round_u_away_3 = round_win_3[0] & (round_st0_3 | round_win_3[1]);
   wire round_uf_3 = round_inexact_3 & round_tiny_3
-                    & ((q_exp_3 != 11'd2041) | (~(&round_win_3[4:1] & round_u_away_3)));
+                    & ((q_exp_3 != ROUND_EMIN_M1) | (~(&round_win_3[4:1] & round_u_away_3)));
 
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
-  wire round_ovf_3 = (11'd1032 < {~q_exp_3[10], q_exp_3[9:0]})
-                     | ((q_exp_3 == 11'd8)
+  wire round_ovf_3 = (ROUND_EMAX_FINITE_OB < {~q_exp_3[10], q_exp_3[9:0]})
+                     | ((q_exp_3 == ROUND_EMAX_FINITE)
                         & ((round_win_3[3:1] > 3'd6) | ((round_win_3[3:1] == 3'd6) & round_away_3)));
 
   // Saturate -> Encode: overflow per saturation mode and rounding direction,
