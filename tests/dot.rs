@@ -324,7 +324,7 @@ fn batch_dot_known_answers_and_errors() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n and --addend apply to --unit dot only, not to mul"
+        "error: --n applies to --unit dot or quantize only, not to mul"
     );
 }
 

@@ -28,6 +28,8 @@ pub enum Unit {
     Dot,
     /// Any format → any other, one rounding.
     Convert,
+    /// MX block quantizer: N inputs → a shared scale from the block maximum + N elements.
+    Quantize,
     /// x ± y, exact sum, one rounding.
     Add,
 }
@@ -80,6 +82,8 @@ pub enum UnitOption {
     Accumulator,
     /// Interleaved accumulators (`--interleave`).
     Interleave,
+    /// A block quantizer's shape (`--n`, `--scale-policy`; `--scale-format` names the scale).
+    Block,
     /// Subtraction, fixed or by a `sub_i` port (`--sub`, `--sub dyn`).
     Sub,
 }
@@ -107,6 +111,7 @@ impl UnitOption {
             UnitOption::DotShape => "--n and --addend",
             UnitOption::Accumulator => "--acc and --guard-bits",
             UnitOption::Interleave => "--interleave",
+            UnitOption::Block => "--scale-policy",
             UnitOption::Sub => "--sub",
         }
     }
@@ -123,6 +128,9 @@ pub enum SpaceKind {
     Dot,
     /// A stateful unit: streams checked cycle by cycle.
     Stream,
+    /// Block quantizers: structured blocks (binade and policy edges of the block maximum,
+    /// outliers, zeros, subnormals, ties after scaling, specials) + random.
+    Block,
 }
 
 /// What is true of a unit, as data.
@@ -268,6 +276,21 @@ const CONVERT: UnitSpec = UnitSpec {
     lanes: 16,
 };
 
+const QUANTIZE: UnitSpec = UnitSpec {
+    name: "quantize",
+    summary: "MX block quantizer: --n inputs -> shared scale (--scale-policy) + --format elements",
+    formats: FormatUse {
+        x: XFormat::InFormat(Some(B32)),
+        y: false,
+        r: RFormat::Format,
+    },
+    options: &[UnitOption::Scales, UnitOption::Block],
+    rounds: true,
+    space: SpaceKind::Block,
+    rate: 5.0e6,
+    lanes: 4,
+};
+
 const ADD: UnitSpec = UnitSpec {
     name: "add",
     summary: "x + y or x - y (--sub, --sub dyn) -> --out-format (default the format of x), exact sum, one rounding",
@@ -286,7 +309,7 @@ const ADD: UnitSpec = UnitSpec {
 
 impl Unit {
     /// Every unit, in the order of the help texts.
-    pub const ALL: [Unit; 8] = [
+    pub const ALL: [Unit; 9] = [
         Unit::Decode,
         Unit::Project,
         Unit::Convert,
@@ -295,6 +318,7 @@ impl Unit {
         Unit::Fma,
         Unit::Mac,
         Unit::Dot,
+        Unit::Quantize,
     ];
 
     /// The unit's descriptor: the registry.
@@ -307,6 +331,7 @@ impl Unit {
             Unit::Mac => &MAC,
             Unit::Dot => &DOT,
             Unit::Convert => &CONVERT,
+            Unit::Quantize => &QUANTIZE,
             Unit::Add => &ADD,
         }
     }
@@ -395,7 +420,7 @@ mod tests {
         assert_eq!(Unit::accepting(UnitOption::NoFlags), "mul");
         assert_eq!(
             Unit::accepting(UnitOption::Scales),
-            "project, mul, fma or dot"
+            "project, mul, fma, dot or quantize"
         );
         assert!(Unit::Mac.is_stateful() && !Unit::Dot.is_stateful());
     }

@@ -70,6 +70,8 @@ pub struct GenOptions {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators, step k to accumulator k mod L
     /// (0 = one accumulator).
     pub interleave: u32,
+    /// Shape of a `quantize` unit (block size, scale policy); `n` is 0 for other units.
+    pub block: iface::BlockShape,
     /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
     pub add_op: units::add::AddOp,
 }
@@ -180,6 +182,10 @@ impl GenRequest {
             if d.addend {
                 v.push("--addend".to_string());
             }
+        }
+        if self.unit.accepts(UnitOption::Block) {
+            let q = &self.options.block;
+            v.push(format!("--n {} --scale-policy {}", q.n, q.policy));
         }
         if let Some(s) = f.scale {
             v.push(format!("--scale-format {}", s.name()));
@@ -301,6 +307,10 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         (
             UnitOption::DotShape,
             req.options.dot != iface::DotShape::default(),
+        ),
+        (
+            UnitOption::Block,
+            req.options.block != iface::BlockShape::default(),
         ),
         (
             UnitOption::Sub,

@@ -49,6 +49,13 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     let mut convert = p.clone();
     convert.unit = Unit::Convert;
     convert.formats.x = Format::E5M2;
+    let mut block_quantizer = p.clone();
+    block_quantizer.unit = Unit::Quantize;
+    block_quantizer.formats.scale = Some(Format::E8M0);
+    block_quantizer.options.block = iface::BlockShape {
+        n: 4,
+        policy: golden::ScalePolicy::Rceil,
+    };
     // The adder: E4M3 + E4M3 → E4M3, and E4M3 ± E5M2 → bfloat16 with a sub_i port, mode
     // ports, 3 random bits and 1 stage.
     let mut add = arith(Unit::Mul, 0);
@@ -79,6 +86,10 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
         (
             "fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v",
             mul_scaled,
+        ),
+        (
+            "fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0.v",
+            block_quantizer,
         ),
         ("fp8_add_e4m3_to_e4m3_rne_satfinite_s0.v", add),
         (

@@ -246,6 +246,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
             req.formats.scale.map(|f| f.name()).unwrap_or_default()
         ),
         (_, Role::Result) => format!("the result format {}", f.r.name()),
+        (_, Role::ScaleOut) => format!(
+            "the scale format {}",
+            req.formats.scale.map(|f| f.name()).unwrap_or_default()
+        ),
         (_, Role::Flags) => "{invalid, overflow, underflow, inexact}".into(),
         (_, Role::Class) => "{nan, inf, zero, subnormal}".into(),
         (_, Role::Random) => format!("{} random bits", req.random_bits()),
@@ -271,6 +275,9 @@ pub fn format_desc(req: &GenRequest) -> String {
         .unwrap_or_default();
     let shape = if req.unit.accepts(UnitOption::DotShape) {
         format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
+    } else if req.unit.accepts(UnitOption::Block) {
+        let q = &req.options.block;
+        format!("N={} {} {scales}", q.n, q.policy)
     } else {
         scales
     };
@@ -348,6 +355,22 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
                 (false, Some(_)) => {
                     return Err(usage(format!(
                         "manifest of `{}`: \"dot\" describes dot cores, not {}; remove it",
+                        m.top, m.unit
+                    )))
+                }
+                _ => Default::default(),
+            },
+            block: match (m.unit.accepts(UnitOption::Block), m.block) {
+                (true, Some(q)) => q,
+                (true, None) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: a quantize core needs \"block\": {{\"n\": <elements>, \"policy\": \"floor\"|\"ceil\"|\"even\"|\"rceil\"}}",
+                        m.top
+                    )))
+                }
+                (false, Some(_)) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: \"block\" describes quantize cores, not {}; remove it",
                         m.top, m.unit
                     )))
                 }
@@ -812,6 +835,17 @@ fn make_space(
                 fx,
                 fy,
                 req.formats.scale,
+                combos,
+                plan.choice,
+                plan.seed,
+            )
+        }
+        SpaceKind::Block => {
+            return Space::new_block(
+                roles,
+                req.options.block.n,
+                fx,
+                req.formats.r,
                 combos,
                 plan.choice,
                 plan.seed,

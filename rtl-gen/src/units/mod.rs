@@ -12,6 +12,7 @@ pub mod mac;
 pub mod modes;
 pub mod mul;
 pub mod project;
+pub mod quantize;
 
 use crate::ast::{ModuleBuilder, PortDecl};
 use crate::blocks::rm_port_width;
@@ -57,6 +58,7 @@ pub fn def(unit: Unit) -> &'static dyn UnitDef {
         Unit::Fma => &fma::Fma,
         Unit::Mac => &mac::Mac,
         Unit::Dot => &dot::Dot,
+        Unit::Quantize => &quantize::Quantize,
     }
 }
 
@@ -300,6 +302,10 @@ pub(crate) fn finish_core(
         latency: stages,
         initiation_interval: 1,
         dot: (req.unit == Unit::Dot).then_some(req.options.dot),
+        block: req
+            .unit
+            .accepts(iface::UnitOption::Block)
+            .then_some(req.options.block),
         ports,
     };
     Ok(GeneratedCore {

@@ -89,12 +89,18 @@ pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenE
 ///   otherwise: exponent e(X) - e(S), sign s(X) ^ s(S), significand unchanged (exact)
 /// ```
 fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> RoundIn {
-    use crate::ast::{concat, sbits};
     b.comment_owned(vec![format!(
         "Block scale (divisor): {}",
         super::describe(sf)
     )]);
     let us = unpack(b, sf, s, true, "sc");
+    scaled_by(b, u, &us)
+}
+
+/// [`scaled_input`] with the scale already unpacked (`us`), for units whose elements share
+/// one scale (the block quantizer).
+pub(crate) fn scaled_by(b: &mut ModuleBuilder, u: &Unpacked, us: &Unpacked) -> RoundIn {
+    use crate::ast::{concat, sbits};
     let nan = b.wire("q_is_nan", u.nan.or(&us.nan));
     let zero = b.wire("q_is_zero", nan.not().and(&us.zero.or(&u.zero)));
     let one = b.wire("q_is_one", nan.not().and(&zero.not()).and(&us.inf));
