@@ -284,6 +284,7 @@ const QUANTIZE: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Format,
     },
+    operator: "",
     options: &[UnitOption::Scales, UnitOption::Block],
     rounds: true,
     space: SpaceKind::Block,
