@@ -121,23 +121,25 @@ fn check_one(fx: &Format, x: u32, fy: &Format, y: u32, sub: bool, fr: &Format, s
     if sub {
         dy = -dy;
     }
-    let what = format!(
-        "{} {x:#04x} {} {} {y:#04x} -> {} {r} {s}",
-        fx.name(),
-        if sub { '-' } else { '+' },
-        fy.name(),
-        fr.name()
-    );
+    let what = || {
+        format!(
+            "{} {x:#04x} {} {} {y:#04x} -> {} {r} {s}",
+            fx.name(),
+            if sub { '-' } else { '+' },
+            fy.name(),
+            fr.name()
+        )
+    };
     let got = fr.decode(c);
     if dx.is_nan() || dy.is_nan() {
-        assert!(got.is_nan(), "{what}: NaN operand gives {c:#x}");
-        assert_eq!(fl.0, 0, "{what}: flags");
+        assert!(got.is_nan(), "{}: NaN operand gives {c:#x}", what());
+        assert_eq!(fl.0, 0, "{}: flags", what());
         return;
     }
     if dx.is_infinite() || dy.is_infinite() {
         if dx.is_infinite() && dy.is_infinite() && dx != dy {
-            assert!(got.is_nan(), "{what}: inf - inf gives {c:#x}");
-            assert_eq!(fl.0, Flags::INVALID, "{what}: flags");
+            assert!(got.is_nan(), "{}: inf - inf gives {c:#x}", what());
+            assert_eq!(fl.0, Flags::INVALID, "{}: flags", what());
             return;
         }
         let inf = if dx.is_infinite() { dx } else { dy };
@@ -147,9 +149,9 @@ fn check_one(fx: &Format, x: u32, fy: &Format, y: u32, sub: bool, fr: &Format, s
             _ => inf.signum() * max_finite(fr),
         };
         if want.is_nan() {
-            assert!(got.is_nan(), "{what}: {c:#x}");
+            assert!(got.is_nan(), "{}: {c:#x}", what());
         } else {
-            assert!(same(got.to_f64(), want), "{what}: {c:#x}, want {want}");
+            assert!(same(got.to_f64(), want), "{}: {c:#x}, want {want}", what());
         }
         return;
     }
@@ -164,17 +166,18 @@ fn check_one(fx: &Format, x: u32, fy: &Format, y: u32, sub: bool, fr: &Format, s
         false
     };
     match round_ref(v, zero_sign, fr, r, s) {
-        None => assert!(got.is_nan(), "{what}: {c:#x}, want NaN"),
+        None => assert!(got.is_nan(), "{}: {c:#x}, want NaN", what()),
         Some(want) => {
             assert!(
                 !got.is_nan() && same(got.to_f64(), want),
-                "{what}: {c:#x} = {}, want {want}",
+                "{}: {c:#x} = {}, want {want}",
+                what(),
                 got.to_f64()
             );
             let overflow = (v.abs() > max_finite(fr)) && want.abs() >= max_finite(fr);
             if !overflow {
-                assert_eq!(fl.inexact(), want != v, "{what}: inexact");
-                assert!(!fl.invalid(), "{what}: invalid");
+                assert_eq!(fl.inexact(), want != v, "{}: inexact", what());
+                assert!(!fl.invalid(), "{}: invalid", what());
             }
         }
     }
@@ -219,12 +222,14 @@ fn binary16_results_match_softfloat() {
                         let mut got_flags = ExceptionFlags::default();
                         got_flags.get();
                         let (c, fl) = add(&fx, x, &fy, y, sub, &b16, &spec, 0);
-                        let what = format!(
-                            "{} {x:#04x} {} {} {y:#04x} -> binary16 {r}",
-                            fx.name(),
-                            if sub { '-' } else { '+' },
-                            fy.name()
-                        );
+                        let what = || {
+                            format!(
+                                "{} {x:#04x} {} {} {y:#04x} -> binary16 {r}",
+                                fx.name(),
+                                if sub { '-' } else { '+' },
+                                fy.name()
+                            )
+                        };
                         // An exact zero sum takes its sign by IEEE 754 §6.3: the common sign
                         // of two like-signed zeros, else +0 (−0 under RTN); f64 arithmetic
                         // (always RNE) gives the first two cases, not the RTN one.
@@ -246,11 +251,11 @@ fn binary16_results_match_softfloat() {
                         } else {
                             sf.to_bits() as u32
                         };
-                        assert_eq!(c, want, "{what}");
+                        assert_eq!(c, want, "{}", what());
                         let sf_fl = (got_flags.is_overflow() as u8) << 2
                             | (got_flags.is_underflow() as u8) << 1
                             | got_flags.is_inexact() as u8;
-                        assert_eq!(fl.0, sf_fl, "{what}: flags");
+                        assert_eq!(fl.0, sf_fl, "{}: flags", what());
                         n += 1;
                     }
                 }
