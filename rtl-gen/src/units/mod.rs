@@ -233,6 +233,7 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         acc_guard_bits: req.options.acc_guard,
         interleave: req.options.interleave,
         subtract: req.options.add_op == add::AddOp::Sub,
+        ..Modes::default()
     }
 }
 
