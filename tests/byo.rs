@@ -229,3 +229,24 @@ fn native_encoding_mistakes_name_the_key() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--prove cannot yet honour the core's own encodings"));
 }
+
+/// docs/byo.md shows the fixture's core and manifest as they are, so the page's walk-through
+/// is what the tests above run.
+#[test]
+fn the_walk_through_holds_the_fixture_verbatim() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/byo.md")).unwrap();
+    for f in ["acme_fmul.v", "manifest.json"] {
+        let text = std::fs::read_to_string(Path::new(FIXTURE).join(f)).unwrap();
+        assert!(
+            doc.contains(&text),
+            "docs/byo.md does not hold tests/fixtures/byo/{f} as it is"
+        );
+    }
+    for cmd in [
+        "fp8gen gen -u mul -f e4m3 -r dyn -s satfinite -o datapath",
+        "fp8gen verify --from acme\n",
+        "fp8gen verify --from acme --ignore flags.underflow",
+    ] {
+        assert!(doc.contains(cmd), "{cmd}");
+    }
+}
