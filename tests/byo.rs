@@ -250,3 +250,81 @@ fn the_walk_through_holds_the_fixture_verbatim() {
         assert!(doc.contains(cmd), "{cmd}");
     }
 }
+
+/// `--rto-overflow ieee`: a generated core verifies; the same core described without the
+/// convention (a user's core with IEEE-style round-to-odd hardware) FAILS against P3109's
+/// table, every mismatch an Inf-vs-largest-finite result, and PASSES with the option.
+#[test]
+fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("rto");
+    gen(
+        &d,
+        &[
+            "-u",
+            "mul",
+            "-f",
+            "e5m2",
+            "-r",
+            "rto",
+            "-s",
+            "satnone",
+            "--rto-overflow",
+            "ieee",
+        ],
+    );
+    let m = std::fs::read_to_string(d.join("manifest.json")).unwrap();
+    assert!(m.contains("\"rto_overflow\": \"ieee\""), "{m}");
+    assert!(m.contains("_rtoieee_s0"), "{m}");
+    let (code, s, e) = verify(&d, &[]);
+    assert_eq!(code, Some(0), "{e}");
+    assert_eq!(s["vectors"], 65536);
+    // The manifest says nothing: P3109's ±Inf is expected, the core gives ±max finite.
+    edit_manifest(&d, |m| {
+        m["modes"].as_object_mut().unwrap().remove("rto_overflow");
+    });
+    let (code, s, e) = verify(&d, &[]);
+    assert_eq!(code, Some(1), "{e}");
+    let n = s["mismatches"].as_u64().unwrap();
+    assert!(n > 0);
+    assert_eq!(s["mismatch_classes"]["classes"]["result_inf_vs_finite"], n);
+    assert_eq!(s["mismatch_classes"]["per_mode"]["rto/satnone"], n);
+    let (code, _, e) = verify(&d, &["--rto-overflow", "ieee"]);
+    assert_eq!(code, Some(0), "{e}");
+    // A manifest that gives the convention and an option that contradicts it: an error.
+    edit_manifest(&d, |m| m["modes"]["rto_overflow"] = "ieee".into());
+    let o = run(&[
+        "verify",
+        "--from",
+        d.to_str().unwrap(),
+        "--rto-overflow",
+        "p3109",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--rto-overflow p3109 conflicts with the core in --from"));
+    // Refusals: a unit without the option, a core that never rounds to odd, a proof.
+    for (args, want) in [
+        (
+            vec!["-u", "add", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
+            "--rto-overflow ieee applies to mul, fma and project only",
+        ),
+        (
+            vec!["-u", "mul", "-f", "e5m2", "-r", "rne", "-s", "satnone"],
+            "--rto-overflow ieee changes round-to-odd only",
+        ),
+    ] {
+        let mut a = vec!["verify"];
+        a.extend(args);
+        a.extend(["--rto-overflow", "ieee"]);
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let o = run(&["verify", "--from", d.to_str().unwrap(), "--prove"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("round-to-odd overflow"),
+        "{}",
+        stderr(&o)
+    );
+}

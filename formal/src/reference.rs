@@ -611,6 +611,11 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             "the reference does not implement --ftz or --no-flags; verify such cores by simulation (exhaustive for mul)".into(),
         ));
     }
+    if req.options.rto_overflow != golden::RtoOverflow::P3109 {
+        return Err(FormalError::Unsupported(
+            "the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation".into(),
+        ));
+    }
     if req.formats.scale.is_some() || req.options.acc_guard > 0 {
         return Err(FormalError::Unsupported(
             "the reference does not implement block scales or the exact accumulator; verify such cores by simulation (fp8gen verify)".into(),

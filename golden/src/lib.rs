@@ -24,7 +24,9 @@ pub use ops::{
     is_signaling_nan, is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled, project_f32,
     FmaOptions, FmaUnit, Projector, Scale,
 };
-pub use round::{project, project_to, Flags, Rounding, Saturation, Spec, Target, Tininess};
+pub use round::{
+    project, project_to, Flags, Rounding, RtoOverflow, Saturation, Spec, Target, Tininess,
+};
 pub use value::{pow2, Class, Decoded, Exact, ExactClass};
 
 /// Version of the generator and model, written into every generated file and manifest.

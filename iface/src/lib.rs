@@ -582,6 +582,10 @@ pub struct Modes {
     /// `None`: fp8gen's 4-bit {invalid, overflow, underflow, inexact}.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<FlagLayout>,
+    /// Round-to-odd on overflow under satnone: `p3109` (±∞, P3109 §4.7.5; the default) or
+    /// `ieee` (the largest finite value, as SoftFloat's `round_odd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_overflow: Option<golden::RtoOverflow>,
 }
 
 fn is_false(b: &bool) -> bool {

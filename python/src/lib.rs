@@ -598,6 +598,7 @@ fn make_spec(
         saturation,
         tininess,
         nonan_code: nan_code,
+        rto_overflow: golden::RtoOverflow::P3109,
     })
 }
 

@@ -120,6 +120,9 @@ pub struct Overrides {
     pub nan_code: Option<u32>,
     /// `--signaling-nan`: a golden-model option for other cores (IEEE 754 signaling NaNs).
     pub signaling_nan: bool,
+    /// `--rto-overflow`: must agree with `modes.rto_overflow` where the manifest gives it;
+    /// a golden-model option for a core whose manifest does not.
+    pub rto_overflow: Option<golden::RtoOverflow>,
 }
 
 impl Dut {
@@ -144,6 +147,10 @@ impl Dut {
         check_overrides(&manifest, &request, over)?;
         // Signaling-NaN semantics: on when the manifest or the command line asks for them.
         request.options.signaling_nan = over.signaling_nan || manifest.modes.signaling_nan;
+        if let Some(r) = over.rto_overflow {
+            request.options.rto_overflow = r;
+            rtl::validate(&request).map_err(|e| usage(format!("--rto-overflow: {e}")))?;
+        }
         let sources = Sources::from_manifest(&manifest, &base).map_err(sim_err)?;
         let dut = Dut {
             request,
@@ -349,6 +356,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
             add_op: rtl::units::add::AddOp::from_manifest(m).map_err(usage)?,
+            rto_overflow: m.modes.rto_overflow.unwrap_or_default(),
             dot: match (m.unit.accepts(UnitOption::DotShape), m.dot) {
                 (true, Some(d)) => d,
                 (true, None) => {
@@ -447,6 +455,15 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
                 "--tininess",
                 n(tb).into(),
                 format!("tininess {}", n(m.modes.tininess_before)),
+            );
+        }
+    }
+    if let (Some(r), Some(have)) = (o.rto_overflow, m.modes.rto_overflow) {
+        if r != have {
+            return conflict(
+                "--rto-overflow",
+                r.name().into(),
+                format!("rto_overflow {}", have.name()),
             );
         }
     }
