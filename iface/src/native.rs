@@ -315,3 +315,51 @@ pub(crate) fn check(m: &Manifest) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BYO: &str = include_str!("../../tests/fixtures/byo/manifest.json");
+
+    #[test]
+    fn native_fields_round_trip_and_are_absent_when_unused() {
+        let m = Manifest::from_json(BYO).unwrap();
+        assert_eq!(
+            m.modes.rounding_encoding,
+            Some(RoundingEncoding::Preset("riscv".into()))
+        );
+        let t = m
+            .modes
+            .rounding_encoding
+            .as_ref()
+            .unwrap()
+            .table(0)
+            .unwrap();
+        assert_eq!(t[4], (4, "rna".to_string()));
+        let fb = m.modes.flags.as_ref().unwrap().resolve().unwrap();
+        assert_eq!(
+            (fb.width, fb.bit("divzero"), fb.name(7)),
+            (5, Some(3), "bit7".into())
+        );
+        assert_eq!(m.ports[3].tie, Some(1));
+        assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
+        // Without them, nothing new is written.
+        let mut plain = m.clone();
+        plain.modes.rounding_encoding = None;
+        plain.modes.flags = None;
+        plain.modes.saturation = Some("satfinite".into());
+        plain.ports[3].tie = None;
+        plain.ports[3].role = Role::Data;
+        let j = plain.to_json();
+        for k in ["tie", "rounding_encoding", "\"flags\":", "rto_overflow"] {
+            assert!(!j.contains(k), "{k} in {j}");
+        }
+        // The riscv flags preset equals the fixture's explicit map.
+        assert_eq!(FlagLayout::Preset("riscv".into()).resolve().unwrap(), fb);
+        // ieee754: the order of IEEE 754-2019 §4.3, no round-to-odd.
+        let ieee = RoundingEncoding::Preset("ieee754".into()).table(0).unwrap();
+        let names: Vec<&str> = ieee.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["rne", "rna", "rtp", "rtn", "rtz"]);
+    }
+}
