@@ -107,6 +107,7 @@ def project(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def project(
@@ -121,6 +122,7 @@ def project(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def convert(
@@ -168,6 +170,7 @@ def mul(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def mul(
@@ -185,6 +188,7 @@ def mul(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def add(
@@ -234,6 +238,7 @@ def fma(
     tininess: str = ...,
     ftz: bool = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def fma(
@@ -249,6 +254,7 @@ def fma(
     tininess: str = ...,
     ftz: bool = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def dot(
