@@ -40,9 +40,14 @@ pub struct GenRest {
     /// binary32).
     #[arg(long)]
     pub out_format: Option<String>,
-    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …).
+    /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …); quantize:
+    /// elements per block, 1..=64 (ports z0_i … z{N-1}_i, r0_o …).
     #[arg(long = "n", value_name = "N")]
     pub dot_n: Option<u32>,
+    /// quantize: how the shared scale follows from the block maximum: floor (OCP MX v1.0
+    /// §6.3, default), ceil, even or rceil (no element overflows).
+    #[arg(long)]
+    pub scale_policy: Option<String>,
     /// Power-of-two block scales of this format (e8m0 for OCP MX, binary8p1uf for P3109):
     /// mul, fma, dot get ports sx_i, sy_i ((x·Sx)·(y·Sy)); project gets s_i and divides by
     /// it (P3109 §5.1.2, the MX quantizer).
@@ -143,24 +148,42 @@ impl GenRest {
         let fr = named("--out-format", &self.out_format)?;
         let fin = named("--in-format", &self.in_format)?;
         // An option the unit does not take is refused, naming the units that take it.
-        let only = |flag: &str, units: String| {
+        let only = |applies: &str, units: String| {
             Err(CliError::usage(format!(
-                "{flag} applies to --unit {units} only, not to {unit}"
+                "{applies} --unit {units} only, not to {unit}"
             )))
         };
         let in_format = |u: &iface::FormatUse| matches!(u.x, XFormat::InFormat(_));
         let out_format = |u: &iface::FormatUse| matches!(u.r, RFormat::OutFormat(_));
         if fy.is_some() && !uses.y {
-            return only("--format-y", Unit::with_formats(|u| u.y));
+            return only("--format-y applies to", Unit::with_formats(|u| u.y));
         }
         if fr.is_some() && !out_format(&uses) {
-            return only("--out-format", Unit::with_formats(out_format));
+            return only("--out-format applies to", Unit::with_formats(out_format));
         }
         if fin.is_some() && !in_format(&uses) {
-            return only("--in-format", Unit::with_formats(in_format));
+            return only("--in-format applies to", Unit::with_formats(in_format));
+        }
+        // --n is shared by dot (elements per operand) and quantize (elements per block).
+        let takes_n = |u: Unit| u.accepts(UnitOption::DotShape) || u.accepts(UnitOption::Block);
+        if self.dot_n.is_some() && !takes_n(unit) {
+            let units: Vec<Unit> = Unit::ALL.into_iter().filter(|u| takes_n(*u)).collect();
+            let names: Vec<&str> = units.iter().map(|u| u.name()).collect();
+            let list = match names.split_last() {
+                Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+                _ => names.join(""),
+            };
+            return only("--n applies to", list);
+        }
+        if self.addend && !unit.accepts(UnitOption::DotShape) {
+            return only("--addend applies to", Unit::accepting(UnitOption::DotShape));
         }
         for (opt, given) in [
-            (UnitOption::DotShape, self.dot_n.is_some() || self.addend),
+            (
+                UnitOption::DotShape,
+                self.dot_n.is_some() && !unit.accepts(UnitOption::Block),
+            ),
+            (UnitOption::Block, self.scale_policy.is_some()),
             (
                 UnitOption::Scales,
                 self.scale_format.is_some() || self.scaled,
@@ -173,12 +196,14 @@ impl GenRest {
             (UnitOption::Sub, self.sub.is_some()),
         ] {
             if given && !unit.accepts(opt) {
-                return only(opt.flag(), Unit::accepting(opt));
+                return only(&opt.applies(), Unit::accepting(opt));
             }
         }
         let scale = match (&self.scale_format, self.scaled) {
             (Some(n), _) => Some(crate::args::scale_named(n)?),
             (None, true) => Some(Format::E8M0),
+            // A block quantizer always writes a scale: E8M0 unless given.
+            (None, false) if unit.accepts(UnitOption::Block) => Some(Format::E8M0),
             (None, false) => None,
         };
         let acc_guard = match self.acc.as_deref().map(|a| a.to_ascii_lowercase()) {
@@ -218,6 +243,22 @@ impl GenRest {
             }
         } else {
             iface::DotShape::default()
+        };
+        let block = if unit.accepts(UnitOption::Block) {
+            iface::BlockShape {
+                n: self.dot_n.ok_or_else(|| {
+                    CliError::usage(format!(
+                        "--unit {unit} needs --n N, the number of elements per block (1..=64)"
+                    ))
+                })?,
+                policy: match &self.scale_policy {
+                    Some(p) => golden::ScalePolicy::parse(p)
+                        .map_err(|e| CliError::usage(format!("--scale-policy: {e}")))?,
+                    None => golden::ScalePolicy::Floor,
+                },
+            }
+        } else {
+            iface::BlockShape::default()
         };
         // What the format options mean for this unit (its registry entry).
         let x = match uses.x {
@@ -287,6 +328,7 @@ impl GenRest {
                 dot,
                 acc_guard,
                 interleave: self.interleave.unwrap_or(0),
+                block,
                 add_op: match &self.sub {
                     None => rtl::units::add::AddOp::Add,
                     Some(s) => rtl::units::add::AddOp::parse(s).map_err(CliError::usage)?,
@@ -311,9 +353,14 @@ impl GenRest {
 
     /// The options given next to `--from DIR` (each must agree with the manifest).
     pub(crate) fn overrides(&self, signaling_nan: bool) -> Result<Overrides, CliError> {
-        if self.dot_n.is_some() || self.scale_format.is_some() || self.scaled || self.addend {
+        if self.dot_n.is_some()
+            || self.scale_format.is_some()
+            || self.scaled
+            || self.addend
+            || self.scale_policy.is_some()
+        {
             return Err(CliError::usage(
-                "--n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)",
+                "--n, --scale-format, --scaled, --addend and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale)",
             ));
         }
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {

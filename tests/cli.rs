@@ -539,7 +539,7 @@ fn unit_help_lists_every_unit() {
     for cmd in ["gen", "verify", "synth", "prove", "board"] {
         let h = ok(&[cmd, "--help"], "");
         assert!(
-            h.contains("Unit: decode, project, convert, add, mul, fma, mac or dot"),
+            h.contains("Unit: decode, project, convert, add, mul, fma, mac, dot or quantize"),
             "{cmd}: {h}"
         );
     }

@@ -132,7 +132,11 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
     let const_re = |l: &str| -> String {
         // the sized hex constant of the declaration, plus one
         let i = l.find("'h").expect("a hex constant");
-        let j = i + 2 + l[i + 2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(0);
+        let j = i
+            + 2
+            + l[i + 2..]
+                .find(|c: char| !c.is_ascii_hexdigit())
+                .unwrap_or(0);
         let v = i64::from_str_radix(&l[i + 2..j], 16).unwrap();
         format!("{}{:x}{}", &l[..i + 2], v + 1, &l[j..])
     };
@@ -320,7 +324,7 @@ fn batch_dot_known_answers_and_errors() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n and --addend apply to --unit dot only"
+        "error: --n applies to --unit dot or quantize only, not to mul"
     );
 }
 
@@ -403,7 +407,10 @@ fn exact_mac_streams_one_product_per_cycle_at_every_depth() {
     );
     let (ok, _, err) = fp8gen(&["gen", "-u", "fma", "-f", "e4m3", "--acc", "exact", "-o", d]);
     assert!(!ok);
-    assert_eq!(err.trim(), "error: --acc exact applies to --unit mac only");
+    assert_eq!(
+        err.trim(),
+        "error: --acc and --guard-bits apply to --unit mac only, not to fma"
+    );
     let (ok, _, err) = fp8gen(&[
         "gen",
         "-u",
@@ -464,7 +471,7 @@ fn block_scaled_mul_fma_and_project_cores_match_the_golden_model() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --scaled / --scale-format apply to --unit project, mul, fma and dot"
+        "error: --scaled and --scale-format apply to --unit project, mul, fma or dot only, not to decode"
     );
     let (ok, _, err) = fp8gen(&[
         "gen",

@@ -138,11 +138,11 @@ fn registry_rules_are_exact_messages() {
         ),
         (
             &["gen", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3", "--format-y", "e5m2", "-o", "x"],
-            "error: --format-y applies to --unit mul, fma, mac or dot only, not to convert\n",
+            "error: --format-y applies to --unit add, mul, fma, mac or dot only, not to convert\n",
         ),
         (
             &["gen", "-u", "fma", "-f", "e4m3", "--out-format", "e5m2", "-o", "x"],
-            "error: --out-format applies to --unit mul or dot only, not to fma\n",
+            "error: --out-format applies to --unit add, mul or dot only, not to fma\n",
         ),
         (
             &["gen", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3", "--ftz", "-o", "x"],

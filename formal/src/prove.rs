@@ -182,11 +182,11 @@ fn decl(p: &Port, prefix: &str) -> String {
 fn matching<'a>(ports: &'a [Port], p: &Port, what: &str) -> Result<&'a Port, FormalError> {
     let m = ports
         .iter()
-        .find(|q| q.role == p.role && q.direction == p.direction)
+        .find(|q| q.role == p.role && q.index == p.index && q.direction == p.direction)
         .ok_or_else(|| {
             FormalError::Unsupported(format!(
-                "{what} has no {:?} port with role {:?} (port {} of the other core)",
-                p.direction, p.role, p.name
+                "{what} has no {:?} port with role {:?} and index {} (port {} of the other core)",
+                p.direction, p.role, p.index, p.name
             ))
         })?;
     if m.width != p.width {
@@ -1499,7 +1499,7 @@ pub fn formats_label(req: &GenRequest) -> String {
         Unit::Project | Unit::Convert => format!("{} -> {}", name(&f.x), name(&f.r)),
         Unit::Mul | Unit::Add => {
             let y = f.y.unwrap_or(f.x);
-            let op = if req.unit == Unit::Add { "+" } else { "x" };
+            let op = req.unit.spec().operator;
             if y == f.x && f.r == f.x {
                 name(&f.x)
             } else {

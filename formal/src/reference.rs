@@ -584,9 +584,9 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 /// exhaustive `match`, so a new unit must say here whether it has a reference).
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
-        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Add => Ok(()),
+        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Add | Unit::Quantize => Ok(()),
         Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma, project, convert and add, not {unit}; verify other units by simulation (fp8gen verify)"
+            "prove covers mul, fma, project, convert, add and quantize, not {unit}; verify other units by simulation (fp8gen verify)"
         ))),
     }
 }
@@ -615,6 +615,9 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
         return Err(FormalError::Unsupported(
             "the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation".into(),
         ));
+    }
+    if req.unit == Unit::Quantize {
+        return quantize_reference(req, &opt);
     }
     if req.formats.scale.is_some() || req.options.acc_guard > 0 {
         return Err(FormalError::Unsupported(
@@ -774,7 +777,9 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             t.line("  assign r_o = res_code;");
         }
         Unit::Add => add::body(&mut t, req)?,
-        Unit::Decode | Unit::Mac | Unit::Dot => return Err(check_unit(req.unit).unwrap_err()),
+        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => {
+            return Err(check_unit(req.unit).unwrap_err())
+        }
     }
     t.line("  assign flags_o = res_flags;");
     t.line("  assign valid_o = valid_i;");
@@ -822,6 +827,314 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
         top: top.clone(),
         verilog: rtl::manifest::FileList(vec![format!("{top}.v")]),
         ..opt.manifest
+    };
+    Ok(GeneratedCore {
+        verilog: v,
+        manifest,
+        top,
+        depth: 0,
+    })
+}
+
+/// The `module … ( ports );` header of a reference module.
+fn module_header(name: &str, ports: &[(bool, u32, String)]) -> String {
+    let decls: Vec<String> = ports
+        .iter()
+        .map(|(input, w, n)| {
+            let dir = if *input { "input " } else { "output" };
+            if *w == 1 {
+                format!("  {dir} wire {n}")
+            } else {
+                format!("  {dir} wire [{}:0] {n}", w - 1)
+            }
+        })
+        .collect();
+    format!("module {name} (\n{}\n);\n", decls.join(",\n"))
+}
+
+/// The `unused_ok` line of a reference module's body.
+fn unused_line(t: &mut Text) {
+    let unused: Vec<String> = t.declared.clone();
+    t.line("\n  // Helper bits a configuration does not read.");
+    t.line("  /* verilator lint_off UNUSEDSIGNAL */");
+    t.line(&format!("  wire unused_ok = ^{{{}}};", unused.join(", ")));
+    t.line("  /* verilator lint_on UNUSEDSIGNAL */");
+}
+
+/// The reference of a `quantize` core: a naive block maximum (a linear scan comparing
+/// decoded (exponent, significand) pairs), the scale exponent by the policy's definition on
+/// the exact maximum (golden/src/quantize.rs), and one element module per input computing
+/// P3109 §5.1.2 ωBlockProject: the exact quotient z / S placed in a window wide enough for
+/// every scale, then the plain rounder.
+fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<GeneratedCore, FormalError> {
+    let fin = req.formats.x;
+    let fr = req.formats.r;
+    let sf = req.formats.scale.unwrap_or(Format::E8M0);
+    if sf.has_inf() {
+        return Err(FormalError::Unsupported(format!(
+            "the reference of quantize covers scale formats without infinities (e8m0, binary8p1uf), not {}",
+            sf.name()
+        )));
+    }
+    let n = req.options.block.n;
+    let top = format!("ref_{}", opt.top);
+    let elem = format!("{top}_elem");
+    let dyn_rm = req.rounding == RoundingSel::Dynamic;
+    let dyn_sat = req.saturation == SaturationSel::Dynamic;
+
+    // The element module: z_i / 2^(s_i) rounded once.
+    let mut t = Text::new();
+    let oz = decode_operand(&mut t, &fin, "z_i", "z")?;
+    t.wire(
+        "z_snan",
+        1,
+        &format!("z_nan & ~z_t[{}]", fin.man_bits() - 1),
+    );
+    let os = decode_operand(&mut t, &sf, "s_i", "s")?;
+    modes(&mut t, req)?;
+    // z = z_sig * 2^(qz + z_sh), S = s_sig * 2^(qs + s_sh) (s_sig = 1 for a nonzero scale):
+    // the quotient's LSB is 2^(qz + z_sh - qs - s_sh) >= 2^(qz - qs - s_sh_max).
+    let s_top = os.qmin as i64 + os.sh_max as i64;
+    let qr = (fr.emin() - fr.man_bits() as i32) as i64;
+    let lw = (oz.qmin as i64 - s_top).min(qr);
+    let c = oz.qmin as i64 - os.qmin as i64 - lw; // shift of z_sig when z_sh = s_sh = 0
+    let max_shift = oz.sh_max as i64 + c;
+    let w = oz.p + max_shift as u32;
+    let shw = bits(max_shift as u64 + os.sh_max) + 1;
+    t.comment(&format!(
+        "Quotient z / S in a window: a_m * 2^({lw}), {w} bits; shift = z_sh + {c} - s_sh (never negative)"
+    ));
+    t.wire(
+        "q_shift",
+        shw,
+        &format!(
+            "{{{{{}{{1'b0}}}}, z_sh}} + {} - {{{{{}{{1'b0}}}}, s_sh}}",
+            shw - oz.sh_width,
+            k(shw, c as u64),
+            shw - os.sh_width
+        ),
+    );
+    t.wire(
+        "q_m",
+        w,
+        &format!("{{{{{}{{1'b0}}}}, z_sig}} << q_shift", w - oz.p),
+    );
+    t.comment("P3109 §5.1.2: NaN if S or z is NaN; 0 if S = 0 (+0); else z / S");
+    t.wire("a_nan", 1, "z_nan | s_nan");
+    t.wire("a_inv", 1, "z_snan");
+    t.wire("a_zero", 1, "~a_nan & (s_zero | z_zero)");
+    t.wire("a_inf", 1, "~a_nan & ~a_zero & z_inf");
+    t.wire("a_sign", 1, "s_zero ? 1'b0 : (z_sign ^ s_sign)");
+    t.wire("a_m", w, "q_m");
+    rounder(
+        &mut t,
+        &fr,
+        w,
+        lw as i32,
+        req.options.tininess,
+        req.options.nonan_code,
+    )?;
+    t.line("  assign r_o = res_code;");
+    t.line("  assign flags_o = res_flags;");
+    unused_line(&mut t);
+    let mut eports = vec![
+        (true, fin.k, "z_i".to_string()),
+        (true, sf.k, "s_i".to_string()),
+    ];
+    if dyn_rm {
+        eports.push((true, 3, "rm_i".to_string()));
+    }
+    if dyn_sat {
+        eports.push((true, 2, "sat_i".to_string()));
+    }
+    eports.push((false, fr.k, "r_o".to_string()));
+    eports.push((false, 4, "flags_o".to_string()));
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "// Independent reference of {} (fp8gen-formal {}): a naive block maximum, the scale by its definition, exact quotients and a plain rounder.",
+        opt.top,
+        golden::VERSION
+    );
+    let _ = writeln!(
+        v,
+        "// Deliberately naive; shares nothing with the optimized datapath. Do not edit."
+    );
+    v.push_str("`default_nettype none\n");
+    v.push_str(&module_header(&elem, &eports));
+    v.push_str(&t.body);
+    v.push_str("endmodule\n\n");
+
+    // The top: the block maximum and the scale.
+    let mut t = Text::new();
+    let p = fin.p;
+    let mut ops = Vec::new();
+    for i in 0..n {
+        ops.push(decode_operand(
+            &mut t,
+            &fin,
+            &format!("z{i}_i"),
+            &format!("z{i}"),
+        )?);
+    }
+    let o = &ops[0];
+    let keyw = o.sh_width + p;
+    t.comment("Block maximum: a linear scan over {sh, sig} of the finite elements (value = sig * 2^(qmin + sh), so the pair orders like the value); NaN and Inf count as 0");
+    for i in 0..n {
+        t.wire(
+            &format!("k{i}"),
+            keyw,
+            &format!(
+                "(z{i}_nan | z{i}_inf) ? {} : {{z{i}_sh, z{i}_sig}}",
+                k(keyw, 0)
+            ),
+        );
+        let prev = if i == 0 {
+            k(keyw, 0)
+        } else {
+            format!("m{}", i - 1)
+        };
+        t.wire(
+            &format!("m{i}"),
+            keyw,
+            &format!("(k{i} > {prev}) ? k{i} : {prev}"),
+        );
+    }
+    let last = format!("m{}", n - 1);
+    let nans: Vec<String> = (0..n).map(|i| format!("z{i}_nan")).collect();
+    let fins: Vec<String> = (0..n).map(|i| format!("~z{i}_nan & ~z{i}_inf")).collect();
+    t.wire("any_nan", 1, &nans.join(" | "));
+    t.wire("any_fin", 1, &fins.join(" | "));
+    t.wire("amax_sh", o.sh_width, &format!("{last}[{}:{p}]", keyw - 1));
+    t.wire("amax_sig", p, &format!("{last}[{}:0]", p - 1));
+    t.wire("amax_zero", 1, &format!("amax_sig == {}", k(p, 0)));
+    let pw = bits(p as u64);
+    t.line(&format!("  reg [{}:0] amax_msb;", pw - 1));
+    t.line("  integer j;");
+    t.line("  always @* begin");
+    t.line(&format!("    amax_msb = {};", k(pw, 0)));
+    t.line(&format!("    for (j = 0; j < {p}; j = j + 1)"));
+    t.line(&format!(
+        "      if (amax_sig[j]) amax_msb = j[{}:0];",
+        pw - 1
+    ));
+    t.line("  end");
+    t.declared.push("amax_msb".into());
+    t.wire(
+        "amax_norm",
+        p,
+        &format!("amax_sig << ({} - amax_msb)", k(pw, (p - 1) as u64)),
+    );
+    let policy = req.options.block.policy;
+    let up = match policy {
+        golden::ScalePolicy::Floor => "1'b0".to_string(),
+        // not a power of two: a bit besides the leading one
+        golden::ScalePolicy::Ceil => "(amax_sig & (amax_sig - 1'b1)) != 0".to_string(),
+        golden::ScalePolicy::Even => {
+            let m = fr.man_bits();
+            if m + 1 >= p {
+                "1'b0".to_string()
+            } else {
+                // amax rounded half up to m + 1 bits reaches the next power of two
+                format!(
+                    "(({{1'b0, amax_norm}} + {}) >> {p}) != 0",
+                    k(p + 1, 1u64 << (p - m - 2))
+                )
+            }
+        }
+        golden::ScalePolicy::Rceil => {
+            let d = fr.decode(fr.max_finite_mag());
+            let s = d.sig as u64;
+            let lead = 63 - s.leading_zeros();
+            let norm = if lead < p {
+                s << (p - 1 - lead)
+            } else {
+                // more significant bits than the input has: amax (p bits) exceeds the
+                // constant iff it exceeds the constant truncated to p bits
+                s >> (lead + 1 - p)
+            };
+            format!("amax_norm > {}", k(p, norm))
+        }
+    };
+    t.wire("amax_up", 1, &up);
+    // e = floor(log2 amax) + up - emax_r = qmin + sh + msb + up - emax_r
+    let ew = 12;
+    let base = o.qmin as i64 - fr.emax() as i64;
+    t.wire(
+        "scale_e",
+        ew,
+        &format!(
+            "$signed({{{{{}{{1'b0}}}}, amax_sh}}) + $signed({{{{{}{{1'b0}}}}, amax_msb}}) + $signed({{{{{}{{1'b0}}}}, amax_up}}) + $signed({ew}'sd{}) - $signed({ew}'sd{})",
+            ew - o.sh_width,
+            ew - pw,
+            ew - 1,
+            base.max(0),
+            (-base).max(0)
+        ),
+    );
+    let (slo, shi) = (sf.emin() as i64, sf.emax() as i64);
+    let sk = sf.k;
+    let enc = |e: i64| k(sk, (e + sf.bias as i64) as u64);
+    t.wire(
+        "scale_c",
+        ew,
+        &format!(
+            "($signed(scale_e) < $signed({ew}'sd0) - $signed({ew}'sd{lo})) ? ($signed({ew}'sd0) - $signed({ew}'sd{lo})) : ($signed(scale_e) > $signed({ew}'sd{hi})) ? {ew}'sd{hi} : scale_e",
+            lo = -slo,
+            hi = shi
+        ),
+    );
+    t.wire(
+        "s_code",
+        sk,
+        &format!(
+            "any_nan ? {} : ~any_fin ? {} : amax_zero ? {} : (scale_c[{}:0] + {})",
+            k(sk, sf.nan_code().unwrap_or(0) as u64),
+            enc(shi),
+            enc(slo),
+            sk - 1,
+            k(sk, sf.bias as u64)
+        ),
+    );
+    t.line("  assign s_o = s_code;");
+    let mut flags = Vec::new();
+    for i in 0..n {
+        t.line(&format!("  wire [3:0] f{i};"));
+        let mut conns = vec![format!(".z_i(z{i}_i)"), ".s_i(s_code)".to_string()];
+        if dyn_rm {
+            conns.push(".rm_i(rm_i)".into());
+        }
+        if dyn_sat {
+            conns.push(".sat_i(sat_i)".into());
+        }
+        conns.push(format!(".r_o(r{i}_o)"));
+        conns.push(format!(".flags_o(f{i})"));
+        t.line(&format!("  {elem} u_elem{i} ({});", conns.join(", ")));
+        flags.push(format!("f{i}"));
+    }
+    t.line(&format!("  assign flags_o = {};", flags.join(" | ")));
+    t.line("  assign valid_o = valid_i;");
+    unused_line(&mut t);
+    let ports: Vec<(bool, u32, String)> = opt
+        .manifest
+        .ports
+        .iter()
+        .map(|p| {
+            (
+                p.direction == rtl::manifest::Direction::Input,
+                p.width,
+                p.name.clone(),
+            )
+        })
+        .collect();
+    v.push_str(&module_header(&top, &ports));
+    v.push_str(&t.body);
+    v.push_str("endmodule\n`default_nettype wire\n");
+    let manifest = Manifest {
+        generator: format!("fp8gen-formal {} (reference)", golden::VERSION),
+        top: top.clone(),
+        verilog: rtl::manifest::FileList(vec![format!("{top}.v")]),
+        ..opt.manifest.clone()
     };
     Ok(GeneratedCore {
         verilog: v,

@@ -331,3 +331,40 @@ fn add_e4m3_is_proven_and_a_stickyless_add_is_refuted() {
     let rep = formal::prove::prove_core_against_reference(&comb, &core, &o).expect("prove");
     assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
 }
+
+/// The MX block quantizer: two bfloat16 elements → E4M3 with the rceil scale equals its naive
+/// reference (linear-scan maximum, the scale by definition, exact quotients) on all 2^32
+/// inputs; a mutant whose scale is one binade up when the maximum's significand equals
+/// MaxFinite's (448 · 2^k) is refuted, the counterexample a golden-model mismatch.
+#[test]
+fn quantize_is_proven_and_an_off_by_one_binade_scale_is_refuted() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(
+        Unit::Project,
+        Format::E4M3,
+        Rounding::Rne,
+        Saturation::SatFinite,
+        0,
+    );
+    r.unit = Unit::Quantize;
+    r.formats.x = Format::BFLOAT16;
+    r.formats.scale = Some(Format::E8M0);
+    r.options.block = iface::BlockShape {
+        n: 2,
+        policy: golden::ScalePolicy::Rceil,
+    };
+    let reports = prove_request(&r, &opts("quantize_rceil")).expect("prove");
+    assert_eq!(reports[0].verdict, Verdict::Proven, "{:#?}", reports[0]);
+    let mut core = rtl::generate(&r).expect("generate");
+    let needle = "amax_frac > E4M3_MAX_FRAC";
+    assert!(core.verilog.contains(needle));
+    core.verilog = core
+        .verilog
+        .replacen(needle, "amax_frac >= E4M3_MAX_FRAC", 1);
+    let rep = formal::prove::prove_core_against_reference(&r, &core, &opts("quantize_mutant"))
+        .expect("prove");
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    assert_replays_as_mutant_mismatch(&rep.counterexample.expect("counterexample"), &core.top);
+}

@@ -13,6 +13,7 @@ pub mod add;
 pub mod dot;
 pub mod format;
 pub mod ops;
+pub mod quantize;
 pub mod round;
 pub mod value;
 
@@ -24,6 +25,7 @@ pub use ops::{
     is_signaling_nan, is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled, project_f32,
     FmaOptions, FmaUnit, Projector, Scale,
 };
+pub use quantize::{quantize_block, ScalePolicy, MAX_BLOCK};
 pub use round::{
     project, project_to, Flags, Rounding, RtoOverflow, Saturation, Spec, Target, Tininess,
 };

@@ -122,13 +122,16 @@ pub enum Role {
     Significand,
     /// Which of the interleaved accumulators a result belongs to (`mac --interleave L`).
     Lane,
+    /// The block scale a unit computes (`quantize`: the shared scale of its elements, in
+    /// the scale format).
+    ScaleOut,
     /// Run-time operation select of `add --sub dyn`: 1 = `x − y`, 0 = `x + y` (1-bit input).
     Sub,
 }
 
 impl Role {
     /// Every role, in declaration order.
-    pub const ALL: [Role; 23] = [
+    pub const ALL: [Role; 24] = [
         Role::Data,
         Role::Clock,
         Role::Reset,
@@ -151,6 +154,7 @@ impl Role {
         Role::Exponent,
         Role::Significand,
         Role::Lane,
+        Role::ScaleOut,
         Role::Sub,
     ];
 
@@ -179,6 +183,7 @@ impl Role {
             Role::Exponent => "exponent",
             Role::Significand => "significand",
             Role::Lane => "lane",
+            Role::ScaleOut => "scale_out",
             Role::Sub => "sub",
         }
     }
@@ -226,7 +231,8 @@ impl Role {
             | Role::Sign
             | Role::Exponent
             | Role::Significand
-            | Role::Lane => Some(Direction::Output),
+            | Role::Lane
+            | Role::ScaleOut => Some(Direction::Output),
             _ => Some(Direction::Input),
         }
     }
@@ -726,6 +732,9 @@ pub struct Manifest {
     /// Shape of a `dot` unit (elements, block scales, addend).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dot: Option<DotShape>,
+    /// Shape of a `quantize` unit (block size, scale policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockShape>,
     /// Ports in declaration order.
     pub ports: Vec<Port>,
 }
@@ -741,6 +750,28 @@ pub struct DotShape {
     /// Whether a binary32 addend is added.
     #[serde(default)]
     pub addend: bool,
+}
+
+/// Shape of a block quantizer: `n` elements (ports `z0_i … z{n-1}_i`, role `z` with
+/// indices 0..n, and `r0_o …`) sharing one scale (`s_o`, role `scale_out`, format
+/// `formats.scale`) computed by `policy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockShape {
+    /// Elements per block.
+    pub n: u32,
+    /// The scale policy (`floor`, `ceil`, `even`, `rceil`: golden::ScalePolicy).
+    #[serde(serialize_with = "ser_policy", deserialize_with = "de_policy")]
+    pub policy: golden::ScalePolicy,
+}
+
+fn ser_policy<S: serde::Serializer>(p: &golden::ScalePolicy, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(p.name())
+}
+
+fn de_policy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<golden::ScalePolicy, D::Error> {
+    let s = String::deserialize(d)?;
+    golden::ScalePolicy::parse(&s).map_err(serde::de::Error::custom)
 }
 
 /// The first few characters of `text` after leading white space, for messages.
@@ -1294,7 +1325,7 @@ mod tests {
         }
         assert_eq!(
             Unit::list(),
-            "decode, project, convert, add, mul, fma, mac or dot"
+            "decode, project, convert, add, mul, fma, mac, dot or quantize"
         );
     }
 }

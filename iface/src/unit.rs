@@ -28,6 +28,8 @@ pub enum Unit {
     Dot,
     /// Any format → any other, one rounding.
     Convert,
+    /// MX block quantizer: N inputs → a shared scale from the block maximum + N elements.
+    Quantize,
     /// x ± y, exact sum, one rounding.
     Add,
 }
@@ -80,20 +82,36 @@ pub enum UnitOption {
     Accumulator,
     /// Interleaved accumulators (`--interleave`).
     Interleave,
+    /// A block quantizer's shape (`--n`, `--scale-policy`; `--scale-format` names the scale).
+    Block,
     /// Subtraction, fixed or by a `sub_i` port (`--sub`, `--sub dyn`).
     Sub,
 }
 
 impl UnitOption {
+    /// `<flags> apply(ies) to`, for messages.
+    pub fn applies(self) -> String {
+        let f = self.flag();
+        format!(
+            "{f} {}",
+            if f.contains(" and ") {
+                "apply to"
+            } else {
+                "applies to"
+            }
+        )
+    }
+
     /// The command-line spelling, for messages.
     pub fn flag(self) -> &'static str {
         match self {
-            UnitOption::Scales => "--scaled / --scale-format",
+            UnitOption::Scales => "--scaled and --scale-format",
             UnitOption::Ftz => "--ftz",
             UnitOption::NoFlags => "--no-flags",
-            UnitOption::DotShape => "--n / --addend",
-            UnitOption::Accumulator => "--acc / --guard-bits",
+            UnitOption::DotShape => "--n and --addend",
+            UnitOption::Accumulator => "--acc and --guard-bits",
             UnitOption::Interleave => "--interleave",
+            UnitOption::Block => "--scale-policy",
             UnitOption::Sub => "--sub",
         }
     }
@@ -110,6 +128,9 @@ pub enum SpaceKind {
     Dot,
     /// A stateful unit: streams checked cycle by cycle.
     Stream,
+    /// Block quantizers: structured blocks (binade and policy edges of the block maximum,
+    /// outliers, zeros, subnormals, ties after scaling, specials) + random.
+    Block,
 }
 
 /// What is true of a unit, as data.
@@ -121,6 +142,9 @@ pub struct UnitSpec {
     pub summary: &'static str,
     /// The meaning of the format options.
     pub formats: FormatUse,
+    /// The operator between x and y in descriptions (`e4m3 x e5m2 -> binary32`); empty for
+    /// a unit of one operand.
+    pub operator: &'static str,
     /// The options it accepts beyond formats and modes.
     pub options: &'static [UnitOption],
     /// Whether it rounds (has rounding / saturation modes).
@@ -144,6 +168,7 @@ const DECODE: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Fixed(B32),
     },
+    operator: "",
     options: &[],
     rounds: false,
     space: SpaceKind::Generic,
@@ -159,6 +184,7 @@ const PROJECT: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Format,
     },
+    operator: "",
     options: &[UnitOption::Scales],
     rounds: true,
     space: SpaceKind::Generic,
@@ -174,6 +200,7 @@ const MUL: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(None),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::Ftz, UnitOption::NoFlags],
     rounds: true,
     space: SpaceKind::Generic,
@@ -189,6 +216,7 @@ const FMA: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::Fixed(B32),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::Ftz],
     rounds: true,
     space: SpaceKind::ProductAddend,
@@ -204,6 +232,7 @@ const MAC: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::Fixed(B32),
     },
+    operator: "x",
     options: &[
         UnitOption::Ftz,
         UnitOption::Accumulator,
@@ -223,6 +252,7 @@ const DOT: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(Some(B32)),
     },
+    operator: "x",
     options: &[UnitOption::Scales, UnitOption::DotShape],
     rounds: true,
     space: SpaceKind::Dot,
@@ -238,11 +268,28 @@ const CONVERT: UnitSpec = UnitSpec {
         y: false,
         r: RFormat::Format,
     },
+    operator: "",
     options: &[],
     rounds: true,
     space: SpaceKind::Generic,
     rate: 1.0e8,
     lanes: 16,
+};
+
+const QUANTIZE: UnitSpec = UnitSpec {
+    name: "quantize",
+    summary: "MX block quantizer: --n inputs -> shared scale (--scale-policy) + --format elements",
+    formats: FormatUse {
+        x: XFormat::InFormat(Some(B32)),
+        y: false,
+        r: RFormat::Format,
+    },
+    operator: "",
+    options: &[UnitOption::Scales, UnitOption::Block],
+    rounds: true,
+    space: SpaceKind::Block,
+    rate: 5.0e6,
+    lanes: 4,
 };
 
 const ADD: UnitSpec = UnitSpec {
@@ -253,6 +300,7 @@ const ADD: UnitSpec = UnitSpec {
         y: true,
         r: RFormat::OutFormat(None),
     },
+    operator: "+",
     options: &[UnitOption::Sub],
     rounds: true,
     space: SpaceKind::Generic,
@@ -262,7 +310,7 @@ const ADD: UnitSpec = UnitSpec {
 
 impl Unit {
     /// Every unit, in the order of the help texts.
-    pub const ALL: [Unit; 8] = [
+    pub const ALL: [Unit; 9] = [
         Unit::Decode,
         Unit::Project,
         Unit::Convert,
@@ -271,6 +319,7 @@ impl Unit {
         Unit::Fma,
         Unit::Mac,
         Unit::Dot,
+        Unit::Quantize,
     ];
 
     /// The unit's descriptor: the registry.
@@ -283,6 +332,7 @@ impl Unit {
             Unit::Mac => &MAC,
             Unit::Dot => &DOT,
             Unit::Convert => &CONVERT,
+            Unit::Quantize => &QUANTIZE,
             Unit::Add => &ADD,
         }
     }
@@ -371,7 +421,7 @@ mod tests {
         assert_eq!(Unit::accepting(UnitOption::NoFlags), "mul");
         assert_eq!(
             Unit::accepting(UnitOption::Scales),
-            "project, mul, fma or dot"
+            "project, mul, fma, dot or quantize"
         );
         assert!(Unit::Mac.is_stateful() && !Unit::Dot.is_stateful());
     }

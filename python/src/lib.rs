@@ -1214,6 +1214,98 @@ fn _convert<'py>(
     })
 }
 
+/// Element codes, scale codes and (optionally) block flags of [`_quantize_block`].
+type Quantized<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyAny>>,
+);
+
+/// The MX block quantizer (`golden::quantize_block`): `bits` (binary32, binary16 or bfloat16
+/// codes, `src`) in blocks of `block` consecutive elements → (element codes, one scale code
+/// per block, the OR of each block's element flags when `flags`). Blocks run in parallel.
+#[pyfunction]
+#[pyo3(signature = (bits, src, block, fmt, scale_fmt, policy, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[allow(clippy::too_many_arguments)]
+fn _quantize_block<'py>(
+    py: Python<'py>,
+    bits: &Bound<'py, PyAny>,
+    src: &str,
+    block: usize,
+    fmt: &PyFormat,
+    scale_fmt: &PyFormat,
+    policy: &str,
+    rounding: &str,
+    sr_bits: u8,
+    saturation: &str,
+    tininess: &str,
+    nan_code: u32,
+    rnd: Option<PyReadonlyArray1<'py, u32>>,
+    flags: bool,
+) -> PyResult<Quantized<'py>> {
+    let (to, sf) = (fmt.f, scale_fmt.f);
+    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let policy = golden::ScalePolicy::parse(policy).map_err(PyValueError::new_err)?;
+    golden::quantize::check_scale_format(&sf)
+        .map_err(|e| PyValueError::new_err(format!("scale_format: {e}")))?;
+    if !(1..=golden::MAX_BLOCK).contains(&block) {
+        return Err(PyValueError::new_err(format!(
+            "block: {block} is out of range; a block has 1..={} elements",
+            golden::MAX_BLOCK
+        )));
+    }
+    let from = source_format(src)?;
+    if !matches!(from.k, 16 | 32) {
+        return Err(PyTypeError::new_err(format!(
+            "values: the quantizer reads binary32, binary16 or bfloat16, not {src}"
+        )));
+    }
+    let v: Vec<u32> = if from.k == 32 {
+        let a: PyReadonlyArray1<'py, u32> = bits.extract()?;
+        a.as_slice()?.to_vec()
+    } else {
+        let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
+        a.as_slice()?.iter().map(|&c| c as u32).collect()
+    };
+    if v.len() % block != 0 {
+        return Err(PyValueError::new_err(format!(
+            "values: the last axis ({} elements in all) is not a multiple of block = {block}",
+            v.len()
+        )));
+    }
+    let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
+    py.detach(|| check_rnd(&spec, rnd, v.len()))?;
+    let (codes, scales, fl) = py.detach(|| {
+        let per: Vec<(u32, Vec<u32>, Flags)> = v
+            .par_chunks(block)
+            .enumerate()
+            .map(|(b, blk)| {
+                let r = rnd.map(|r| &r[b * block..(b + 1) * block]).unwrap_or(&[]);
+                golden::quantize_block(blk, &from, &to, &sf, policy, &spec, r)
+            })
+            .collect();
+        let mut codes = Vec::with_capacity(v.len());
+        let mut scales = Vec::with_capacity(per.len());
+        let mut fl = Vec::with_capacity(per.len());
+        for (s, c, f) in per {
+            scales.push(s as u8);
+            codes.extend(c);
+            fl.push(f.0);
+        }
+        (codes, scales, fl)
+    });
+    let codes = match code_dtype(&to) {
+        "uint8" => PyArray1::from_vec(py, codes.iter().map(|&c| c as u8).collect()).into_any(),
+        "uint16" => PyArray1::from_vec(py, codes.iter().map(|&c| c as u16).collect()).into_any(),
+        _ => PyArray1::from_vec(py, codes).into_any(),
+    };
+    Ok((
+        codes,
+        PyArray1::from_vec(py, scales).into_any(),
+        flags.then(|| PyArray1::from_vec(py, fl).into_any()),
+    ))
+}
+
 /// Exact values of codes: float32 where every value of the format is exact in binary32, else
 /// float64; ValueError when binary64 cannot hold every value either.
 #[pyfunction]
@@ -1791,6 +1883,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_decode, m)?)?;
     m.add_function(wrap_pyfunction!(_mul, m)?)?;
     m.add_function(wrap_pyfunction!(_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(_quantize_block, m)?)?;
     m.add_function(wrap_pyfunction!(_add, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;

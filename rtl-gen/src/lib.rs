@@ -70,6 +70,8 @@ pub struct GenOptions {
     /// `mac` only: L ≥ 2 interleaved binary32 accumulators, step k to accumulator k mod L
     /// (0 = one accumulator).
     pub interleave: u32,
+    /// Shape of a `quantize` unit (block size, scale policy); `n` is 0 for other units.
+    pub block: iface::BlockShape,
     /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
     pub add_op: units::add::AddOp,
     /// Round-to-odd on overflow under satnone (`--rto-overflow`; mul, fma, project).
@@ -182,6 +184,10 @@ impl GenRequest {
             if d.addend {
                 v.push("--addend".to_string());
             }
+        }
+        if self.unit.accepts(UnitOption::Block) {
+            let q = &self.options.block;
+            v.push(format!("--n {} --scale-policy {}", q.n, q.policy));
         }
         if let Some(s) = f.scale {
             v.push(format!("--scale-format {}", s.name()));
@@ -311,6 +317,10 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             req.options.dot != iface::DotShape::default(),
         ),
         (
+            UnitOption::Block,
+            req.options.block != iface::BlockShape::default(),
+        ),
+        (
             UnitOption::Sub,
             req.options.add_op != units::add::AddOp::Add,
         ),
@@ -318,8 +328,8 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
     for (opt, on) in given {
         if on && !req.unit.accepts(opt) {
             return Err(GenError::Unsupported(format!(
-                "{} applies to {} only, not to the {} unit",
-                opt.flag(),
+                "{} {} only, not to the {} unit",
+                opt.applies(),
                 Unit::accepting(opt),
                 req.unit.name()
             )));

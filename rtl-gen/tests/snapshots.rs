@@ -49,6 +49,13 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     let mut convert = p.clone();
     convert.unit = Unit::Convert;
     convert.formats.x = Format::E5M2;
+    let mut block_quantizer = p.clone();
+    block_quantizer.unit = Unit::Quantize;
+    block_quantizer.formats.scale = Some(Format::E8M0);
+    block_quantizer.options.block = iface::BlockShape {
+        n: 4,
+        policy: golden::ScalePolicy::Rceil,
+    };
     // The adder: E4M3 + E4M3 → E4M3, and E4M3 ± E5M2 → bfloat16 with a sub_i port, mode
     // ports, 3 random bits and 1 stage.
     let mut add = arith(Unit::Mul, 0);
@@ -61,7 +68,6 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     add_mixed.saturation = SaturationSel::Dynamic;
     add_mixed.sr_bits = 3;
     vec![
-        ("fp8_convert_e4m3_rne_satfinite_from_e5m2_s0.v", convert),
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
         ("fp8_decode_binary8p3se_s0.v", d),
         ("fp8_project_e5m2_rmdyn_sr3_satdyn_s2.v", dy),
@@ -81,11 +87,16 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
             "fp8_mul_e4m3_to_e4m3_rne_satfinite_sc_e8m0_s0.v",
             mul_scaled,
         ),
+        (
+            "fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0.v",
+            block_quantizer,
+        ),
         ("fp8_add_e4m3_to_e4m3_rne_satfinite_s0.v", add),
         (
             "fp8_add_e4m3_and_e5m2_to_bfloat16_subdyn_rmdyn_sr3_satdyn_s1.v",
             add_mixed,
         ),
+        ("fp8_convert_e4m3_rne_satfinite_from_e5m2_s0.v", convert),
     ]
 }
 
@@ -316,6 +327,11 @@ fn header_and_manifest_record_the_canonical_request() {
         }
         if matches!(unit, Unit::Fma | Unit::Mac | Unit::Decode) {
             r.formats.r = Format::BINARY32;
+        }
+        if unit == Unit::Decode {
+            // decode does not round: no mode.
+            r.rounding = RoundingSel::Fixed(Rounding::Rne);
+            r.saturation = SaturationSel::Fixed(Saturation::SatNone);
         }
         let c = generate(&r).unwrap_or_else(|e| panic!("{unit:?}: {e}"));
         assert_eq!(c.manifest.ports, rtl::interface(&r), "{unit:?}");

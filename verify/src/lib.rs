@@ -265,6 +265,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
             req.formats.scale.map(|f| f.name()).unwrap_or_default()
         ),
         (_, Role::Result) => format!("the result format {}", f.r.name()),
+        (_, Role::ScaleOut) => format!(
+            "the scale format {}",
+            req.formats.scale.map(|f| f.name()).unwrap_or_default()
+        ),
         (_, Role::Flags) => "{invalid, overflow, underflow, inexact}".into(),
         (_, Role::Class) => "{nan, inf, zero, subnormal}".into(),
         (_, Role::Random) => format!("{} random bits", req.random_bits()),
@@ -290,10 +294,13 @@ pub fn format_desc(req: &GenRequest) -> String {
         .unwrap_or_default();
     let shape = if req.unit.accepts(UnitOption::DotShape) {
         format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
+    } else if req.unit.accepts(UnitOption::Block) {
+        let q = &req.options.block;
+        format!("N={} {} {scales}", q.n, q.policy)
     } else {
         scales
     };
-    let op = if req.unit == Unit::Add { "+" } else { "x" };
+    let op = req.unit.spec().operator;
     match f.y {
         Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
         _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
@@ -368,6 +375,22 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
                 (false, Some(_)) => {
                     return Err(usage(format!(
                         "manifest of `{}`: \"dot\" describes dot cores, not {}; remove it",
+                        m.top, m.unit
+                    )))
+                }
+                _ => Default::default(),
+            },
+            block: match (m.unit.accepts(UnitOption::Block), m.block) {
+                (true, Some(q)) => q,
+                (true, None) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: a quantize core needs \"block\": {{\"n\": <elements>, \"policy\": \"floor\"|\"ceil\"|\"even\"|\"rceil\"}}",
+                        m.top
+                    )))
+                }
+                (false, Some(_)) => {
+                    return Err(usage(format!(
+                        "manifest of `{}`: \"block\" describes quantize cores, not {}; remove it",
                         m.top, m.unit
                     )))
                 }
@@ -884,6 +907,17 @@ fn make_space(
                 fx,
                 fy,
                 req.formats.scale,
+                combos,
+                plan.choice,
+                plan.seed,
+            )
+        }
+        SpaceKind::Block => {
+            return Space::new_block(
+                roles,
+                req.options.block.n,
+                fx,
+                req.formats.r,
                 combos,
                 plan.choice,
                 plan.seed,

@@ -62,7 +62,12 @@ pub enum Kind {
     /// result's rounding position, specials in any lane, overflow, subnormal products,
     /// extreme scales, addends around the sum).
     Dot(u64),
+    /// Block quantizers: `n` blocks per mode combination from the classes of [`BlockGen`].
+    Block(u64),
 }
+
+/// Blocks per mode combination of a block quantizer by default.
+pub const BLOCK_DEFAULT_VECTORS: u64 = 1 << 20;
 
 /// Random vectors per mode combination of a block-scaled unit without a structured set.
 pub const SCALED_DEFAULT_VECTORS: u64 = 1 << 22;
@@ -95,6 +100,7 @@ pub struct Space {
     products: Vec<(u32, u8)>,
     structured: Vec<u32>,
     dot: Option<Box<DotGen>>,
+    block: Option<Box<BlockGen>>,
     /// Scale codes of value 2^-8 … 2^8 (block-scaled mul, fma, project): three scale
     /// values in four are drawn from them, so that scaled results land in the formats'
     /// ranges and not only beyond them.
@@ -374,6 +380,7 @@ impl Space {
             products,
             structured,
             dot: None,
+            block: None,
             scale_mid: Vec::new(),
         })
     }
@@ -451,6 +458,50 @@ impl Space {
         Ok(sp)
     }
 
+    /// The space of a block quantizer of `n` inputs of `fin` into elements of `fr`:
+    /// exhaustive when asked for (or by default when the inputs have at most
+    /// [`DEFAULT_EXHAUSTIVE_BITS`] bits, e.g. one bfloat16), else the block classes
+    /// ([`Kind::Block`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_block(
+        roles: Vec<(Role, u32)>,
+        n: u32,
+        fin: Format,
+        fr: Format,
+        modes: Vec<(u64, u64)>,
+        choice: Choice,
+        seed: u64,
+    ) -> Result<Space, String> {
+        let bits: u32 = roles
+            .iter()
+            .filter(|(r, _)| !matches!(r, Role::Rounding | Role::Saturation))
+            .map(|(_, w)| *w)
+            .sum();
+        let per_mode = match choice {
+            Choice::Exhaustive => return Space::new(roles, false, fin, fin, modes, choice, seed),
+            Choice::Default if bits <= DEFAULT_EXHAUSTIVE_BITS => {
+                return Space::new(roles, false, fin, fin, modes, Choice::Exhaustive, seed);
+            }
+            Choice::Default => BLOCK_DEFAULT_VECTORS,
+            Choice::Random(0) => {
+                return Err("--random 0 draws no vector; give a positive count".into())
+            }
+            Choice::Random(k) => k,
+        };
+        let mut sp = Space::new(
+            roles,
+            false,
+            fin,
+            fin,
+            modes,
+            Choice::Random(per_mode),
+            seed,
+        )?;
+        sp.kind = Kind::Block(per_mode);
+        sp.block = Some(Box::new(BlockGen::new(n as usize, fin, fr)));
+        Ok(sp)
+    }
+
     /// One line describing the space for summaries.
     pub fn describe(&self, seed: u64) -> String {
         let rnd = self.roles.iter().find(|(r, _)| *r == Role::Random);
@@ -471,6 +522,9 @@ impl Space {
             ),
             Kind::FmaRandom(n) => format!(
                 "random fma: {n} random (x, y) pairs per mode with structured addends, seed {seed}"
+            ),
+            Kind::Block(n) => format!(
+                "structured blocks: {n} blocks per mode (tensor-like exponent windows, one outlier, block maximum at binade and policy edges, quotients at element ties, all zeros, subnormal blocks, NaN and infinities in random lanes, extreme magnitudes, uniform bit patterns), seed {seed}"
             ),
             Kind::Dot(n) => format!(
                 "structured dot: {n} vectors per mode (random lanes, exact and near cancellation, ties and sticky at the rounding position, specials in every lane, overflow, subnormal products, extreme scales, addends around the sum), seed {seed}"
@@ -547,6 +601,10 @@ impl Space {
         let (rm, sat) = self.modes.get(m as usize).copied().unwrap_or((0, 0));
         if let (Kind::Dot(_), Some(d)) = (self.kind, &self.dot) {
             d.vector(self.rng.at(i), &self.roles, rm, sat, out);
+            return;
+        }
+        if let (Kind::Block(_), Some(g)) = (self.kind, &self.block) {
+            g.vector(self.rng.at(i), &self.roles, rm, sat, out);
             return;
         }
         match self.kind {
@@ -719,6 +777,183 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e, "--random 0 draws no vector; give a positive count");
+    }
+}
+
+/// The block classes of a quantizer: one block from one 64-bit hash. Values are built as
+/// (sign, exponent, trailing significand) of the input format, so each class lands where it
+/// is meant to: the block maximum on the edges where the scale policies differ
+/// (`golden::quantize`: a power of two, one ulp above, the element format's MaxFinite
+/// significand and its neighbours, the `even` carry limit and its neighbours, the largest
+/// significand), quotients on element rounding boundaries, infinities and NaNs in any lane.
+#[derive(Clone, Debug)]
+pub struct BlockGen {
+    n: usize,
+    fin: Format,
+    fr: Format,
+    /// Trailing significands of the block maximum at the policies' edges (input format bits).
+    edges: Vec<u64>,
+}
+
+impl BlockGen {
+    /// The generator for `n` inputs of `fin` quantized to `fr`.
+    pub fn new(n: usize, fin: Format, fr: Format) -> BlockGen {
+        let fw = fin.man_bits();
+        let all = (1u64 << fw) - 1;
+        let align = |t: u64, tb: u32| -> u64 {
+            if tb <= fw {
+                t << (fw - tb)
+            } else {
+                t >> (tb - fw)
+            }
+        };
+        let mut edges = vec![0, 1, all, all - 1, 1u64 << (fw - 1)];
+        // MaxFinite_r's trailing significand (normalized) and its neighbours: rceil's edge.
+        let d = fr.decode(fr.max_finite_mag());
+        let s = d.sig as u64;
+        let lead = 63 - s.leading_zeros();
+        let mf = align(s & ((1u64 << lead) - 1), lead);
+        edges.extend([mf, mf.wrapping_sub(1) & all, (mf + 1) & all]);
+        // The even policy's carry limit 2^fw - 2^(fw - m - 1) and its neighbours.
+        let m = fr.man_bits();
+        if m < fw {
+            let lim = (1u64 << fw) - (1u64 << (fw - m - 1));
+            edges.extend([lim, lim - 1, (lim + 1) & all]);
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        BlockGen { n, fin, fr, edges }
+    }
+
+    /// The code of `(-1)^sign · 1.t · 2^e` in the input format (`t` = trailing significand
+    /// bits); below emin it is denormalized (truncated), above emax it is the largest finite.
+    fn encode(&self, sign: bool, e: i64, t: u64) -> u64 {
+        let f = &self.fin;
+        let man = f.man_bits();
+        let t = t & ((1u64 << man) - 1);
+        let (emin, emax) = (f.emin() as i64, f.emax() as i64);
+        let mag = if e > emax {
+            f.max_finite_mag() as u64
+        } else if e >= emin {
+            (((e + f.bias as i64) as u64) << man) | t
+        } else {
+            let sh = (emin - e) as u32;
+            if sh > man + 1 {
+                0
+            } else {
+                ((1u64 << man) | t) >> sh
+            }
+        };
+        mag | if sign { f.sign_bit() as u64 } else { 0 }
+    }
+
+    /// Block `h` into the canonical inputs `out` (roles: z elements, modes, random words).
+    fn vector(&self, h: u64, roles: &[(Role, u32)], rm: u64, sat: u64, out: &mut [u64]) {
+        let f = &self.fin;
+        let man = f.man_bits();
+        let (emin, emax) = (f.emin() as i64, f.emax() as i64);
+        let sub_lo = emin - man as i64;
+        let span = (emax - sub_lo + 1) as u64;
+        let mut r = h;
+        let mut next = || {
+            r = mix(r ^ GAMMA);
+            r
+        };
+        let class = next() % 10;
+        // The block's top exponent: anywhere, or (class 8) at the extremes.
+        let top = match class {
+            8 => {
+                let k = next();
+                if k & 1 == 0 {
+                    emax - (k >> 1) as i64 % 3
+                } else {
+                    sub_lo + (k >> 1) as i64 % 12
+                }
+            }
+            5 => sub_lo + (next() % (man as u64 + 2)) as i64,
+            _ => sub_lo + (next() % span) as i64,
+        };
+        let spread = 1 + next() % 12;
+        let lead = (next() % self.n as u64) as usize;
+        let mut vals = vec![0u64; self.n];
+        for (i, v) in vals.iter_mut().enumerate() {
+            let sign = next() & 1 == 1;
+            let t = next();
+            *v = match class {
+                // Uniform bit patterns.
+                0 => next() & f.code_mask() as u64,
+                // All zeros (either sign).
+                4 => self.encode(sign, sub_lo - 2, 0),
+                // Tensor-like: a window of `spread` binades below the top.
+                1 | 5 | 8 => self.encode(sign, top - (t % spread) as i64, next()),
+                // One outlier: the others far below it.
+                2 => {
+                    if i == lead {
+                        self.encode(sign, top, next())
+                    } else {
+                        self.encode(sign, top - 8 - (t % 24) as i64, next())
+                    }
+                }
+                // The maximum on a policy edge, the others at most as large.
+                3 | 9 => {
+                    let edge = self.edges[(t % self.edges.len() as u64) as usize];
+                    if i == lead {
+                        self.encode(sign, top, edge)
+                    } else if next() % 4 == 0 {
+                        self.encode(sign, top, edge.saturating_sub(next() % 4))
+                    } else {
+                        self.encode(sign, top - 1 - (next() % spread) as i64, next())
+                    }
+                }
+                // Quotients on element rounding boundaries: m_r bits, then a half ulp and an
+                // optional sticky bit below it.
+                _ => {
+                    let mr = self.fr.man_bits().min(man);
+                    let keep = next() & ((1u64 << mr) - 1);
+                    let rest = man - mr;
+                    let mut tt = keep << rest;
+                    if rest > 0 {
+                        tt |= 1u64 << (rest - 1);
+                        if next() & 1 == 1 && rest > 1 {
+                            tt |= 1u64 << (next() % (rest - 1) as u64);
+                        }
+                    }
+                    let e = if i == lead {
+                        top
+                    } else {
+                        top - (t % spread) as i64
+                    };
+                    self.encode(sign, e, tt)
+                }
+            };
+        }
+        // Specials: NaN or infinities in random lanes, in one block in eight.
+        if class != 0 && next() % 8 == 0 {
+            let k = 1 + next() % self.n as u64;
+            for _ in 0..k {
+                let lane = (next() % self.n as u64) as usize;
+                let c = next() % 4;
+                vals[lane] = match c {
+                    0 => f.nan_code().unwrap_or(0) as u64,
+                    1 => f.pos_inf_code().unwrap_or(0) as u64,
+                    2 => f.neg_inf_code().unwrap_or(0) as u64,
+                    _ => (f.nan_code().unwrap_or(0) | f.sign_bit()) as u64 | 1,
+                };
+            }
+        }
+        let mut zi = 0;
+        for (idx, (role, w)) in roles.iter().enumerate() {
+            out[idx] = match role {
+                Role::Z => {
+                    let v = vals.get(zi).copied().unwrap_or(0);
+                    zi += 1;
+                    v
+                }
+                Role::Rounding => rm,
+                Role::Saturation => sat,
+                _ => next() & iface::width_mask(*w),
+            };
+        }
     }
 }
 

@@ -45,13 +45,15 @@ except ImportError:  # pragma: no cover - ml_dtypes is in python/requirements.tx
     _ml_dtypes = None
 
 from ._native import VERSION, Format, presets
-from ._native import _add, _convert, _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _set_threads
+from ._native import _add, _convert, _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _quantize_block, _set_threads
 
 __all__ = [
     "Format",
     "presets",
     "project",
     "convert",
+    "quantize_block",
+    "dequantize_block",
     "decode",
     "mul",
     "add",
@@ -419,6 +421,76 @@ def convert(
     r = _rnd(rnd, a.shape)
     c, fl = _convert(_codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want)
     return _result(c, fl, a.shape, want, f, av, a.ndim == 0)
+
+
+def quantize_block(
+    values,
+    fmt,
+    block=32,
+    scale_format="e8m0",
+    policy="floor",
+    rounding="rne",
+    saturation="satfinite",
+    flags=False,
+    rnd=None,
+    tininess="after",
+    nan_code=0,
+    sr_bits=8,
+):
+    """MX block quantization (the function of the ``quantize`` core, ``fp8gen gen -u quantize
+    -f FMT --n BLOCK``): the last axis of ``values`` (float32, float16 or bfloat16; float64
+    and Python numbers only where exact in binary32) is split into blocks of ``block``
+    elements; each block gets one power-of-two scale of ``scale_format`` (e8m0 or
+    binary8p1uf) from its largest finite magnitude by ``policy`` (floor = OCP MX v1.0 section
+    6.3, ceil, even, rceil = no element overflows; docs in golden/src/quantize.rs), and each
+    element is divided by the scale and rounded once to ``fmt``. Returns ``(codes, scales)``
+    (``codes`` the shape of ``values``, ``scales`` uint8 of shape ``values.shape[:-1] +
+    (values.shape[-1] // block,)``), plus the OR of each block's element flags with
+    ``flags=True``. Modes, ``rnd`` (one random word per element), ``tininess``, ``nan_code``
+    and ``sr_bits`` as in :func:`project`."""
+    f = _format(fmt)
+    sf = _format(scale_format, "scale_format")
+    if not isinstance(block, (int, np.integer)) or isinstance(block, bool):
+        raise TypeError(f"block: expected an int, got {_typename(block)}")
+    if not isinstance(policy, str):
+        raise TypeError(f"policy: expected floor, ceil, even or rceil (str), got {_typename(policy)}")
+    rounding, saturation, tininess = _modes(rounding, saturation, tininess)
+    want = _bool(flags, "flags")
+    nc, sb = _nan_code(nan_code, f), _sr_bits(sr_bits)
+    a = _native_order(_array(values, "values"))
+    if not (a.dtype == np.float16 or (a.dtype.name == "bfloat16" and a.dtype.itemsize == 2)):
+        a = _float32_operand(values, "values")
+    if a.ndim == 0:
+        raise ValueError("values: expected an array whose last axis holds the blocks, got a scalar")
+    block = int(block)
+    if block < 1 or a.shape[-1] % block != 0:
+        raise ValueError(f"values: the last axis has {a.shape[-1]} elements, not a multiple of block = {block}")
+    bits, src = _float_bits(a)
+    r = _rnd(rnd, a.shape)
+    codes, scales, fl = _quantize_block(bits, src, block, f, sf, policy, rounding, sb, saturation, tininess, nc, r, want)
+    sshape = a.shape[:-1] + (a.shape[-1] // block,)
+    out = (codes.reshape(a.shape), scales.reshape(sshape))
+    return out + (fl.reshape(sshape),) if want else out
+
+
+def dequantize_block(codes, scales, fmt, block=32, scale_format="e8m0"):
+    """The values of MX blocks: ``decode(codes, fmt)`` times ``2 ** scale`` per block of
+    ``block`` elements along the last axis (``scales`` of shape ``codes.shape[:-1] +
+    (codes.shape[-1] // block,)``, codes of ``scale_format``). float64 (every product is exact
+    in it); a NaN scale makes its block NaN."""
+    f = _format(fmt)
+    sf = _format(scale_format, "scale_format")
+    c = _array(codes, "codes")
+    s = _array(scales, "scales")
+    block = int(block)
+    if c.ndim == 0 or block < 1 or c.shape[-1] % block != 0:
+        raise ValueError(f"codes: the last axis must be a multiple of block = {block}")
+    want = c.shape[:-1] + (c.shape[-1] // block,)
+    if s.shape != want:
+        raise ValueError(f"scales: expected shape {want} for codes of shape {c.shape}, got {s.shape}")
+    v = decode(c, f).astype(np.float64)
+    sv = decode(s, sf).astype(np.float64)
+    return (v.reshape(want + (block,)) * sv[..., None]).reshape(c.shape)
 
 
 def decode(codes, fmt):

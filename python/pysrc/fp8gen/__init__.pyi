@@ -153,6 +153,44 @@ def convert(
     sr_bits: int = ...,
     as_values: bool = ...,
 ) -> Tuple[_Result, _Result]: ...
+@overload
+def quantize_block(
+    values: npt.ArrayLike,
+    fmt: _FormatLike,
+    block: int = ...,
+    scale_format: _FormatLike = ...,
+    policy: str = ...,
+    rounding: str = ...,
+    saturation: str = ...,
+    flags: Literal[False] = ...,
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+) -> Tuple[np.ndarray, np.ndarray]: ...
+@overload
+def quantize_block(
+    values: npt.ArrayLike,
+    fmt: _FormatLike,
+    block: int = ...,
+    scale_format: _FormatLike = ...,
+    policy: str = ...,
+    rounding: str = ...,
+    saturation: str = ...,
+    *,
+    flags: Literal[True],
+    rnd: Optional[npt.ArrayLike] = ...,
+    tininess: str = ...,
+    nan_code: int = ...,
+    sr_bits: int = ...,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def dequantize_block(
+    codes: npt.ArrayLike,
+    scales: npt.ArrayLike,
+    fmt: _FormatLike,
+    block: int = ...,
+    scale_format: _FormatLike = ...,
+) -> np.ndarray: ...
 def decode(codes: npt.ArrayLike, fmt: _FormatLike) -> _Result: ...
 def value_dtype_of(fmt: _FormatLike) -> Optional[np.dtype]: ...
 @overload

@@ -450,14 +450,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Add;
 
-impl super::Eval for AddModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        AddModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for AddModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, AddModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        AddModel::eval(self, inputs)
     }
 }
 

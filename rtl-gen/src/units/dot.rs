@@ -585,14 +585,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Dot;
 
-impl super::Eval for DotModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        DotModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for DotModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, DotModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        DotModel::eval(self, inputs)
     }
 }
 

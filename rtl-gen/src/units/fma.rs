@@ -568,14 +568,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Fma;
 
-impl super::Eval for FmaModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        FmaModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for FmaModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, FmaModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        FmaModel::eval(self, inputs)
     }
 }
 

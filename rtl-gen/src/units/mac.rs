@@ -652,6 +652,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         latency: lat,
         initiation_interval: 1,
         dot: None,
+        block: None,
         ports,
     };
     Ok(GeneratedCore {

@@ -12,6 +12,7 @@ pub mod mac;
 pub mod modes;
 pub mod mul;
 pub mod project;
+pub mod quantize;
 
 use crate::ast::{ModuleBuilder, PortDecl};
 use crate::blocks::rm_port_width;
@@ -57,6 +58,7 @@ pub fn def(unit: Unit) -> &'static dyn UnitDef {
         Unit::Fma => &fma::Fma,
         Unit::Mac => &mac::Mac,
         Unit::Dot => &dot::Dot,
+        Unit::Quantize => &quantize::Quantize,
     }
 }
 
@@ -123,6 +125,24 @@ pub trait Eval: Send + Sync + std::fmt::Debug {
         let v = self.eval(inputs);
         let n = out.len().min(v.len());
         out[..n].copy_from_slice(&v[..n]);
+    }
+}
+
+/// A golden function whose data outputs are `[result, flags]` (every unit but `decode`): its
+/// [`Eval`] needs no allocation.
+pub trait ResultFlags: Send + Sync + std::fmt::Debug {
+    /// `[result, flags]` for the data inputs `inputs`.
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2];
+}
+
+impl<T: ResultFlags> Eval for T {
+    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
+        self.result_flags(inputs).to_vec()
+    }
+
+    #[inline]
+    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
+        result_and_flags(out, self.result_flags(inputs))
     }
 }
 
@@ -285,6 +305,10 @@ pub(crate) fn finish_core(
         latency: stages,
         initiation_interval: 1,
         dot: (req.unit == Unit::Dot).then_some(req.options.dot),
+        block: req
+            .unit
+            .accepts(iface::UnitOption::Block)
+            .then_some(req.options.block),
         ports,
     };
     Ok(GeneratedCore {

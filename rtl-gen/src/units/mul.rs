@@ -490,14 +490,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Mul;
 
-impl super::Eval for MulModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        MulModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for MulModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, MulModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        MulModel::eval(self, inputs)
     }
 }
 

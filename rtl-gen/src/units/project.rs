@@ -92,12 +92,18 @@ pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenE
 ///   otherwise: exponent e(X) - e(S), sign s(X) ^ s(S), significand unchanged (exact)
 /// ```
 fn scaled_input(b: &mut ModuleBuilder, u: &Unpacked, sf: &Format, s: &Expr) -> RoundIn {
-    use crate::ast::{concat, sbits};
     b.comment_owned(vec![format!(
         "Block scale (divisor): {}",
         super::describe(sf)
     )]);
     let us = unpack(b, sf, s, true, "sc");
+    scaled_by(b, u, &us)
+}
+
+/// [`scaled_input`] with the scale already unpacked (`us`), for units whose elements share
+/// one scale (the block quantizer).
+pub(crate) fn scaled_by(b: &mut ModuleBuilder, u: &Unpacked, us: &Unpacked) -> RoundIn {
+    use crate::ast::{concat, sbits};
     let nan = b.wire("q_is_nan", u.nan.or(&us.nan));
     let zero = b.wire("q_is_zero", nan.not().and(&us.zero.or(&u.zero)));
     let one = b.wire("q_is_one", nan.not().and(&zero.not()).and(&us.inf));
@@ -272,14 +278,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
 #[derive(Debug)]
 pub struct Project;
 
-impl super::Eval for ProjectModel {
-    fn eval(&self, inputs: &[u64]) -> Vec<u64> {
-        ProjectModel::eval(self, inputs).to_vec()
-    }
-
+impl super::ResultFlags for ProjectModel {
     #[inline]
-    fn eval_into(&self, inputs: &[u64], out: &mut [u64]) {
-        super::result_and_flags(out, ProjectModel::eval(self, inputs))
+    fn result_flags(&self, inputs: &[u64]) -> [u64; 2] {
+        ProjectModel::eval(self, inputs)
     }
 }
 
