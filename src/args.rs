@@ -164,6 +164,10 @@ pub struct ModeArgs {
     /// Code written for NaN into a format without NaN (default 0 = +0; `invalid` is raised).
     #[arg(long, value_parser = parse_hex_u32, default_value = "0")]
     pub nan_code: u32,
+    /// Round-to-odd on overflow under satnone: p3109 (±Inf, P3109 §4.7.5) or ieee (the
+    /// largest finite value, as SoftFloat's round_odd).
+    #[arg(long, default_value = "p3109")]
+    pub rto_overflow: String,
 }
 
 impl ModeArgs {
@@ -187,6 +191,8 @@ impl ModeArgs {
             saturation,
             tininess,
             nonan_code: self.nan_code,
+            rto_overflow: golden::RtoOverflow::parse(&self.rto_overflow)
+                .map_err(|e| CliError::usage(format!("--rto-overflow: {e}")))?,
         })
     }
 }

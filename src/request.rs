@@ -102,6 +102,10 @@ pub struct GenRest {
     /// Code written for NaN into a format without NaN (hex, default 0).
     #[arg(long, value_parser = crate::args::parse_hex_u32)]
     pub nan_code: Option<u32>,
+    /// Round-to-odd on overflow under satnone: p3109 (±Inf, P3109 §4.7.5; default) or ieee
+    /// (the largest finite value, as SoftFloat's round_odd hardware; mul, fma, project).
+    #[arg(long)]
+    pub rto_overflow: Option<String>,
     /// add: subtract, r = x - y (`--sub`), or `--sub dyn` for a run-time `sub_i` port.
     #[arg(long, num_args = 0..=1, default_missing_value = "fixed", value_name = "dyn")]
     pub sub: Option<String>,
@@ -329,10 +333,22 @@ impl GenRest {
                     None => rtl::units::add::AddOp::Add,
                     Some(s) => rtl::units::add::AddOp::parse(s).map_err(CliError::usage)?,
                 },
+                rto_overflow: self.rto_overflow()?.unwrap_or_default(),
             },
         };
         rtl::validate(&req).map_err(|e| CliError::usage(e.to_string()))?;
         Ok(req)
+    }
+
+    /// `--rto-overflow`, parsed.
+    fn rto_overflow(&self) -> Result<Option<golden::RtoOverflow>, CliError> {
+        self.rto_overflow
+            .as_deref()
+            .map(|s| {
+                golden::RtoOverflow::parse(s)
+                    .map_err(|e| CliError::usage(format!("--rto-overflow: {e}")))
+            })
+            .transpose()
     }
 
     /// The options given next to `--from DIR` (each must agree with the manifest).
@@ -381,6 +397,7 @@ impl GenRest {
             tininess_before: self.tininess.as_deref().map(parse_tininess).transpose()?,
             nan_code: self.nan_code,
             signaling_nan,
+            rto_overflow: self.rto_overflow()?,
         })
     }
 }

@@ -195,13 +195,30 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             .map_err(|e| CliError::usage(format!("--shard: {e}")))?,
         None => sim::Shard::default(),
     };
+    // `--ignore flags.underflow`: one flag bit (by the manifest's name); `--ignore flags`:
+    // the whole port.
+    let ignore_flags: Vec<String> = v
+        .ignore
+        .iter()
+        .filter_map(|r| r.trim().strip_prefix("flags."))
+        .map(|n| n.to_string())
+        .collect();
+    for n in &ignore_flags {
+        if !iface::native::FLAG_NAMES.contains(&n.as_str()) {
+            return Err(CliError::usage(format!(
+                "--ignore flags.{n}: unknown flag; flag bits are {}",
+                iface::native::FLAG_NAMES.join(", ")
+            )));
+        }
+    }
     let ignore = v
         .ignore
         .iter()
+        .filter(|r| !r.trim().starts_with("flags."))
         .map(|r| {
             Role::parse(r.trim()).ok_or_else(|| {
                 CliError::usage(format!(
-                    "--ignore: unknown role '{r}'; outputs have roles result, flags, class, sign, exponent, significand"
+                    "--ignore: unknown role '{r}'; outputs have roles result, flags, class, sign, exponent, significand (one flag bit: flags.underflow, flags.inexact, …)"
                 ))
             })
         })
@@ -221,6 +238,7 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
         })?,
         saturations: mode_list("--saturation", &sel_s, Saturation::parse)?,
         ignore,
+        ignore_flags,
         max_counterexamples: v.max_counterexamples.unwrap_or(8),
         vcd: Some(vcd),
         max_hours,
@@ -379,6 +397,27 @@ fn print_report(r: &Report, json: bool) -> Result<(), CliError> {
         for (k, label) in [("compiled", "text:    "), ("xz_check", "x/z check:")] {
             if let Some(v) = s.meta.get(k) {
                 eprintln!("{label} {v}");
+            }
+        }
+        for (k, label) in [
+            ("tied", "tied:     "),
+            ("rounding_encoding", "rounding: "),
+            ("flags_layout", "flags:    "),
+            ("waived", "waived:   "),
+        ] {
+            if let Some(v) = s.meta.get(k) {
+                eprintln!("{label}{v}");
+            }
+        }
+        let c = &s.mismatch_classes;
+        for (map, label) in [
+            (&c.per_mode, "mismatches per mode: "),
+            (&c.per_flag, "mismatches per flag bit: "),
+            (&c.classes, "mismatch classes: "),
+        ] {
+            if !map.is_empty() {
+                let v: Vec<String> = map.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+                eprintln!("{label}{}", v.join(", "));
             }
         }
         if !s.mismatches_per_port.is_empty() {

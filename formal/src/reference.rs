@@ -611,6 +611,11 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             "the reference does not implement --ftz or --no-flags; verify such cores by simulation (exhaustive for mul)".into(),
         ));
     }
+    if req.options.rto_overflow != golden::RtoOverflow::P3109 {
+        return Err(FormalError::Unsupported(
+            "the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation".into(),
+        ));
+    }
     if req.unit == Unit::Quantize {
         return quantize_reference(req, &opt);
     }

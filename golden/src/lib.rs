@@ -26,7 +26,9 @@ pub use ops::{
     FmaOptions, FmaUnit, Projector, Scale,
 };
 pub use quantize::{quantize_block, ScalePolicy, MAX_BLOCK};
-pub use round::{project, project_to, Flags, Rounding, Saturation, Spec, Target, Tininess};
+pub use round::{
+    project, project_to, Flags, Rounding, RtoOverflow, Saturation, Spec, Target, Tininess,
+};
 pub use value::{pow2, Class, Decoded, Exact, ExactClass};
 
 /// Version of the generator and model, written into every generated file and manifest.

@@ -238,6 +238,45 @@ pub enum Tininess {
     BeforeRounding,
 }
 
+/// What round-to-odd gives on overflow under `satnone` (and `satnone-v4`).
+///
+/// P3109 §4.7.5 (the Saturate table) sends every rounding mode that does not round toward the
+/// finite range to ±∞ on overflow, round-to-odd included. IEEE 754 defines no round-to-odd;
+/// the hardware and libraries that implement it as a sticky rounding for double rounding
+/// (SoftFloat's `softfloat_round_odd`, Berkeley HardFloat's `round_odd`) truncate and set the
+/// last bit, so an overflowing result is the largest finite value (its last bit is odd):
+/// overflow behaves as in round toward zero. `satfinite`/`satpropagate` clamp either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoOverflow {
+    /// ±∞ (where the format has it), as P3109 §4.7.5's table gives.
+    #[default]
+    P3109,
+    /// The largest finite value with the sign (SoftFloat `round_odd` hardware).
+    Ieee,
+}
+
+impl RtoOverflow {
+    /// `p3109` or `ieee`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoOverflow::P3109 => "p3109",
+            RtoOverflow::Ieee => "ieee",
+        }
+    }
+
+    /// Parses `p3109` or `ieee`.
+    pub fn parse(s: &str) -> Result<RtoOverflow, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "p3109" => Ok(RtoOverflow::P3109),
+            "ieee" => Ok(RtoOverflow::Ieee),
+            _ => Err(format!(
+                "unknown round-to-odd overflow convention '{s}'; expected p3109 (±Inf, P3109 §4.7.5) or ieee (largest finite, SoftFloat round_odd)"
+            )),
+        }
+    }
+}
+
 /// Everything that selects one projection: rounding, saturation and the options around them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Spec {
@@ -249,6 +288,9 @@ pub struct Spec {
     pub tininess: Tininess,
     /// Code written for a NaN result in a format without NaN (nonan family), default +0.
     pub nonan_code: u32,
+    /// Round-to-odd on overflow under `satnone`: ±∞ (P3109) or the largest finite value.
+    #[serde(default)]
+    pub rto_overflow: RtoOverflow,
 }
 
 impl Spec {
@@ -259,6 +301,7 @@ impl Spec {
             saturation,
             tininess: Tininess::AfterRounding,
             nonan_code: 0,
+            rto_overflow: RtoOverflow::P3109,
         }
     }
 
@@ -613,7 +656,10 @@ fn project_finite(x: &Exact, t: &Target, spec: &Spec, rnd: u32) -> (u32, Flags) 
             Rounding::Rtz => true,
             Rounding::Rtn => !sign,
             Rounding::Rtp => sign,
-            Rounding::Rto => !f.signed && f.specials == Specials::P3109Extended,
+            Rounding::Rto => {
+                (!f.signed && f.specials == Specials::P3109Extended)
+                    || spec.rto_overflow == RtoOverflow::Ieee
+            }
             _ => false,
         };
         let inf = if sign { t.neg_inf } else { t.pos_inf };

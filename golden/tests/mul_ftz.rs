@@ -11,6 +11,7 @@ fn spec(r: Rounding) -> Spec {
         saturation: Saturation::SatFinite,
         tininess: Tininess::AfterRounding,
         nonan_code: 0,
+        rto_overflow: Default::default(),
     }
 }
 

@@ -82,6 +82,7 @@ fn memoized_projector_equals_direct_rounder() {
                         saturation: sat,
                         tininess: tin,
                         nonan_code: 0,
+                        rto_overflow: Default::default(),
                     };
                     for from in [Format::BINARY32, Format::BINARY16, Format::BFLOAT16] {
                         let pr = Projector::new(from, f, spec);

@@ -13,9 +13,11 @@
 #![forbid(unsafe_code)]
 
 mod bounded;
+pub mod native;
 pub mod outdir;
 pub mod unit;
 
+pub use native::{FlagBits, FlagLayout, RoundingEncoding};
 pub use unit::{FormatUse, RFormat, SpaceKind, Unit, UnitOption, UnitSpec, XFormat};
 
 pub use bounded::{
@@ -259,6 +261,10 @@ pub struct Port {
     /// index 3); 0 (omitted) for every other port. A role and an index name one port.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub index: u32,
+    /// A data input held at this value on every vector (an op-select of a multi-function
+    /// core, an enable): not part of the vectors, listed in the summary (docs/byo.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tie: Option<u64>,
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -278,6 +284,7 @@ impl Port {
             width,
             role,
             index: 0,
+            tie: None,
         }
     }
 
@@ -572,6 +579,19 @@ pub struct Modes {
     /// `sub`, `--sub dyn`) chooses at run time and leaves this false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub subtract: bool,
+    /// The values the core's rounding port takes for each mode (a preset `fp8gen`, `riscv`,
+    /// `ieee754`, or a map); `None`: fp8gen's [`ROUNDING_ENCODING`]. Values outside it are
+    /// never driven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounding_encoding: Option<RoundingEncoding>,
+    /// Where the core's flag bits sit (a preset `riscv`, `fp8gen`, or a width and bit map);
+    /// `None`: fp8gen's 4-bit {invalid, overflow, underflow, inexact}.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<FlagLayout>,
+    /// Round-to-odd on overflow under satnone: `p3109` (±∞, P3109 §4.7.5; the default) or
+    /// `ieee` (the largest finite value, as SoftFloat's `round_odd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_overflow: Option<golden::RtoOverflow>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -967,6 +987,7 @@ impl Manifest {
             ));
         }
         check_ports(&self.top, &self.ports, self.latency, MAX_PORT_WIDTH).map_err(ManifestError)?;
+        native::check(self).map_err(ManifestError)?;
         if self.verilog.0.is_empty() {
             return bad("`verilog` lists no source file".into());
         }

@@ -598,6 +598,7 @@ fn make_spec(
         saturation,
         tininess,
         nonan_code: nan_code,
+        rto_overflow: golden::RtoOverflow::P3109,
     })
 }
 
@@ -1055,7 +1056,7 @@ const TABLE_MIN_N: usize = 1 << 14;
 
 /// Projection of binary32 (u32 bits) or binary16/bfloat16 (u16 bits) values to `fmt`.
 #[pyfunction]
-#[pyo3(signature = (bits, src, fmt, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, tables=true))]
+#[pyo3(signature = (bits, src, fmt, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, tables=true, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _project<'py>(
     py: Python<'py>,
@@ -1070,8 +1071,11 @@ fn _project<'py>(
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
     tables: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fmt.f)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fmt.f)?;
+    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
+        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
     let to = fmt.f;
     if src == "binary64" {
@@ -1344,7 +1348,7 @@ fn _decode<'py>(
 
 /// `x·y` rounded once to `out`.
 #[pyfunction]
-#[pyo3(signature = (x, y, fx, fy, fr, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (x, y, fx, fy, fr, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _mul<'py>(
     py: Python<'py>,
@@ -1360,9 +1364,12 @@ fn _mul<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
+        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -1617,7 +1624,7 @@ impl Codes<'_> {
 /// addition checked exact ([`two_sum`]) and one f64 → binary32 rounding ([`rne_f32`]);
 /// every other element goes through the golden `FmaUnit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags, fast=true))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags, fast=true, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _fma<'py>(
     py: Python<'py>,
@@ -1632,9 +1639,12 @@ fn _fma<'py>(
     ftz: bool,
     flags: bool,
     fast: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
-    let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
+        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",

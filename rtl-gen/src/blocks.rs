@@ -80,6 +80,8 @@ pub struct Modes {
     pub tininess: Tininess,
     /// Code written for NaN into NaN-less formats.
     pub nonan_code: u32,
+    /// Round-to-odd on overflow under satnone: ±∞ (P3109 §4.7.5) or the largest finite value.
+    pub rto_overflow: golden::RtoOverflow,
 }
 
 impl Modes {
@@ -137,6 +139,7 @@ impl Modes {
             sr_bits,
             tininess,
             nonan_code,
+            rto_overflow: golden::RtoOverflow::P3109,
         }
     }
 
@@ -1415,7 +1418,9 @@ impl<'a> Rounder<'a> {
             m.r(Rounding::Rtz),
             m.r(Rounding::Rtn).and(&sign.not()),
             m.r(Rounding::Rtp).and(&sign),
-            if !f.signed && f.specials == Specials::P3109Extended {
+            if (!f.signed && f.specials == Specials::P3109Extended)
+                || m.rto_overflow == golden::RtoOverflow::Ieee
+            {
                 m.r(Rounding::Rto)
             } else {
                 Expr::bit_c(false)

@@ -74,6 +74,8 @@ pub struct GenOptions {
     pub block: iface::BlockShape,
     /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
     pub add_op: units::add::AddOp,
+    /// Round-to-odd on overflow under satnone (`--rto-overflow`; mul, fma, project).
+    pub rto_overflow: golden::RtoOverflow,
 }
 
 /// What to generate.
@@ -208,6 +210,12 @@ impl GenRequest {
             if self.options.nonan_code != 0 {
                 v.push(format!("--nan-code {:#x}", self.options.nonan_code));
             }
+            if self.options.rto_overflow != golden::RtoOverflow::P3109 {
+                v.push(format!(
+                    "--rto-overflow {}",
+                    self.options.rto_overflow.name()
+                ));
+            }
             if self.options.ftz {
                 v.push("--ftz".to_string());
             }
@@ -325,6 +333,22 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
                 Unit::accepting(opt),
                 req.unit.name()
             )));
+        }
+    }
+    if req.options.rto_overflow == golden::RtoOverflow::Ieee {
+        if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project) {
+            return Err(GenError::Unsupported(format!(
+                "--rto-overflow ieee applies to mul, fma and project only, not to the {} unit",
+                req.unit.name()
+            )));
+        }
+        if let RoundingSel::Fixed(r) = req.rounding {
+            if r != Rounding::Rto {
+                return Err(GenError::BadRequest(format!(
+                    "--rto-overflow ieee changes round-to-odd only; this core rounds {} (use --rounding rto or dyn)",
+                    r.name()
+                )));
+            }
         }
     }
     if !req.unit.spec().rounds

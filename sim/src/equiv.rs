@@ -249,6 +249,71 @@ pub struct Counterexample {
     pub mismatched_ports: Vec<String>,
 }
 
+/// Mismatches sorted without storing them: per mode combination, per flag bit and per
+/// class of difference (result off by k ulps, flags only, sign only, NaN …). Counted in the
+/// engine's compare step by a [`Classify`] the caller gives ([`EquivConfig::classifier`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Mismatching vectors per mode combination (`rne/satfinite`).
+    #[serde(default)]
+    pub per_mode: BTreeMap<String, u64>,
+    /// Mismatching vectors per flag bit (`underflow`): vectors whose bit differs.
+    #[serde(default)]
+    pub per_flag: BTreeMap<String, u64>,
+    /// Mismatching vectors per class (`result_1ulp`, `flags_only.underflow`, …): one class
+    /// per mismatching vector.
+    #[serde(default)]
+    pub classes: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    /// Counts one more in `map[key]`.
+    pub fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+        match map.get_mut(key) {
+            Some(n) => *n += 1,
+            None => {
+                map.insert(key.to_string(), 1);
+            }
+        }
+    }
+
+    /// Whether nothing is counted.
+    pub fn is_empty(&self) -> bool {
+        self.per_mode.is_empty() && self.per_flag.is_empty() && self.classes.is_empty()
+    }
+
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Tally) {
+        for (a, b) in [
+            (&mut self.per_mode, &o.per_mode),
+            (&mut self.per_flag, &o.per_flag),
+            (&mut self.classes, &o.classes),
+        ] {
+            for (k, v) in b {
+                *a.entry(k.clone()).or_default() += v;
+            }
+        }
+    }
+}
+
+/// Sorts a mismatching row into a [`Tally`]: `row` is the core's data input row, `got` and
+/// `exp` its outputs (the data outputs in [`CoreSpec::data_outputs`] order, then `valid_out`
+/// of a clocked core), already masked with the compared bits.
+pub trait Classify: Send + Sync {
+    /// Counts the mismatch of one row.
+    fn classify(&self, row: &[u64], got: &[u64], exp: &[u64], tally: &mut Tally);
+}
+
+/// A shared [`Classify`] in an [`EquivConfig`].
+#[derive(Clone)]
+pub struct Classifier(pub std::sync::Arc<dyn Classify>);
+
+impl fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Classifier")
+    }
+}
+
 /// Result of an equivalence run (or of several merged shards).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -305,6 +370,10 @@ pub struct Summary {
     /// before the first vector).
     #[serde(default)]
     pub resets_per_lane: u64,
+    /// Mismatches per mode combination, per flag bit and per class (empty when the run had
+    /// no classifier or no mismatch).
+    #[serde(default)]
+    pub mismatch_classes: Tally,
 }
 
 /// Thread-seconds of an equivalence run by step of the engine's loop, summed over threads:
@@ -436,6 +505,11 @@ impl Summary {
             bubbles: self.bubbles + other.bubbles,
             cycles_per_lane: self.cycles_per_lane.min(other.cycles_per_lane),
             resets_per_lane: self.resets_per_lane.min(other.resets_per_lane),
+            mismatch_classes: {
+                let mut t = self.mismatch_classes.clone();
+                t.add(&other.mismatch_classes);
+                t
+            },
         })
     }
 
@@ -513,6 +587,9 @@ pub struct EquivConfig {
     /// the core and exits with status 1 (`None`: wait forever). Default: 60 s, or
     /// `FP8GEN_SIM_WATCHDOG_SECS` ([`default_watchdog`]).
     pub watchdog: Option<Duration>,
+    /// Sorts mismatches into per-mode, per-flag-bit and per-class counts (`None`: only the
+    /// per-port counts).
+    pub classifier: Option<Classifier>,
 }
 
 impl Default for EquivConfig {
@@ -528,6 +605,7 @@ impl Default for EquivConfig {
             format: String::new(),
             meta: BTreeMap::new(),
             watchdog: default_watchdog(),
+            classifier: None,
         }
     }
 }
@@ -546,6 +624,8 @@ struct Local {
     cycles: u64,
     /// Resets in the middle of this thread's run.
     resets: u64,
+    /// Mismatches sorted by the classifier.
+    tally: Tally,
 }
 
 fn compared_list(out_ports: &[&Port], masks: &[u64]) -> Vec<String> {
@@ -642,6 +722,11 @@ fn compare_row(
         return true;
     }
     local.mismatches += 1;
+    if let Some(c) = &cfg.classifier {
+        let exp_m: Vec<u64> = exp.iter().zip(masks).map(|(e, m)| e & m).collect();
+        let got_m: Vec<u64> = got.iter().zip(masks).map(|(e, m)| e & m).collect();
+        c.0.classify(row, &got_m, &exp_m, &mut local.tally);
+    }
     if local.cex.len() < cfg.max_counterexamples {
         let exp_m: Vec<u64> = exp.iter().zip(masks).map(|(e, m)| e & m).collect();
         let got_m: Vec<u64> = got.iter().zip(masks).map(|(e, m)| e & m).collect();
@@ -912,6 +997,9 @@ impl<'a> Pool<'a> {
         let name = self.out_ports[vo].name.clone();
         local.per_port[vo] += 1;
         local.mismatches += 1;
+        if self.cfg.classifier.is_some() {
+            Tally::bump(&mut local.tally.classes, "valid_out_in_bubble");
+        }
         if local.cex.len() < self.cfg.max_counterexamples {
             let mut inputs = PortValues::of(spec.data_inputs(), row);
             if let (true, Some(vi)) = (spec.has_valid(), spec.port_with_role(Role::ValidIn)) {
@@ -957,6 +1045,7 @@ impl<'a> Pool<'a> {
                         bubbles: 0,
                         cycles: 0,
                         resets: 0,
+                        tally: Tally::default(),
                     };
                     let result = (|| -> Result<()> {
                         let mut model = self.lib.instantiate()?;
@@ -1054,6 +1143,10 @@ impl<'a> Pool<'a> {
             bubbles: locals.iter().map(|l| l.bubbles).sum(),
             cycles_per_lane: ran.iter().map(|l| l.cycles).min().unwrap_or(0),
             resets_per_lane: ran.iter().map(|l| l.resets).min().unwrap_or(0),
+            mismatch_classes: locals.iter().fold(Tally::default(), |mut t, l| {
+                t.add(&l.tally);
+                t
+            }),
         }
     }
 }

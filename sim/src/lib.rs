@@ -33,9 +33,9 @@ pub use cache::{
     usage as cache_usage, CleanReport,
 };
 pub use equiv::{
-    check_equivalence, check_equivalence_batched, check_streams, default_watchdog, Counterexample,
-    EquivConfig, Exhaustive, FnSpace, Phases, PortValues, Progress, ProgressFn, Shard, StreamSpace,
-    Summary, VectorSpace, SOAK_MAX_VECTORS,
+    check_equivalence, check_equivalence_batched, check_streams, default_watchdog, Classifier,
+    Classify, Counterexample, EquivConfig, Exhaustive, FnSpace, Phases, PortValues, Progress,
+    ProgressFn, Shard, StreamSpace, Summary, Tally, VectorSpace, SOAK_MAX_VECTORS,
 };
 pub use error::{Result, SimError};
 pub use model::{bubbles_before, check_vcd_target, Handshake, Model, ModelLibrary, Spurious};

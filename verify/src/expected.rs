@@ -172,6 +172,7 @@ impl Golden {
                     saturation,
                     tininess: req.options.tininess,
                     nonan_code: req.options.nonan_code,
+                    rto_overflow: req.options.rto_overflow,
                 };
                 let idx = (rm as usize % 16) * 4 + sat as usize % 4;
                 table[idx] = Some(Projector::new(req.formats.x, req.formats.r, spec));

@@ -18,7 +18,9 @@
 
 #![forbid(unsafe_code)]
 
+mod classify;
 pub mod expected;
+mod native;
 pub mod space;
 
 use expected::{Golden, Layout};
@@ -118,6 +120,9 @@ pub struct Overrides {
     pub nan_code: Option<u32>,
     /// `--signaling-nan`: a golden-model option for other cores (IEEE 754 signaling NaNs).
     pub signaling_nan: bool,
+    /// `--rto-overflow`: must agree with `modes.rto_overflow` where the manifest gives it;
+    /// a golden-model option for a core whose manifest does not.
+    pub rto_overflow: Option<golden::RtoOverflow>,
 }
 
 impl Dut {
@@ -142,6 +147,10 @@ impl Dut {
         check_overrides(&manifest, &request, over)?;
         // Signaling-NaN semantics: on when the manifest or the command line asks for them.
         request.options.signaling_nan = over.signaling_nan || manifest.modes.signaling_nan;
+        if let Some(r) = over.rto_overflow {
+            request.options.rto_overflow = r;
+            rtl::validate(&request).map_err(|e| usage(format!("--rto-overflow: {e}")))?;
+        }
         let sources = Sources::from_manifest(&manifest, &base).map_err(sim_err)?;
         let dut = Dut {
             request,
@@ -180,7 +189,13 @@ impl Dut {
                 )));
             }
             let mode_port = matches!(c.role, Role::Rounding | Role::Saturation);
-            if p.width != c.width && !(mode_port && p.width > c.width) {
+            // A port in the core's own encoding: its values were checked against its width.
+            let native = match c.role {
+                Role::Rounding => m.modes.rounding_encoding.is_some(),
+                Role::Flags => m.modes.flags.is_some(),
+                _ => false,
+            };
+            if p.width != c.width && !(mode_port && p.width > c.width) && !native {
                 return Err(usage(format!(
                     "port `{}` (role {}) of `{name}` is {} bits wide, but {} makes it {} bits ({}); \
                      a narrower port would leave bits unchecked: fix the manifest or the formats",
@@ -193,7 +208,11 @@ impl Dut {
                 )));
             }
         }
-        for p in m.ports.iter().filter(|p| !p.role.is_control()) {
+        for p in m
+            .ports
+            .iter()
+            .filter(|p| !p.role.is_control() && p.tie.is_none())
+        {
             if !canon.iter().any(|c| c.same_role(p)) {
                 return Err(usage(format!(
                     "{} port `{}` (role {}) of `{name}` has no meaning for {}",
@@ -344,6 +363,7 @@ pub fn request_from_manifest(m: &Manifest) -> Result<GenRequest, VerifyError> {
             acc_guard: m.modes.acc_guard_bits,
             interleave: m.modes.interleave,
             add_op: rtl::units::add::AddOp::from_manifest(m).map_err(usage)?,
+            rto_overflow: m.modes.rto_overflow.unwrap_or_default(),
             dot: match (m.unit.accepts(UnitOption::DotShape), m.dot) {
                 (true, Some(d)) => d,
                 (true, None) => {
@@ -461,6 +481,15 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
             );
         }
     }
+    if let (Some(r), Some(have)) = (o.rto_overflow, m.modes.rto_overflow) {
+        if r != have {
+            return conflict(
+                "--rto-overflow",
+                r.name().into(),
+                format!("rto_overflow {}", have.name()),
+            );
+        }
+    }
     if let Some(c) = o.nan_code {
         if c != m.modes.nonan_code {
             return conflict(
@@ -492,6 +521,9 @@ pub struct Plan {
     pub saturations: Option<Vec<golden::Saturation>>,
     /// Output roles not compared (e.g. flags).
     pub ignore: Vec<Role>,
+    /// Flag bits not compared, by name (`--ignore flags.underflow`): the rest of the flags
+    /// port is.
+    pub ignore_flags: Vec<String>,
     /// Counterexamples kept.
     pub max_counterexamples: usize,
     /// Where to write the VCD of the first counterexample (`None` = none).
@@ -513,6 +545,7 @@ impl Default for Plan {
             roundings: None,
             saturations: None,
             ignore: Vec::new(),
+            ignore_flags: Vec::new(),
             max_counterexamples: 8,
             vcd: None,
             stream_cycles: 256,
@@ -539,10 +572,18 @@ pub fn max_threads() -> usize {
 type Combos = Vec<(u64, u64)>;
 
 /// The mode combinations `(rm_i, sat_i)` a plan selects on a core, and their names.
-fn mode_combos(req: &GenRequest, plan: &Plan) -> Result<(Combos, Vec<String>), VerifyError> {
+fn mode_combos(
+    req: &GenRequest,
+    m: &Manifest,
+    plan: &Plan,
+) -> Result<(Combos, Vec<String>), VerifyError> {
     let n = req.random_bits();
     let core_r: Vec<golden::Rounding> = match req.rounding {
         RoundingSel::Fixed(r) => vec![r],
+        // The core's own encoding: exactly the modes it names.
+        RoundingSel::Dynamic if m.modes.rounding_encoding.is_some() => {
+            native::rounding_table(m)?.iter().map(|(_, r)| *r).collect()
+        }
         RoundingSel::Dynamic => {
             let mut v = golden::Rounding::DETERMINISTIC.to_vec();
             if n > 0 {
@@ -647,6 +688,8 @@ impl Report {
 struct PortMap {
     inputs: Vec<Option<usize>>,
     outputs: Vec<Option<usize>>,
+    /// The core's own encodings and tied ports (docs/byo.md).
+    native: native::Native,
 }
 
 impl PortMap {
@@ -656,14 +699,15 @@ impl PortMap {
         for (o, src) in out.iter_mut().zip(&self.inputs) {
             *o = src.map_or(1, |k| ci[k]);
         }
+        self.native.to_core(out);
     }
 
     /// The golden model's expected core outputs for the core's input row `inp`.
     fn expected(&self, golden: &Golden, nci: usize, nco: usize, inp: &[u64], out: &mut [u64]) {
         let mut ci = [0u64; MAX_PORTS];
-        for (v, src) in inp.iter().zip(&self.inputs) {
+        for (j, (v, src)) in inp.iter().zip(&self.inputs).enumerate() {
             if let Some(k) = src {
-                ci[*k] = *v;
+                ci[*k] = self.native.to_canonical(j, *v);
             }
         }
         let mut co = [0u64; MAX_PORTS];
@@ -671,20 +715,27 @@ impl PortMap {
         for (o, src) in out.iter_mut().zip(&self.outputs) {
             *o = src.map_or(1, |k| co[k]);
         }
+        self.native.outputs_to_core(out);
     }
 }
 
-fn port_map(spec: &CoreSpec, canon_in: &[Port], canon_out: &[Port]) -> PortMap {
+fn port_map(
+    spec: &CoreSpec,
+    m: &Manifest,
+    canon_in: &[Port],
+    canon_out: &[Port],
+) -> Result<PortMap, VerifyError> {
     let map = |ports: Vec<&Port>, canon: &[Port]| -> Vec<Option<usize>> {
         ports
             .iter()
             .map(|p| canon.iter().position(|c| c.same_role(p)))
             .collect()
     };
-    PortMap {
+    Ok(PortMap {
         inputs: map(spec.data_inputs().collect(), canon_in),
         outputs: map(spec.data_outputs().collect(), canon_out),
-    }
+        native: native::Native::new(spec, m)?,
+    })
 }
 
 /// The canonical data inputs and outputs of a request (stream mode keeps the valid ports).
@@ -758,7 +809,26 @@ fn default_lanes(unit: Unit) -> u32 {
 }
 
 /// Output masks: every bit of every compared output; `ignore`d roles not at all.
-fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
+fn masks(spec: &CoreSpec, plan: &Plan, fb: &iface::FlagBits) -> Result<Vec<u64>, VerifyError> {
+    let ignore = &plan.ignore;
+    let mut flag_mask = 0u64;
+    for n in &plan.ignore_flags {
+        match fb.bit(n) {
+            Some(b) => flag_mask |= 1 << b,
+            None => {
+                let have: Vec<&str> = fb.bits.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(usage(format!(
+                    "--ignore flags.{n}: the core's flags have no bit {n} (bits: {})",
+                    have.join(", ")
+                )));
+            }
+        }
+    }
+    if flag_mask != 0 && !spec.data_outputs().any(|p| p.role == Role::Flags) {
+        return Err(usage(
+            "--ignore flags.<bit>: the core has no flags output (role flags)",
+        ));
+    }
     for r in ignore {
         if !spec.data_outputs().any(|p| p.role == *r) {
             let have: Vec<String> = spec
@@ -776,6 +846,8 @@ fn masks(spec: &CoreSpec, ignore: &[Role]) -> Result<Vec<u64>, VerifyError> {
         .map(|p| {
             if ignore.contains(&p.role) {
                 0
+            } else if p.role == Role::Flags {
+                p.mask() & !flag_mask
             } else {
                 p.mask()
             }
@@ -805,7 +877,7 @@ pub fn space_len(dut: &Dut, plan: &Plan) -> Result<u64, VerifyError> {
             req.unit.name()
         )));
     }
-    let (combos, _) = mode_combos(req, plan)?;
+    let (combos, _) = mode_combos(req, &dut.manifest, plan)?;
     let (canon_in, _) = canonical(req);
     let space = make_space(
         req,
@@ -885,12 +957,12 @@ pub fn run(
     on_build: &dyn Fn(&str),
 ) -> Result<Report, VerifyError> {
     let req = &dut.request;
-    let (combos, mode_names) = mode_combos(req, plan)?;
+    let (combos, mode_names) = mode_combos(req, &dut.manifest, plan)?;
     let (canon_in, canon_out) = canonical(req);
     let spec = dut.core_spec();
     spec.validate().map_err(sim_err)?;
-    let out_masks = masks(&spec, &plan.ignore)?;
-    let map = port_map(&spec, &canon_in, &canon_out);
+    let out_masks = masks(&spec, plan, &native::flag_bits(&dut.manifest))?;
+    let map = port_map(&spec, &dut.manifest, &canon_in, &canon_out)?;
     let lanes = plan.lanes.unwrap_or(default_lanes(req.unit));
 
     let mut meta = std::collections::BTreeMap::new();
@@ -903,12 +975,14 @@ pub fn run(
         .map_err(sim_err)?;
     meta.insert("core_hash".to_string(), dut.sources.content_hash_with(&pre));
     meta.insert("modes".to_string(), mode_names.join(", "));
+    native::describe(dut, plan, &mut meta);
     meta.insert("seed".to_string(), plan.seed.to_string());
     meta.insert("stages".to_string(), dut.manifest.stages.to_string());
     meta.insert("latency".to_string(), dut.manifest.latency.to_string());
     meta.insert(
         "inputs".to_string(),
         spec.data_inputs()
+            .filter(|p| p.tie.is_none())
             .map(|p| format!("{}[{}]", p.name, p.width))
             .collect::<Vec<_>>()
             .join(" "),
@@ -989,26 +1063,28 @@ pub fn run(
     // combinational core (driven 1, expected 1): then stimulus and golden run on whole batches
     // (`sim::check_equivalence_batched`) and only the valid columns are inserted.
     let in_order = |m: &[Option<usize>], n: usize| m.iter().flatten().copied().eq(0..n);
-    let cfg = equiv_config(req, plan, meta, out_masks);
-    let summary = if in_order(&map.inputs, nci) && in_order(&map.outputs, nco) {
-        let batch_space = CanonSpace {
-            space: &space,
-            cols: &map.inputs,
-            nci,
+    let mut cfg = equiv_config(req, plan, meta, out_masks);
+    cfg.classifier = Some(native::classifier(dut, &spec, &combos, &mode_names));
+    let summary =
+        if in_order(&map.inputs, nci) && in_order(&map.outputs, nco) && map.native.is_empty() {
+            let batch_space = CanonSpace {
+                space: &space,
+                cols: &map.inputs,
+                nci,
+            };
+            sim::check_equivalence_batched(
+                &lib,
+                &batch_space,
+                |inp: &[u64], exp: &mut [u64]| {
+                    batched_golden(&golden, &map, nci, nco, inp, exp);
+                },
+                &cfg,
+                progress,
+            )
+            .map_err(sim_err)?
+        } else {
+            permuted_run(&lib, &space, &golden, &map, nci, nco, &cfg, progress)?
         };
-        sim::check_equivalence_batched(
-            &lib,
-            &batch_space,
-            |inp: &[u64], exp: &mut [u64]| {
-                batched_golden(&golden, &map, nci, nco, inp, exp);
-            },
-            &cfg,
-            progress,
-        )
-        .map_err(sim_err)?
-    } else {
-        permuted_run(&lib, &space, &golden, &map, nci, nco, &cfg, progress)?
-    };
     let mut summary = summary;
     let xz = XzRun {
         dut,
@@ -1202,7 +1278,7 @@ where
     let cfg = EquivConfig {
         threads: plan.threads,
         max_counterexamples: 1,
-        output_masks: Some(masks(spec, &plan.ignore)?),
+        output_masks: Some(masks(spec, plan, &native::flag_bits(&dut.manifest))?),
         ..EquivConfig::default()
     };
     let mut runs = Vec::new();
@@ -1311,7 +1387,7 @@ fn xz_check(
     let cfg = EquivConfig {
         threads: x.plan.threads,
         max_counterexamples: 1,
-        output_masks: Some(masks(x.spec, &x.plan.ignore)?),
+        output_masks: Some(masks(x.spec, x.plan, &native::flag_bits(&x.dut.manifest))?),
         ..EquivConfig::default()
     };
     let mut runs = Vec::new();
@@ -1564,6 +1640,12 @@ pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofRepo
             m.top
         )));
     }
+    if native::in_use(m) {
+        return Err(usage(format!(
+            "--prove cannot yet honour the core's own encodings or tied ports (modes.rounding_encoding, modes.flags, \"tie\"); verify `{}` by simulation",
+            m.top
+        )));
+    }
     if !m.parameters.is_empty() {
         return Err(usage(format!(
             "--prove cannot yet honour the manifest's parameters; verify `{}` by simulation",
@@ -1693,6 +1775,12 @@ fn run_streams(
     on_build: &dyn Fn(&str),
 ) -> Result<Report, VerifyError> {
     let req = &dut.request;
+    if !map.native.is_empty() {
+        return Err(usage(format!(
+            "the core's own encodings and tied ports (modes.rounding_encoding, modes.flags, \"tie\") are not supported for {} streams yet; use fp8gen's encodings",
+            req.unit
+        )));
+    }
     if plan.choice == Choice::Exhaustive {
         return Err(usage(format!(
             "--exhaustive does not apply to {} (its accumulator makes every stream a new case); use --random N (cycles)",
@@ -1883,7 +1971,9 @@ fn run_streams(
         &BuildOptions::default().with_lanes(lanes),
     )
     .map_err(sim_err)?;
-    let cfg = equiv_config(req, plan, meta, out_masks);
+    let mut cfg = equiv_config(req, plan, meta, out_masks);
+    let (_, mode_names) = mode_combos(req, &dut.manifest, plan)?;
+    cfg.classifier = Some(native::classifier(dut, spec, &combos, &mode_names));
     let mut summary =
         sim::check_streams(&lib, &space, new_model, &cfg, progress).map_err(sim_err)?;
     xz_check_streams(

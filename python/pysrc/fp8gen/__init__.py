@@ -364,6 +364,7 @@ def project(
     nan_code=0,
     sr_bits=8,
     as_values=False,
+    rto_overflow="p3109",
 ):
     """Round float64 / float32 / float16 / bfloat16 ``values`` to ``fmt`` (RoundToPrecision ->
     Saturate -> Encode, P3109 v4.0 section 4.7), one rounding from the exact input value.
@@ -376,6 +377,8 @@ def project(
     random bits per element given in ``rnd`` (uint32, same shape as ``values``).
     ``saturation``: satfinite, satpropagate, satnone, satnone-v4. ``tininess``: after/before
     (underflow flag). ``nan_code``: code written for NaN into a format without NaN.
+    ``rto_overflow``: what rto gives on overflow under satnone, "p3109" (±Inf, P3109 §4.7.5)
+    or "ieee" (the largest finite value, as SoftFloat's round_odd).
     """
     f = _format(fmt)
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
@@ -385,7 +388,9 @@ def project(
     bits, src = _float_bits(a)
     r = _rnd(rnd, a.shape)
     av = _bool(as_values, "as_values")
-    codes, fl = _project(bits, src, f, rounding, sb, saturation, tininess, nc, r, want)
+    codes, fl = _project(
+        bits, src, f, rounding, sb, saturation, tininess, nc, r, want, rto_overflow=rto_overflow
+    )
     return _result(codes, fl, a.shape, want, f, av, a.ndim == 0)
 
 
@@ -532,11 +537,13 @@ def mul(
     nan_code=0,
     sr_bits=8,
     as_values=False,
+    rto_overflow="p3109",
 ):
     """``x * y`` rounded once to ``out_fmt`` (default ``fmt``). ``x`` holds codes of ``fmt``,
     ``y`` codes of ``fmt_y`` (default ``fmt``); they broadcast against each other. ``out_fmt``
     may be "binary32" (uint32 codes). Returns codes, or values with ``as_values=True``
-    (module docs' table); numpy scalars when ``x`` and ``y`` are scalars."""
+    (module docs' table); numpy scalars when ``x`` and ``y`` are scalars. ``rto_overflow``:
+    as :func:`project`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = fx if out_fmt is None else _format(out_fmt, "out_fmt")
@@ -549,7 +556,7 @@ def mul(
     r = _rnd(rnd, shape)
     codes, fl = _mul(
         _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr,
-        rounding, sb, saturation, tininess, nc, r, want,
+        rounding, sb, saturation, tininess, nc, r, want, rto_overflow=rto_overflow,
     )
     return _result(codes, fl, shape, want, fr, av, len(shape) == 0)
 
@@ -606,6 +613,7 @@ def fma(
     tininess="after",
     ftz=False,
     as_values=False,
+    rto_overflow="p3109",
 ):
     """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
     rounded once to binary32: uint32 codes (binary32 bit patterns), or float32 values with
@@ -613,7 +621,7 @@ def fma(
     numbers and float64 arrays are accepted when every value is exact in binary32; others are
     refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
     to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
-    reads as zero and subnormal results flush to zero."""
+    reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
@@ -625,7 +633,7 @@ def fma(
     zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
     r, fl = _fma(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
-        rounding, saturation, tininess, ftz, want,
+        rounding, saturation, tininess, ftz, want, rto_overflow=rto_overflow,
     )
     return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
 

@@ -107,6 +107,7 @@ def project(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def project(
@@ -121,6 +122,7 @@ def project(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def convert(
@@ -206,6 +208,7 @@ def mul(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def mul(
@@ -223,6 +226,7 @@ def mul(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def add(
@@ -272,6 +276,7 @@ def fma(
     tininess: str = ...,
     ftz: bool = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def fma(
@@ -287,6 +292,7 @@ def fma(
     tininess: str = ...,
     ftz: bool = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def dot(

@@ -382,6 +382,7 @@ pub struct FmaModel {
     /// Exact products of every code pair, prepared once (golden::FmaUnit).
     unit: golden::FmaUnit,
     scale: Option<Format>,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl FmaModel {
@@ -404,6 +405,7 @@ impl FmaModel {
                 },
             ),
             scale: req.formats.scale,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 
@@ -425,8 +427,9 @@ impl FmaModel {
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
         if let Some((sx, sy)) = super::modes::read_scales(&mut it, self.scale) {
             let z = it.next().unwrap_or(0) as u32;
-            let (spec, _) =
+            let (mut spec, _) =
                 spec_from_ports(&mut it, self.rounding, self.saturation, 0, self.tininess, 0);
+            spec.rto_overflow = self.rto_overflow;
             // block scales exclude ftz (crate::validate)
             let (c, fl) = golden::fma_scaled(
                 &self.fx,
@@ -454,7 +457,9 @@ impl FmaModel {
         z: u32,
         modes: &mut impl Iterator<Item = u64>,
     ) -> [u64; 2] {
-        let (spec, _) = spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
+        let (mut spec, _) =
+            spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
+        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = self.unit.eval_spec(x, y, z, &spec);
         if self.signaling_nan
             && (golden::is_small_signaling_nan(&self.fx, x)

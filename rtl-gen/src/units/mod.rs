@@ -253,6 +253,9 @@ pub(crate) fn manifest_modes(req: &GenRequest) -> Modes {
         acc_guard_bits: req.options.acc_guard,
         interleave: req.options.interleave,
         subtract: req.options.add_op == add::AddOp::Sub,
+        rto_overflow: (req.options.rto_overflow != golden::RtoOverflow::P3109)
+            .then_some(req.options.rto_overflow),
+        ..Modes::default()
     }
 }
 

@@ -63,6 +63,7 @@ pub fn spec_from_ports(
             saturation,
             tininess,
             nonan_code,
+            rto_overflow: golden::RtoOverflow::P3109,
         },
         rnd,
     )
@@ -70,7 +71,22 @@ pub fn spec_from_ports(
 
 /// `rm`/`sat` parts of a top module name, with the tininess tag ([`tininess_tag`]).
 pub fn mode_tag(req: &GenRequest) -> String {
-    format!("{}{}", rm_sat_tag(req), tininess_tag(req))
+    format!(
+        "{}{}{}",
+        rm_sat_tag(req),
+        tininess_tag(req),
+        rto_overflow_tag(req)
+    )
+}
+
+/// `_rtoieee` in a top module name when round-to-odd overflows to the largest finite value
+/// (`--rto-overflow ieee`), else empty.
+pub fn rto_overflow_tag(req: &GenRequest) -> &'static str {
+    if req.options.rto_overflow == golden::RtoOverflow::Ieee {
+        "_rtoieee"
+    } else {
+        ""
+    }
 }
 
 /// `<rounding>_<saturation>` of a top module name (`rmdyn[_srN]`, `satdyn` for mode ports).
@@ -144,7 +160,7 @@ pub fn mode_ports(b: &mut ModuleBuilder, req: &GenRequest) -> Modes {
     let rm = (req.rounding == RoundingSel::Dynamic).then(|| b.input("rm_i", rm_port_width(n)));
     let sat = (req.saturation == SaturationSel::Dynamic).then(|| b.input("sat_i", 2));
     let rnd = (n > 0).then(|| b.input("rnd_i", n));
-    Modes::new(
+    let mut m = Modes::new(
         b,
         req.rounding,
         req.saturation,
@@ -154,5 +170,7 @@ pub fn mode_ports(b: &mut ModuleBuilder, req: &GenRequest) -> Modes {
         rnd,
         req.options.tininess,
         req.options.nonan_code,
-    )
+    );
+    m.rto_overflow = req.options.rto_overflow;
+    m
 }

@@ -297,6 +297,7 @@ pub struct MulModel {
     signaling_nan: bool,
     ftz: bool,
     scale: Option<Format>,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl MulModel {
@@ -315,6 +316,7 @@ impl MulModel {
             signaling_nan: req.options.signaling_nan,
             ftz: req.options.ftz,
             scale: req.formats.scale,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 
@@ -333,7 +335,7 @@ impl MulModel {
         let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
         let scales = read_scales(&mut it, self.scale);
-        let (spec, rnd) = spec_from_ports(
+        let (mut spec, rnd) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -341,6 +343,7 @@ impl MulModel {
             self.tininess,
             self.nonan_code,
         );
+        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = if let Some((sx, sy)) = scales {
             golden::mul_scaled(&self.fx, x, sx, &self.fy, y, sy, &self.fr, &spec, rnd)
         } else if self.ftz {

@@ -24,6 +24,7 @@ pub struct ProjectModel {
     tininess: Tininess,
     nonan_code: u32,
     scale: Option<Format>,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl ProjectModel {
@@ -39,6 +40,7 @@ impl ProjectModel {
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
             scale: req.formats.scale,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 
@@ -59,7 +61,7 @@ impl ProjectModel {
             format,
             code: it.next().unwrap_or(0) as u32 & format.code_mask(),
         });
-        let (spec, rnd) = super::modes::spec_from_ports(
+        let (mut spec, rnd) = super::modes::spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -67,6 +69,7 @@ impl ProjectModel {
             self.tininess,
             self.nonan_code,
         );
+        spec.rto_overflow = self.rto_overflow;
         let z = z & self.input.code_mask();
         let (c, fl) = match sc {
             Some(s) => golden::convert_scaled(&self.input, z, s, &self.format, &spec, rnd),
@@ -164,6 +167,7 @@ pub fn top_name(req: &GenRequest) -> String {
         name.push_str(&format!("_from_{}", req.formats.x.ident()));
     }
     name.push_str(super::modes::tininess_tag(req));
+    name.push_str(super::modes::rto_overflow_tag(req));
     if !f.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
     }
