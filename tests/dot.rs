@@ -203,7 +203,7 @@ fn verify_from_reads_the_dot_shape_from_the_manifest() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n, --scale-format, --scaled and --addend describe a core to generate; with --from DIR the manifest gives them (\"dot\", formats.scale)"
+        "error: --n, --scale-format, --scaled, --addend and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale)"
     );
     // A manifest without the shape is refused with the fix.
     let mut v = j.clone();
@@ -471,7 +471,7 @@ fn block_scaled_mul_fma_and_project_cores_match_the_golden_model() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --scaled and --scale-format apply to --unit project, mul, fma or dot only, not to decode"
+        "error: --scaled and --scale-format apply to --unit project, mul, fma, dot or quantize only, not to decode"
     );
     let (ok, _, err) = fp8gen(&[
         "gen",

@@ -698,7 +698,7 @@ fn options_the_core_in_from_cannot_honour_are_errors() {
     let table: &[(&[&str], &str)] = &[
         (
             &["verify", "--from", ms, "--in-format", "binary16"],
-            "error: --in-format applies to --unit project or convert; the core in --from is a mul core: drop the option",
+            "error: --in-format applies to --unit project, convert or quantize; the core in --from is a mul core: drop the option",
         ),
         (
             &["verify", "--from", ps, "--format-y", "binary32"],
