@@ -1,4 +1,4 @@
-//! The independent reference: `mul`, `fma`, `project` and `add` ([`add`]) written the obvious way.
+//! The independent reference: `mul`, `fma`, `project`, `convert`, `add` (module `add`) and `quantize`, written the obvious way.
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below

@@ -4,7 +4,7 @@
 //! ([`Format`], a run-time value with a NaN/Inf/zero family), decoding ([`Format::decode`]),
 //! the one unrounded intermediate ([`Exact`]) and the one rounder ([`project`]: P3109
 //! RoundToPrecision → Saturate → Encode, with IEEE-style [`Flags`]), and the operations built
-//! on them: conversion ([`convert`], [`project_f32`]), addition ([`add`]), multiply ([`mul`]), FMA with a binary32
+//! on them: conversion ([`convert`], [`project_f32`]), addition ([`add()`]), multiply ([`mul`]), FMA with a binary32
 //! accumulator ([`fma`]), dot products with block scales ([`DotUnit`]) and their power-of-two scaled variants.
 //!
 //! All arithmetic is exact integer arithmetic; nothing goes through f64. The crate does no I/O.
