@@ -248,7 +248,7 @@ fn moved(p: &mut Option<PathBuf>, from: &Path, to: &Path) {
 /// proof fails. `dir` is always a directory this run created ([`work_dir`],
 /// `OutDir::stage`), so the removals below never touch a user's directory.
 struct Work {
-    dir: PathBuf,
+    dir: iface::outdir::FreshDir,
     out: Option<iface::outdir::OutDir>,
     done: bool,
 }
@@ -262,9 +262,7 @@ impl Work {
     fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
         self.done = true;
         match self.out.take() {
-            None => {
-                let _ = std::fs::remove_dir_all(&self.dir);
-            }
+            None => self.dir.remove(),
             Some(out) => {
                 let shown = out.install(&self.dir, true).map_err(out_err)?;
                 moved(&mut report.work_dir, &self.dir, &shown);
@@ -280,15 +278,13 @@ impl Work {
 impl Drop for Work {
     fn drop(&mut self) {
         if !self.done {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            self.dir.remove();
         }
     }
 }
 
 /// A fresh work directory (kept or temporary).
 fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
     if let Some(d) = &opts.work_dir {
         let out = keep_rule_prepare(&d.join(tag))?;
         let dir = out.stage().map_err(out_err)?;
@@ -298,28 +294,16 @@ fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
             done: false,
         });
     }
-    // A new directory under the system temp directory, created here (`create_dir` fails on
-    // an existing path, which is never removed: the next name is tried), so that `Work` only
+    // A new directory under the system temp directory, created here, so that `Work` only
     // ever deletes a directory this run made.
     let tmp = std::env::temp_dir();
-    loop {
-        let dir = tmp.join(format!(
-            "fp8gen-prove-{}-{}-{tag}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                return Ok(Work {
-                    dir,
-                    out: None,
-                    done: false,
-                })
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(FormalError::Io(format!("creating {}", dir.display()), e)),
-        }
-    }
+    let dir = iface::outdir::FreshDir::create_in(&tmp, &format!("fp8gen-prove-{tag}"))
+        .map_err(|e| FormalError::Io(format!("creating a directory in {}", tmp.display()), e))?;
+    Ok(Work {
+        dir,
+        out: None,
+        done: false,
+    })
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
@@ -923,7 +907,7 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
         }
     }
     let work = work_dir(opts, "pair")?;
-    let (dir, keep) = (work.dir.clone(), work.keep());
+    let (dir, keep) = (work.dir.to_path_buf(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_miter (\n");
     let mut decls = Vec::new();
     let mut free = Vec::new();
@@ -1086,7 +1070,7 @@ pub fn prove_pipeline(
             .map_err(FormalError::Unsupported)?;
     }
     let work = work_dir(opts, "pipeline")?;
-    let (dir, keep) = (work.dir.clone(), work.keep());
+    let (dir, keep) = (work.dir.to_path_buf(), work.keep());
     let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
     let mut decls = Vec::new();
     let mut free = Vec::new();
@@ -1454,12 +1438,11 @@ pub fn prove_request(
     let out = keep_rule_prepare(keep)?;
     let built = out.stage().map_err(out_err)?;
     let mut inner = opts.clone();
-    inner.work_dir = Some(built.clone());
+    inner.work_dir = Some(built.to_path_buf());
     let mut reports = match prove_request_in(req, &inner) {
         Ok(r) => r,
         Err(e) => {
-            // `built` is the fresh staging directory `stage` created above.
-            let _ = std::fs::remove_dir_all(&built);
+            built.remove();
             return Err(e);
         }
     };

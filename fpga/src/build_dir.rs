@@ -5,21 +5,17 @@
 //! holding files fp8gen did not write is refused before anything runs.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use iface::outdir::{OutDir, OutDirError, Rule, LISTING};
+use iface::outdir::{FreshDir, OutDir, OutDirError, Rule, LISTING};
 
 use crate::FpgaError;
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A build directory that is deleted on drop unless [`BuildDir::finish`] moved it. Its path is
 /// always one [`BuildDir::new`] created with `create_dir` (which fails on an existing path), so
 /// the removals below only ever delete this build's own directory.
 #[derive(Debug)]
 pub struct BuildDir {
-    path: PathBuf,
+    path: FreshDir,
     dest: Option<OutDir>,
     done: bool,
 }
@@ -56,19 +52,9 @@ impl BuildDir {
     /// Creates a fresh directory in the system temp directory. With `keep = Some(dest)`
     /// (checked by [`prepare_output`]), [`BuildDir::finish`] moves the build there.
     pub fn new(prefix: &str, keep: Option<OutDir>) -> Result<BuildDir, FpgaError> {
-        let unique = format!(
-            "{}-{}-{}-{}",
-            prefix,
-            std::process::id(),
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(unique);
-        std::fs::create_dir(&path)
-            .map_err(|e| FpgaError::io(format!("creating {}", path.display()), e))?;
+        let tmp = std::env::temp_dir();
+        let path = FreshDir::create_in(&tmp, prefix)
+            .map_err(|e| FpgaError::io(format!("creating a directory in {}", tmp.display()), e))?;
         Ok(BuildDir {
             path,
             dest: keep,
@@ -89,7 +75,7 @@ impl BuildDir {
         match self.dest.take() {
             Some(dest) => dest.install(&self.path, true).map(Some).map_err(out_err),
             None => {
-                let _ = std::fs::remove_dir_all(&self.path);
+                self.path.remove();
                 Ok(None)
             }
         }
@@ -107,7 +93,7 @@ impl BuildDir {
 impl Drop for BuildDir {
     fn drop(&mut self) {
         if !self.done {
-            let _ = std::fs::remove_dir_all(&self.path);
+            self.path.remove();
         }
     }
 }

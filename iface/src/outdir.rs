@@ -143,27 +143,72 @@ fn first_foreign(dir: &Path, owns: &dyn Fn(&Path) -> bool) -> std::io::Result<Op
 /// A fresh name next to `dest` (`.<name>.<tag>-<pid>-<n>`); with `create` the directory is
 /// created (atomically, so concurrent writers never share it).
 fn sibling(dest: &Path, tag: &str, create: bool) -> std::io::Result<PathBuf> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = dest
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     let parent = dest.parent().unwrap_or_else(|| Path::new("."));
+    if create {
+        return FreshDir::create_in(parent, &format!(".{name}.{tag}")).map(FreshDir::into_path);
+    }
     loop {
-        let i = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let p = parent.join(format!(".{name}.{tag}-{}-{i}", std::process::id()));
-        if !create {
-            if std::fs::symlink_metadata(&p).is_err() {
-                return Ok(p);
+        let p = parent.join(unique_name(&format!(".{name}.{tag}")));
+        if std::fs::symlink_metadata(&p).is_err() {
+            return Ok(p);
+        }
+    }
+}
+
+/// `<stem>-<pid>-<n>`, a name no other call of this process returns.
+fn unique_name(stem: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let i = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{stem}-{}-{i}", std::process::id())
+}
+
+/// A directory this run created with `create_dir`, which fails on any existing path (that
+/// name is then skipped, never touched): the only kind of directory the tool deletes
+/// recursively ([`FreshDir::remove`]), so a delete can never reach a user's directory, `/`
+/// or the system temp directory itself. Build and proof work directories and the staging
+/// directories of [`OutDir::stage`] are `FreshDir`s.
+#[derive(Debug)]
+pub struct FreshDir(PathBuf);
+
+impl FreshDir {
+    /// Creates `<parent>/<stem>-<pid>-<n>` for the first `n` whose path does not exist.
+    pub fn create_in(parent: &Path, stem: &str) -> std::io::Result<FreshDir> {
+        loop {
+            let p = parent.join(unique_name(stem));
+            match std::fs::create_dir(&p) {
+                Ok(()) => return Ok(FreshDir(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
             }
-            continue;
         }
-        match std::fs::create_dir(&p) {
-            Ok(()) => return Ok(p),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
+    }
+
+    /// Deletes the directory and everything in it (all of which this run wrote).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+
+    /// The path, for a caller that hands the directory on (and with it the duty to delete).
+    pub fn into_path(self) -> PathBuf {
+        self.0
+    }
+}
+
+impl std::ops::Deref for FreshDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for FreshDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
     }
 }
 
@@ -510,13 +555,19 @@ impl OutDir {
 
     /// A fresh directory next to the destination to write the output into (same file
     /// system: [`OutDir::install`] renames it into place).
-    pub fn stage(&self) -> Result<PathBuf, OutDirError> {
+    pub fn stage(&self) -> Result<FreshDir, OutDirError> {
         let d = self.shown.display();
         if let Some(parent) = self.dest.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(failed(format!("creating {}", parent.display())))?;
         }
-        sibling(&self.dest, "tmp", true).map_err(failed(format!(
+        let name = self
+            .dest
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "out".into());
+        let parent = self.dest.parent().unwrap_or_else(|| Path::new("."));
+        FreshDir::create_in(parent, &format!(".{name}.tmp")).map_err(failed(format!(
             "creating a temporary directory next to {d}"
         )))
     }
@@ -526,15 +577,15 @@ impl OutDir {
     /// [`LISTING`] when `listing` (the `gen` manifest is its own listing). An earlier run's
     /// directory is moved aside and only the entries its listing names are deleted. Returns
     /// the directory as the user named it. On failure `built` is deleted.
-    pub fn install(self, built: &Path, listing: bool) -> Result<PathBuf, OutDirError> {
+    pub fn install(self, built: &FreshDir, listing: bool) -> Result<PathBuf, OutDirError> {
         let result = self.install_inner(built, listing);
         if result.is_err() {
-            let _ = std::fs::remove_dir_all(built);
+            built.remove();
         }
         result
     }
 
-    fn install_inner(&self, built: &Path, listing: bool) -> Result<PathBuf, OutDirError> {
+    fn install_inner(&self, built: &FreshDir, listing: bool) -> Result<PathBuf, OutDirError> {
         let d = self.shown.display();
         if listing {
             write_listing(built, &self.command)?;
@@ -543,28 +594,30 @@ impl OutDir {
             .parent()
             .is_some_and(|p| Some(p) == self.dest.parent())
             || built.parent() == Some(Path::new("")) && self.dest.parent() == Some(Path::new("."));
-        let staged = if next_to_dest {
-            built.to_path_buf()
+        let moved;
+        let staged: &FreshDir = if next_to_dest {
+            built
         } else {
             let s = self.stage()?;
             // Renaming onto the fresh empty directory works on one file system; else copy.
             if std::fs::rename(built, &s).is_err() {
                 if let Err(e) = copy_tree(built, &s) {
-                    let _ = std::fs::remove_dir_all(&s);
+                    s.remove();
                     return Err(failed(format!("copying {} to {}", built.display(), d))(e));
                 }
-                let _ = std::fs::remove_dir_all(built);
+                built.remove();
             }
-            s
+            moved = s;
+            &moved
         };
         let undo = |e: std::io::Error, what: String| {
-            let _ = std::fs::remove_dir_all(&staged);
+            staged.remove();
             OutDirError::Failed(format!("{what}: {e}"))
         };
         match &self.state {
             State::Absent | State::Empty => {
                 // Replaces an empty directory; fails if something appeared meanwhile.
-                std::fs::rename(&staged, &self.dest)
+                std::fs::rename(staged, &self.dest)
                     .map_err(|e| undo(e, format!("moving the output into {d}")))?;
             }
             State::Earlier(owns) => {
@@ -572,7 +625,7 @@ impl OutDir {
                     .map_err(|e| undo(e, format!("choosing a name next to {d}")))?;
                 std::fs::rename(&self.dest, &old)
                     .map_err(|e| undo(e, format!("moving the earlier {d} aside")))?;
-                if let Err(e) = std::fs::rename(&staged, &self.dest) {
+                if let Err(e) = std::fs::rename(staged, &self.dest) {
                     let _ = std::fs::rename(&old, &self.dest);
                     return Err(undo(e, format!("moving the output into {d}")));
                 }
@@ -611,7 +664,7 @@ mod tests {
         }
     }
 
-    fn build(out: &OutDir, files: &[&str]) -> PathBuf {
+    fn build(out: &OutDir, files: &[&str]) -> FreshDir {
         let s = out.stage().unwrap();
         for f in files {
             let p = s.join(f);

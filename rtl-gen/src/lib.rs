@@ -514,7 +514,7 @@ fn write_core_files(
         Ok(())
     })();
     if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&tmp);
+        tmp.remove();
         return Err(e);
     }
     out.install(&tmp, false).map_err(out_err)?;
