@@ -4,25 +4,8 @@
 
 mod common;
 
-use common::{gen, run, stderr, verilog_of};
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn run_stdin(args: &[&str], input: &str) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fp8gen");
-    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    c.wait_with_output().unwrap()
-}
+use common::{gen, run, run_stdin, stderr, stdout, verilog_of};
+use std::process::Command;
 
 #[test]
 fn e4m3_block_of_4_verifies_and_an_off_by_one_binade_scale_fails() {

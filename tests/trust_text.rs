@@ -4,7 +4,7 @@
 //! could be merged into a PASS they do not support. Each test's core is built to exploit it.
 
 mod common;
-use common::{edit_manifest, gen, run, stderr, verilog_of};
+use common::{edit_manifest, gen, run, stderr, stdout, verilog_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,10 +15,6 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run fp8gen")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Runs and expects exit code `code`; returns stderr.

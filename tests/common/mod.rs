@@ -4,8 +4,9 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// Runs `fp8gen args` and waits for it.
 pub fn run(args: &[&str]) -> Output {
@@ -13,6 +14,24 @@ pub fn run(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run fp8gen")
+}
+
+/// `fp8gen args` with `input` on stdin.
+pub fn run_stdin(args: &[&str], input: &str) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fp8gen"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fp8gen");
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    c.wait_with_output().unwrap()
+}
+
+/// The process's stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The process's stderr as text.

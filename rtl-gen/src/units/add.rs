@@ -466,8 +466,7 @@ impl super::UnitDef for Add {
         use super::{input, output, FLAGS_WIDTH};
         use iface::Role;
         let f = &req.formats;
-        v.push(input("x_i", f.x.k, Role::X));
-        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::operand_ports(req, v);
         if req.options.add_op == AddOp::Dynamic {
             v.push(input("sub_i", 1, Role::Sub));
         }

@@ -583,9 +583,7 @@ impl super::UnitDef for Fma {
     fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
         use super::{input, output, FLAGS_WIDTH};
         use iface::Role;
-        let f = &req.formats;
-        v.push(input("x_i", f.x.k, Role::X));
-        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::operand_ports(req, v);
         super::scale_ports(req, v);
         v.push(input("z_i", 32, Role::Z));
         super::mode_ports(req, v, false);

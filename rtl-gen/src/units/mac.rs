@@ -761,10 +761,8 @@ impl super::UnitDef for Mac {
 
     fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
         use super::{input, output, FLAGS_WIDTH};
-        let f = &req.formats;
         v.push(input("clear_i", 1, Role::Clear));
-        v.push(input("x_i", f.x.k, Role::X));
-        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::operand_ports(req, v);
         super::mode_ports(req, v, false);
         v.push(output("acc_o", 32, Role::Result));
         v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));

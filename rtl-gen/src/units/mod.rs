@@ -87,6 +87,13 @@ pub(crate) fn mode_ports(req: &GenRequest, v: &mut Vec<Port>, random: bool) {
     }
 }
 
+/// The operand ports `x_i`, `y_i` of a two-operand unit (formats x and y).
+pub(crate) fn operand_ports(req: &GenRequest, v: &mut Vec<Port>) {
+    let f = &req.formats;
+    v.push(input("x_i", f.x.k, Role::X));
+    v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+}
+
 /// The block-scale ports `sx_i`, `sy_i` of a scaled two-operand unit.
 pub(crate) fn scale_ports(req: &GenRequest, v: &mut Vec<Port>) {
     if let Some(sf) = req.formats.scale {

@@ -503,11 +503,10 @@ impl super::UnitDef for Mul {
     }
 
     fn ports(&self, req: &GenRequest, v: &mut Vec<iface::Port>) {
-        use super::{input, output, FLAGS_WIDTH};
+        use super::{output, FLAGS_WIDTH};
         use iface::Role;
         let f = &req.formats;
-        v.push(input("x_i", f.x.k, Role::X));
-        v.push(input("y_i", f.y.unwrap_or(f.x).k, Role::Y));
+        super::operand_ports(req, v);
         super::scale_ports(req, v);
         super::mode_ports(req, v, true);
         v.push(output("r_o", f.r.k, Role::Result));
