@@ -174,27 +174,6 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             ))
         }
     };
-    if v.prove {
-        return prove(&dut, v);
-    }
-    if v.timeout.is_some() {
-        return Err(CliError::usage(
-            "--timeout limits the solver of --prove; a simulation run is bounded by --max-hours (its estimate) instead",
-        ));
-    }
-    let max_hours = v.max_hours.unwrap_or(24.0);
-    if !(max_hours.is_finite() && max_hours > 0.0) {
-        return Err(CliError::usage(format!(
-            "--max-hours {max_hours}: give a positive number of hours (default 24)"
-        )));
-    }
-    let vcd = v.vcd_path()?;
-    let shard = match &v.shard {
-        Some(s) => s
-            .parse::<sim::Shard>()
-            .map_err(|e| CliError::usage(format!("--shard: {e}")))?,
-        None => sim::Shard::default(),
-    };
     // `--ignore flags.underflow`: one flag bit (by the manifest's name); `--ignore flags`:
     // the whole port.
     let ignore_flags: Vec<String> = v
@@ -223,6 +202,31 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             })
         })
         .collect::<Result<Vec<Role>, CliError>>()?;
+    if v.prove {
+        let w = verify::Waivers {
+            roles: ignore,
+            flags: ignore_flags,
+        };
+        return prove(&dut, v, &w);
+    }
+    if v.timeout.is_some() {
+        return Err(CliError::usage(
+            "--timeout limits the solver of --prove; a simulation run is bounded by --max-hours (its estimate) instead",
+        ));
+    }
+    let max_hours = v.max_hours.unwrap_or(24.0);
+    if !(max_hours.is_finite() && max_hours > 0.0) {
+        return Err(CliError::usage(format!(
+            "--max-hours {max_hours}: give a positive number of hours (default 24)"
+        )));
+    }
+    let vcd = v.vcd_path()?;
+    let shard = match &v.shard {
+        Some(s) => s
+            .parse::<sim::Shard>()
+            .map_err(|e| CliError::usage(format!("--shard: {e}")))?,
+        None => sim::Shard::default(),
+    };
     let plan = Plan {
         choice: match (v.exhaustive, v.random) {
             (true, _) => Choice::Exhaustive,
@@ -282,12 +286,11 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
 }
 
 /// `verify --from DIR --prove`.
-fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
+fn prove(dut: &Dut, v: &VerifyArgs, w: &verify::Waivers) -> Result<(), CliError> {
     let sim_only = [
         (v.exhaustive, "--exhaustive"),
         (v.random.is_some(), "--random"),
         (v.shard.is_some(), "--shard"),
-        (!v.ignore.is_empty(), "--ignore"),
         (
             !v.run_rounding.is_empty() || !v.run_saturation.is_empty(),
             "--run-rounding/--run-saturation",
@@ -317,7 +320,7 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
     };
     let r = {
         let _quiet = crate::out::CoreOutputToStderr::new()?;
-        verify::prove(dut, &opts).map_err(verr)?
+        verify::prove_with(dut, w, &opts).map_err(verr)?
     };
     if v.json {
         let mut j = serde_json::to_value(&r).unwrap_or_default();
