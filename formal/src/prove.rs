@@ -873,11 +873,14 @@ fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
             readers.entry(b).or_default().push(k);
         }
     }
+    // yosys-slang elaborates a z as a tristate buffer (`$tribuf`) rather than a z constant.
+    let tristate = |c: &Value| matches!(c["type"].as_str(), Some("$tribuf" | "$_TBUF_"));
     let sources: Vec<usize> = (0..cells.len())
         .filter(|&k| {
             cells[k]["connections"]
                 .as_object()
                 .is_some_and(|cs| cs.values().any(has_bit))
+                || (bit == "z" && tristate(cells[k]))
         })
         .collect();
     let mut tainted: std::collections::HashSet<u64> = Default::default();
