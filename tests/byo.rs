@@ -376,6 +376,86 @@ fn a_pipelined_core_is_proven_unrolled_and_a_stale_register_is_refuted() {
     assert!(out.contains("golden model: r_o="), "{out}");
 }
 
+/// A clocked SystemVerilog core with its own names, an active-high reset, the RISC-V
+/// rounding encoding and fflags layout: proven unrolled; the same core with a latency one
+/// cycle short in its manifest is REFUTED.
+#[test]
+fn a_clocked_core_with_its_own_encodings_is_proven_and_a_wrong_latency_refuted() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("gen");
+    gen(
+        &g,
+        &[
+            "-u",
+            "mul",
+            "-f",
+            "e4m3",
+            "-r",
+            "dyn",
+            "-s",
+            "satfinite",
+            "--stages",
+            "2",
+        ],
+    );
+    let d = t.path().join("pipe");
+    std::fs::create_dir_all(&d).unwrap();
+    let src = verilog_of(&g);
+    let inner = src.file_stem().unwrap().to_str().unwrap().to_string();
+    std::fs::copy(&src, d.join(src.file_name().unwrap())).unwrap();
+    std::fs::write(
+        d.join("pipe_fmul.sv"),
+        format!(
+            "module pipe_fmul (\n\
+               input logic clk, input logic rst, input logic in_valid,\n\
+               input logic [7:0] a, input logic [7:0] b, input logic [2:0] frm,\n\
+               output logic out_valid, output logic [7:0] res, output logic [4:0] fflags);\n\
+               logic [2:0] rm;\n\
+               always_comb case (frm)\n\
+                 3'd1: rm = 3'd4; 3'd2: rm = 3'd3; 3'd3: rm = 3'd2; 3'd4: rm = 3'd1; default: rm = 3'd0;\n\
+               endcase\n\
+               logic [3:0] f;\n\
+               {inner} u (.clk_i(clk), .rst_ni(~rst), .valid_i(in_valid), .x_i(a), .y_i(b), .rm_i(rm), .r_o(res), .flags_o(f), .valid_o(out_valid));\n\
+               assign fflags = {{f[3], 1'b0, f[2], f[1], f[0]}};\n\
+             endmodule\n"
+        ),
+    )
+    .unwrap();
+    let manifest = format!(
+        r#"{{"unit":"mul","top":"pipe_fmul","verilog":["{}","pipe_fmul.sv"],
+          "formats":{{"x":"e4m3","y":"e4m3","r":"e4m3"}},"latency":2,
+          "modes":{{"saturation":"satfinite","rounding_encoding":"riscv","flags":"riscv"}},
+          "ports":[{{"name":"clk","direction":"input","width":1,"role":"clock"}},
+                   {{"name":"rst","direction":"input","width":1,"role":"reset"}},
+                   {{"name":"in_valid","direction":"input","width":1,"role":"valid_in"}},
+                   {{"name":"a","direction":"input","width":8,"role":"x"}},
+                   {{"name":"b","direction":"input","width":8,"role":"y"}},
+                   {{"name":"frm","direction":"input","width":3,"role":"rounding"}},
+                   {{"name":"out_valid","direction":"output","width":1,"role":"valid_out"}},
+                   {{"name":"res","direction":"output","width":8,"role":"result"}},
+                   {{"name":"fflags","direction":"output","width":5,"role":"flags"}}]}}"#,
+        src.file_name().unwrap().to_str().unwrap()
+    );
+    std::fs::write(d.join("manifest.json"), manifest).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "PROVEN: pipe_fmul vs ref_fp8_mul_e4m3_to_e4m3_rmdyn_satfinite_s0",
+        "`pipe_fmul` (latency 2) equals",
+        "unrolled 3 cycles from an arbitrary register state",
+        "(compared: r_o[8], flags_o[4], valid_o[1], fp8gen_zero_o bits 0x8 = 0)",
+        "clk = clk_i; rst = ~rst_ni (active high); in_valid = valid_i",
+        "frm = rm_i in the core's encoding (rne 0, rtz 1, rtn 2, rtp 3, rna 4)",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    edit_manifest(&d, |m| m["latency"] = 1.into());
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED: pipe_fmul"), "{out}");
+    assert!(out.contains("unrolled 2 cycles"), "{out}");
+}
+
 /// A multi-file SystemVerilog core (an include directory, a define, a parameter that
 /// changes its function) proven from Verilator's preprocessed text read by yosys-slang; the
 /// manifest's parameter reaches the proof (without it the core is REFUTED).

@@ -134,9 +134,18 @@ fn wrap(dut: &Dut, reference: &rtl::GeneratedCore, w: &Waivers) -> Result<Wrappe
             .iter()
             .find(|r| r.role == p.role && r.index == p.index && r.direction == p.direction);
         let expr = match (p.direction, p.role) {
-            (_, Role::Clock) => "clk_i".to_string(),
-            (_, Role::ResetN) => "rst_ni".to_string(),
-            (_, Role::Reset) => "~rst_ni".to_string(),
+            (_, Role::Clock) => {
+                map.push(format!("{} = clk_i", p.name));
+                "clk_i".to_string()
+            }
+            (_, Role::ResetN) => {
+                map.push(format!("{} = rst_ni", p.name));
+                "rst_ni".to_string()
+            }
+            (_, Role::Reset) => {
+                map.push(format!("{} = ~rst_ni (active high)", p.name));
+                "~rst_ni".to_string()
+            }
             (Direction::Input, _) if p.tie.is_some() => {
                 let v = p.tie.unwrap_or(0);
                 map.push(format!("{} tied to {v:#x}", p.name));
