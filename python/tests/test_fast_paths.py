@@ -204,6 +204,57 @@ def test_dot_fast_path_equals_golden():
                 _same(_native._dot(*args), _native._dot(*args, fast=False), f"{fx}x{fy} n={n} z={zname}")
 
 
+def test_dot_vector_kernel_and_scales_equal_golden(threads):
+    """The dot fast path with E8M0 block scales and the 32-element vector kernel (where the
+    CPU has it: AVX-512 VBMI) against the golden DotUnit, flags included: rows of 16, 32 and 64
+    elements, a row count that is no multiple of the kernel's 8 rows nor of a thread's
+    chunk, NaN/zero/extreme scale codes (tiny and overflowing results), random addends,
+    formats with and without a sign bit mirror (E4M3FNUZ: 0x80 is NaN), on 1 and 3 threads."""
+    rng = np.random.default_rng(11)
+    E8M0 = Format("e8m0")
+    m = 4096 + 2048 + 37
+    for fx, fy in [("e4m3", "e4m3"), ("e4m3", "e2m1"), ("e4m3fnuz", "e4m3"), ("e2m3", "e3m2"),
+                   ("e5m2", "e5m2")]:
+        Fx, Fy = Format(fx), Format(fy)
+        for n in (16, 32, 64):
+            xs = rng.integers(0, Fx.num_codes, (m, n), dtype=np.uint64).astype(np.uint8)
+            ys = rng.integers(0, Fy.num_codes, (m, n), dtype=np.uint64).astype(np.uint8)
+            fin_x = np.isfinite(fp8gen.decode(np.arange(Fx.num_codes), Fx))
+            fin_y = np.isfinite(fp8gen.decode(np.arange(Fy.num_codes), Fy))
+            clean = np.arange(m) % 8 != 0  # every 8th row keeps its NaN/Inf codes
+            xs[clean] = np.where(fin_x[xs[clean]], xs[clean], 0)
+            ys[clean] = np.where(fin_y[ys[clean]], ys[clean], 0)
+            sx = rng.integers(100, 155, m, dtype=np.uint64).astype(np.uint8)
+            sy = rng.integers(100, 155, m, dtype=np.uint64).astype(np.uint8)
+            sx[::97], sy[::89] = 0xFF, 0xFF  # NaN scales
+            sx[5::101], sy[5::101] = 0, 0  # 2^-254: tiny results
+            sx[7::103], sy[7::103] = 254, 254  # 2^254: overflow
+            z = (rng.standard_normal(m) * 2.0 ** rng.integers(-20, 20, m)).astype(np.float32)
+            for scales, zb in [((sx, sy), EMPTY), ((sx, sy), z.view(np.uint32)),
+                               ((EMPTY, EMPTY), EMPTY)]:
+                fs = E8M0 if scales[0].size else None
+                args = (xs.reshape(-1), ys.reshape(-1), n, *scales, zb, Fx, Fy, fs, B32, "rne",
+                        "satnone", "after", True)
+                want = _native._dot(*args, fast=False)
+                one, many = _both_thread_counts(lambda: _native._dot(*args))
+                what = f"{fx}x{fy} n={n} scales={fs is not None} z={zb.size > 0}"
+                _same(one, want, what + " 1 thread")
+                _same(many, want, what + " 3 threads")
+    # the fast path answers these (not two golden runs): a million E4M3 products with E8M0
+    # scales take well under the golden model's time
+    x = rng.integers(0, 0x7E, (1 << 15, 32), dtype=np.uint64).astype(np.uint8)
+    s = np.full(1 << 15, 127, np.uint8)
+    args = (x.reshape(-1), x.reshape(-1), 32, s, s, EMPTY, Format("e4m3"), Format("e4m3"), E8M0,
+            B32, "rne", "satnone", "after", False)
+    import time
+    t0 = time.thread_time()
+    _native._dot(*args)
+    t1 = time.thread_time()
+    _native._dot(*args, fast=False)
+    t2 = time.thread_time()
+    assert (t1 - t0) * 4 < t2 - t1, f"fast {t1 - t0:.4f} s, golden {t2 - t1:.4f} s"
+
+
 def test_sra_fast_path_equals_golden():
     """project with SRA(N) takes the round-toward-zero or the round-away projection from the
     golden model's tables where the result is a normal value of the target; compared with the

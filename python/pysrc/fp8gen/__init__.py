@@ -688,7 +688,7 @@ def dot(
     if scale_x is not None:
         sxa = _broadcast_to(_array(scale_x, "scale_x"), shape, "scale_x", "one scale code per dot product")
         sya = _broadcast_to(_array(scale_y, "scale_y"), shape, "scale_y", "one scale code per dot product")
-        sx, sy = _codes(sxa, fs, "scale_x"), _codes(sya, fs, "scale_y")
+        sx, sy = _codes(sxa, fs, "scale_x", True), _codes(sya, fs, "scale_y", True)
     else:
         fs, sx, sy = None, empty, empty
     if z is not None:
