@@ -1267,7 +1267,7 @@ fn _quantize_block<'py>(
         let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
         a.as_slice()?.iter().map(|&c| c as u32).collect()
     };
-    if v.len() % block != 0 {
+    if !v.len().is_multiple_of(block) {
         return Err(PyValueError::new_err(format!(
             "values: the last axis ({} elements in all) is not a multiple of block = {block}",
             v.len()
@@ -1699,14 +1699,61 @@ fn _fma<'py>(
     })
 }
 
-/// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
-/// scale code per row (or empty), `z` one binary32 per row (or empty); one rounding to `fr`.
-/// With `fast` (the default), no scales, a binary32 result and round-to-nearest-even, formats
-/// whose n-term sums are exact in f64 (E4M3, E2M1, … but not E5M2) sum f64 products, the
-/// addend is added in f64 checked exact ([`two_sum`]) and one f64 → binary32 rounding
-/// ([`rne_f32`]) follows; every other row goes through the golden `DotUnit`.
+/// `x·y + z` with a binary64 z (`z` holds its bits) and a binary32 result, computed exactly
+/// and rounded once by the golden model (`golden::fma_exact_addend`: no second rounding of z
+/// to binary32 first). A signaling binary64 NaN raises invalid.
 #[pyfunction]
-#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, flags, rto_overflow="p3109"))]
+#[allow(clippy::too_many_arguments)]
+fn _fma_f64<'py>(
+    py: Python<'py>,
+    x: CodesArg<'py>,
+    y: CodesArg<'py>,
+    z: PyReadonlyArray1<'py, u64>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    rounding: &str,
+    saturation: &str,
+    tininess: &str,
+    flags: bool,
+    rto_overflow: &str,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (fx, fy) = (fx.f, fy.f);
+    let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
+        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    if spec.rounding.random_bits() > 0 {
+        return Err(PyValueError::new_err(
+            "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
+        ));
+    }
+    let (xv, yv, zv) = (x.slice()?, y.slice()?, z.as_slice()?);
+    if xv.len() != yv.len() || xv.len() != zv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x, y, z have {}, {}, {} elements",
+            xv.len(),
+            yv.len(),
+            zv.len()
+        )));
+    }
+    py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
+    Ok(collect::<u32>(py, xv.len(), flags, |i| {
+        let (ze, snan) = f64_exact(zv[i]);
+        golden::fma_exact_addend(&fx, xv.get(i), &fy, yv.get(i), &ze, snan, &spec)
+    }))
+}
+
+/// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
+/// scale code per row (or empty), `z` one binary32 per row (or empty), or `z64` one binary64
+/// per row (its bits; added exactly, `DotUnit::eval_exact_addend`); one rounding to `fr`.
+/// With `fast` (the default), a binary32 result and round-to-nearest-even, formats whose
+/// n-term sums are exact in f64 (E4M3, E2M1, … but not E5M2) sum f64 products (rows of 32k
+/// uint8 codes in the AVX-512 kernel of [`simd`] where the CPU has it), scale by Sx·Sy when
+/// those are powers of two (E8M0), add the addend in f64 checked exact ([`two_sum`]) and
+/// round once f64 → binary32 ([`rne_f32`]); every other row goes through the golden
+/// `DotUnit`.
+#[pyfunction]
+#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true, z64=None))]
 #[allow(clippy::too_many_arguments)]
 fn _dot<'py>(
     py: Python<'py>,
@@ -1725,6 +1772,7 @@ fn _dot<'py>(
     tininess: &str,
     flags: bool,
     fast: bool,
+    z64: Option<PyReadonlyArray1<'py, u64>>,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
     if spec.rounding.random_bits() > 0 {
@@ -1755,11 +1803,17 @@ fn _dot<'py>(
             syv.len()
         )));
     }
-    if !zv.is_empty() && zv.len() != m {
-        return Err(PyValueError::new_err(format!(
-            "z needs one value per row ({m}); got {}",
-            zv.len()
-        )));
+    let z64v = z64
+        .as_ref()
+        .map(|z| z.as_slice())
+        .transpose()?
+        .unwrap_or(&[]);
+    for zl in [zv.len(), z64v.len()] {
+        if zl != 0 && zl != m {
+            return Err(PyValueError::new_err(format!(
+                "z needs one value per row ({m}); got {zl}"
+            )));
+        }
     }
     py.detach(|| xv.check(&fx.f, "x").and_then(|_| yv.check(&fy.f, "y")))?;
     if let Some(f) = &fsf {
@@ -1794,7 +1848,13 @@ fn _dot<'py>(
             xs[j] = xv.get(i * n + j);
             ys[j] = yv.get(i * n + j);
         }
-        unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec)
+        match z64v.get(i) {
+            Some(&z) => {
+                let (ze, snan) = f64_exact(z);
+                unit.eval_exact_addend(&xs[..n], &ys[..n], a, c, &ze, snan, &spec)
+            }
+            None => unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec),
+        }
     };
     let tables = if fast && to == Format::BINARY32 && spec.rounding == Rounding::Rne && m >= 64 {
         exact_product_tables(fx.f, fy.f).filter(|(tx, ty)| {
@@ -1824,14 +1884,15 @@ fn _dot<'py>(
             Some(t) => s * (t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize]),
             None => s,
         };
-        let (s, err) = match zv.get(i) {
-            Some(&z) => two_sum(s, f32::from_bits(z) as f64),
-            None => (s, 0.0),
+        let (s, err) = match (zv.get(i), z64v.get(i)) {
+            (Some(&z), _) => two_sum(s, f32::from_bits(z) as f64),
+            (None, Some(&z)) => two_sum(s, f64::from_bits(z)),
+            (None, None) => (s, 0.0),
         };
         rne_f32(s, err).unwrap_or_else(|| cold(|| golden(i)))
     };
     let (px, py8) = (table256(&tx.v), table256(&ty.v));
-    let simd = simd::Dot8::pair(&tx, &ty).filter(|_| n % 32 == 0);
+    let simd = simd::Dot8::pair(&tx, &ty).filter(|_| n.is_multiple_of(32));
     let sums = |r0: usize, out: &mut [f64]| match (xv, yv) {
         (Codes::U8(a), Codes::U8(b)) => {
             let rows = r0..r0 + out.len();
@@ -2204,6 +2265,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_quantize_block, m)?)?;
     m.add_function(wrap_pyfunction!(_add, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
+    m.add_function(wrap_pyfunction!(_fma_f64, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(_format_of, m)?)?;
