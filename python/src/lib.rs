@@ -1879,11 +1879,8 @@ fn _dot<'py>(
     // The products and their sum exact in f64 (a NaN or ∞ operand or scale makes the sum NaN
     // or ∞: the golden path answers), scaled exactly, + z checked exact, one rounding to
     // binary32.
+    // s: the row's sum, already scaled
     let finish = |s: f64, i: usize| {
-        let s = match &scales {
-            Some(t) => s * (t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize]),
-            None => s,
-        };
         let (s, err) = match (zv.get(i), z64v.get(i)) {
             (Some(&z), _) => two_sum(s, f32::from_bits(z) as f64),
             (None, Some(&z)) => two_sum(s, f64::from_bits(z)),
@@ -1928,9 +1925,24 @@ fn _dot<'py>(
             }
         }
     };
-    // one chunk of rows: sums in, codes and flags (when wanted) out
-    let finish_rows = |r0: usize, sums: &[f64], codes: &mut [u32], fl: &mut [u8]| {
-        for (j, (c, &s)) in codes.iter_mut().zip(sums).enumerate() {
+    // one chunk of rows: sums in (scaled here), codes and flags (when wanted) out
+    let finish_rows = |r0: usize, sums: &mut [f64], codes: &mut [u32], fl: &mut [u8]| {
+        if let Some(t) = &scales {
+            let rows = r0..r0 + sums.len();
+            match (sxv, syv) {
+                (Codes::U8(a), Codes::U8(b)) => {
+                    for ((s, &a), &b) in sums.iter_mut().zip(&a[rows.clone()]).zip(&b[rows]) {
+                        *s *= t[a as usize] * t[b as usize];
+                    }
+                }
+                _ => {
+                    for (s, i) in sums.iter_mut().zip(rows) {
+                        *s *= t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize];
+                    }
+                }
+            }
+        }
+        for (j, (c, &s)) in codes.iter_mut().zip(sums.iter()).enumerate() {
             let (cc, ff) = finish(s, r0 + j);
             *c = cc;
             if let Some(f) = fl.get_mut(j) {
@@ -1986,7 +1998,7 @@ fn dot_rows(
     n: usize,
     want_flags: bool,
     sums: impl Fn(usize, &mut [f64]) + Sync,
-    finish: impl Fn(usize, &[f64], &mut [u32], &mut [u8]) + Sync,
+    finish: impl Fn(usize, &mut [f64], &mut [u32], &mut [u8]) + Sync,
 ) -> (Vec<u32>, Option<Vec<u8>>) {
     let mut codes = vec![0u32; m];
     let mut flags = vec![0u8; if want_flags { m } else { 0 }];
