@@ -1467,16 +1467,21 @@ fn _add<'py>(
 /// tiny and overflowing results, inexact f64 sums — returns None: the golden path answers.
 #[inline(always)]
 fn rne_f32(s: f64, err: f64) -> Option<(u32, Flags)> {
-    const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
-    if err != 0.0 || s.is_nan() || s.abs() < MIN_NORMAL {
-        return None;
-    }
     let r = s as f32;
-    if r.is_infinite() {
+    if !rne_f32_taken(s, err, r) {
         return None;
     }
     let inexact = r as f64 != s;
     Some((r.to_bits(), Flags(if inexact { Flags::INEXACT } else { 0 })))
+}
+
+/// Whether [`rne_f32`] answers for `s` (exact when `err` = 0) and its conversion `r = s as
+/// f32`: `s` not NaN, at least 2^−126 in magnitude, `r` finite. Branch-free, so that loops
+/// over many sums vectorize.
+#[inline(always)]
+fn rne_f32_taken(s: f64, err: f64, r: f32) -> bool {
+    const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
+    (err == 0.0) & (s.abs() >= MIN_NORMAL) & (r.abs() <= f32::MAX)
 }
 
 /// `a + b` in f64 and its exact error (Knuth's TwoSum; `err` = 0 iff the sum is exact, for
@@ -1880,14 +1885,6 @@ fn _dot<'py>(
     // or ∞: the golden path answers), scaled exactly, + z checked exact, one rounding to
     // binary32.
     // s: the row's sum, already scaled
-    let finish = |s: f64, i: usize| {
-        let (s, err) = match (zv.get(i), z64v.get(i)) {
-            (Some(&z), _) => two_sum(s, f32::from_bits(z) as f64),
-            (None, Some(&z)) => two_sum(s, f64::from_bits(z)),
-            (None, None) => (s, 0.0),
-        };
-        rne_f32(s, err).unwrap_or_else(|| cold(|| golden(i)))
-    };
     let (px, py8) = (table256(&tx.v), table256(&ty.v));
     let simd = simd::Dot8::pair(&tx, &ty).filter(|_| n.is_multiple_of(32));
     let sums = |r0: usize, out: &mut [f64]| match (xv, yv) {
@@ -1942,11 +1939,44 @@ fn _dot<'py>(
                 }
             }
         }
-        for (j, (c, &s)) in codes.iter_mut().zip(sums.iter()).enumerate() {
-            let (cc, ff) = finish(s, r0 + j);
-            *c = cc;
-            if let Some(f) = fl.get_mut(j) {
-                *f = ff.0;
+        // + z in f64, then the binary32 rounding of every row in branch-free passes (the
+        // rule of [`rne_f32`]); rows it does not answer are marked and go to the golden path
+        let mut err = [0.0f64; ROW_CHUNK];
+        let err = &mut err[..sums.len()];
+        let rows = r0..r0 + sums.len();
+        if !zv.is_empty() {
+            for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&zv[rows.clone()]) {
+                (*s, *e) = two_sum(*s, f32::from_bits(z) as f64);
+            }
+        } else if !z64v.is_empty() {
+            for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&z64v[rows.clone()]) {
+                (*s, *e) = two_sum(*s, f64::from_bits(z));
+            }
+        }
+        let mut golden_rows = false;
+        for ((c, &s), e) in codes.iter_mut().zip(sums.iter()).zip(err.iter_mut()) {
+            let r = s as f32;
+            *c = r.to_bits();
+            let taken = rne_f32_taken(s, *e, r);
+            golden_rows |= !taken;
+            *e = if taken { 0.0 } else { 1.0 };
+        }
+        if !fl.is_empty() {
+            for ((f, &c), &s) in fl.iter_mut().zip(codes.iter()).zip(sums.iter()) {
+                *f = if f32::from_bits(c) as f64 != s {
+                    Flags::INEXACT
+                } else {
+                    0
+                };
+            }
+        }
+        if golden_rows {
+            for (j, _) in err.iter().enumerate().filter(|(_, &e)| e != 0.0) {
+                let (c, f) = cold(|| golden(r0 + j));
+                codes[j] = c;
+                if let Some(d) = fl.get_mut(j) {
+                    *d = f.0;
+                }
             }
         }
     };
