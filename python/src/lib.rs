@@ -1923,63 +1923,63 @@ fn _dot<'py>(
         }
     };
     // one chunk of rows: sums in (scaled here), codes and flags (when wanted) out
-    let finish_rows = |r0: usize, sums: &mut [f64], codes: &mut [u32], fl: &mut [u8]| {
-        if let Some(t) = &scales {
+    let finish_rows =
+        |r0: usize, sums: &mut [f64], err: &mut [f64], codes: &mut [u32], fl: &mut [u8]| {
+            if let Some(t) = &scales {
+                let rows = r0..r0 + sums.len();
+                match (sxv, syv) {
+                    (Codes::U8(a), Codes::U8(b)) => {
+                        for ((s, &a), &b) in sums.iter_mut().zip(&a[rows.clone()]).zip(&b[rows]) {
+                            *s *= t[a as usize] * t[b as usize];
+                        }
+                    }
+                    _ => {
+                        for (s, i) in sums.iter_mut().zip(rows) {
+                            *s *= t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize];
+                        }
+                    }
+                }
+            }
+            // + z in f64, then the binary32 rounding of every row in branch-free passes (the
+            // rule of [`rne_f32`]); rows it does not answer are marked and go to the golden path
             let rows = r0..r0 + sums.len();
-            match (sxv, syv) {
-                (Codes::U8(a), Codes::U8(b)) => {
-                    for ((s, &a), &b) in sums.iter_mut().zip(&a[rows.clone()]).zip(&b[rows]) {
-                        *s *= t[a as usize] * t[b as usize];
+            let has_z = !zv.is_empty() || !z64v.is_empty();
+            if !zv.is_empty() {
+                for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&zv[rows.clone()]) {
+                    (*s, *e) = two_sum(*s, f32::from_bits(z) as f64);
+                }
+            } else if !z64v.is_empty() {
+                for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&z64v[rows.clone()]) {
+                    (*s, *e) = two_sum(*s, f64::from_bits(z));
+                }
+            }
+            let mut golden_rows = false;
+            for ((c, &s), e) in codes.iter_mut().zip(sums.iter()).zip(err.iter_mut()) {
+                let r = s as f32;
+                *c = r.to_bits();
+                let taken = rne_f32_taken(s, if has_z { *e } else { 0.0 }, r);
+                golden_rows |= !taken;
+                *e = if taken { 0.0 } else { 1.0 };
+            }
+            if !fl.is_empty() {
+                for ((f, &c), &s) in fl.iter_mut().zip(codes.iter()).zip(sums.iter()) {
+                    *f = if f32::from_bits(c) as f64 != s {
+                        Flags::INEXACT
+                    } else {
+                        0
+                    };
+                }
+            }
+            if golden_rows {
+                for (j, _) in err.iter().enumerate().filter(|(_, &e)| e != 0.0) {
+                    let (c, f) = cold(|| golden(r0 + j));
+                    codes[j] = c;
+                    if let Some(d) = fl.get_mut(j) {
+                        *d = f.0;
                     }
                 }
-                _ => {
-                    for (s, i) in sums.iter_mut().zip(rows) {
-                        *s *= t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize];
-                    }
-                }
             }
-        }
-        // + z in f64, then the binary32 rounding of every row in branch-free passes (the
-        // rule of [`rne_f32`]); rows it does not answer are marked and go to the golden path
-        let mut err = [0.0f64; ROW_CHUNK];
-        let err = &mut err[..sums.len()];
-        let rows = r0..r0 + sums.len();
-        if !zv.is_empty() {
-            for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&zv[rows.clone()]) {
-                (*s, *e) = two_sum(*s, f32::from_bits(z) as f64);
-            }
-        } else if !z64v.is_empty() {
-            for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&z64v[rows.clone()]) {
-                (*s, *e) = two_sum(*s, f64::from_bits(z));
-            }
-        }
-        let mut golden_rows = false;
-        for ((c, &s), e) in codes.iter_mut().zip(sums.iter()).zip(err.iter_mut()) {
-            let r = s as f32;
-            *c = r.to_bits();
-            let taken = rne_f32_taken(s, *e, r);
-            golden_rows |= !taken;
-            *e = if taken { 0.0 } else { 1.0 };
-        }
-        if !fl.is_empty() {
-            for ((f, &c), &s) in fl.iter_mut().zip(codes.iter()).zip(sums.iter()) {
-                *f = if f32::from_bits(c) as f64 != s {
-                    Flags::INEXACT
-                } else {
-                    0
-                };
-            }
-        }
-        if golden_rows {
-            for (j, _) in err.iter().enumerate().filter(|(_, &e)| e != 0.0) {
-                let (c, f) = cold(|| golden(r0 + j));
-                codes[j] = c;
-                if let Some(d) = fl.get_mut(j) {
-                    *d = f.0;
-                }
-            }
-        }
-    };
+        };
     let (codes, fl) = py.detach(|| dot_rows(m, n, flags, sums, finish_rows));
     Ok((
         PyArray1::from_vec(py, codes).into_any(),
@@ -2018,8 +2018,9 @@ fn cold<T>(f: impl FnOnce() -> T) -> T {
 const ROW_CHUNK: usize = 1 << 11;
 
 /// The binary32 results (and flags) of `m` dot products of `n` elements: `sums(first_row,
-/// out)` fills the exact sums of consecutive rows, `finish(first_row, sums, codes, flags)`
-/// rounds them (flags empty when not wanted). Chunks of
+/// out)` fills the exact sums of consecutive rows, `finish(first_row, sums, scratch, codes,
+/// flags)` rounds them (flags empty when not wanted; scratch: one f64 per row, any values).
+/// Chunks of
 /// [`ROW_CHUNK`] rows are summed then finished while in cache: on the calling thread for
 /// short inputs, over the worker threads for long ones (each row is computed by the same
 /// functions either way).
@@ -2028,16 +2029,18 @@ fn dot_rows(
     n: usize,
     want_flags: bool,
     sums: impl Fn(usize, &mut [f64]) + Sync,
-    finish: impl Fn(usize, &mut [f64], &mut [u32], &mut [u8]) + Sync,
+    finish: impl Fn(usize, &mut [f64], &mut [f64], &mut [u32], &mut [u8]) + Sync,
 ) -> (Vec<u32>, Option<Vec<u8>>) {
     let mut codes = vec![0u32; m];
     let mut flags = vec![0u8; if want_flags { m } else { 0 }];
-    let chunk = |k: usize, cs: &mut [u32], fs: &mut [u8]| {
+    // scratch of a worker (sums and a second row of f64), allocated once per worker
+    type Scratch = (Vec<f64>, Vec<f64>);
+    let scratch = || -> Scratch { (vec![0.0; ROW_CHUNK], vec![0.0; ROW_CHUNK]) };
+    let chunk = |(s, e): &mut Scratch, k: usize, cs: &mut [u32], fs: &mut [u8]| {
         let r0 = k * ROW_CHUNK;
-        let mut s = [0.0f64; ROW_CHUNK];
-        let s = &mut s[..cs.len()];
+        let (s, e) = (&mut s[..cs.len()], &mut e[..cs.len()]);
         sums(r0, s);
-        finish(r0, s, cs, fs);
+        finish(r0, s, e, cs, fs);
     };
     let t = threads();
     match (t > 1 && m * n >= PAR_MIN).then(|| pool(t)).flatten() {
@@ -2051,12 +2054,13 @@ fn dot_rows(
                 .par_chunks_mut(ROW_CHUNK)
                 .zip(fl)
                 .enumerate()
-                .for_each(|(k, (cs, fs))| chunk(k, cs, fs))
+                .for_each_init(scratch, |sc, (k, (cs, fs))| chunk(sc, k, cs, fs))
         }),
         None => {
+            let mut sc = scratch();
             let mut fl = flags.chunks_mut(ROW_CHUNK);
             for (k, cs) in codes.chunks_mut(ROW_CHUNK).enumerate() {
-                chunk(k, cs, fl.next().unwrap_or(&mut []));
+                chunk(&mut sc, k, cs, fl.next().unwrap_or(&mut []));
             }
         }
     }
