@@ -303,6 +303,14 @@ impl DotUnit {
         debug_assert!(!z.sticky);
         self.eval_with(xs, ys, sx, sy, 0, Some((z, z_snan)), spec)
     }
+
+    /// Whether an element of `xs` or `ys` is a signaling NaN when small IEEE-style NaNs with
+    /// a clear top trailing bit count as signaling ([`crate::is_small_signaling_nan`], IEEE 754
+    /// §6.2; CVFPU): the dot product then raises invalid.
+    pub fn has_small_signaling_nan(&self, xs: &[u32], ys: &[u32]) -> bool {
+        let snan = |f: &Format, c: u32| crate::is_small_signaling_nan(f, c & f.code_mask());
+        xs.iter().any(|&x| snan(&self.fx, x)) || ys.iter().any(|&y| snan(&self.fy, y))
+    }
 }
 
 /// Bits of the exact product of an `fx` and an `fy` value on the fixed-point grid of the
