@@ -635,13 +635,14 @@ def fma(
     as_values=False,
     rto_overflow="p3109",
 ):
-    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
-    rounded once to binary32: uint32 codes (binary32 bit patterns), or float32 values with
-    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32 (float16, bfloat16, Python
-    numbers and float64 arrays are accepted when every value is exact in binary32; others are
-    refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
-    to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
-    reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`."""
+    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y``, computed exactly and rounded once
+    to binary32: uint32 codes (binary32 bit patterns), or float32 values with
+    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32
+    (float16 and bfloat16 widened exactly) or float64 / Python numbers, added exactly (never
+    rounded to binary32 first; a signaling float64 NaN raises invalid). ``rounding``: rne,
+    rna, rtp, rtn, rtz, rto; ``saturation`` applies to the binary32 result (satnone = IEEE 754
+    overflow to infinity). ``ftz``: subnormal (binary32) z reads as zero and subnormal results
+    flush to zero (not with a float64 z). ``rto_overflow``: as :func:`project`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
@@ -690,8 +691,8 @@ def dot(
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
     OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` that broadcast against
     each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
-    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: binary32
-    addends broadcasting to ``(...)`` (as fma's z), or None.
+    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: addends
+    broadcasting to ``(...)`` (as fma's z: float32, or float64 added exactly), or None.
     Returns the codes of ``out_fmt`` (uint32 for binary32), or values with ``as_values=True``
     (module docs' table); the result has shape ``(...)`` (a 0-d array for 1-D operands)."""
     fx = _format(fmt)
