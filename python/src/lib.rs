@@ -1715,9 +1715,12 @@ fn _fma<'py>(
 
 /// `x·y + z` with a binary64 z (`z` holds its bits) and a binary32 result, computed exactly
 /// and rounded once by the golden model (`golden::fma_exact_addend`: no second rounding of z
-/// to binary32 first). A signaling binary64 NaN raises invalid.
+/// to binary32 first). A signaling binary64 NaN raises invalid. With `fast` and
+/// round-to-nearest-even, [`_fma`]'s fast path (an f64 product exact by
+/// [`exact_product_tables`], a TwoSum-checked f64 addition, [`rne_f32`]) answers where it
+/// can.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, flags, rto_overflow="p3109"))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, flags, rto_overflow="p3109", fast=true))]
 #[allow(clippy::too_many_arguments)]
 fn _fma_f64<'py>(
     py: Python<'py>,
@@ -1731,6 +1734,7 @@ fn _fma_f64<'py>(
     tininess: &str,
     flags: bool,
     rto_overflow: &str,
+    fast: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
     let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
@@ -1751,9 +1755,22 @@ fn _fma_f64<'py>(
         )));
     }
     py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
-    Ok(collect::<u32>(py, xv.len(), flags, |i| {
+    let golden = |i: usize| {
         let (ze, snan) = f64_exact(zv[i]);
         golden::fma_exact_addend(&fx, xv.get(i), &fy, yv.get(i), &ze, snan, &spec)
+    };
+    let tables = if fast && spec.rounding == Rounding::Rne && xv.len() >= 1024 {
+        exact_product_tables(fx, fy)
+    } else {
+        None
+    };
+    let Some((tx, ty)) = tables else {
+        return Ok(collect::<u32>(py, xv.len(), flags, golden));
+    };
+    Ok(collect::<u32>(py, xv.len(), flags, |i| {
+        let p = tx.v[xv.get(i) as usize] * ty.v[yv.get(i) as usize];
+        let (s, err) = two_sum(p, f64::from_bits(zv[i]));
+        rne_f32(s, err).unwrap_or_else(|| cold(|| golden(i)))
     }))
 }
 

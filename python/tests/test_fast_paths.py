@@ -255,6 +255,36 @@ def test_dot_vector_kernel_and_scales_equal_golden(threads):
     assert (t1 - t0) * 4 < t2 - t1, f"fast {t1 - t0:.4f} s, golden {t2 - t1:.4f} s"
 
 
+def test_fma_float64_addend_fast_path_equals_golden():
+    """fma with a float64 z: the RNE fast path (f64 product, TwoSum-checked f64 addition, one
+    rounding) against golden::fma_exact_addend per element, flags included: random pairs with
+    addends of the products' magnitude plus bits far below binary32's precision, -x·y exactly
+    and one binary64 ulp either side, huge and tiny addends, infinities, quiet and signaling
+    NaNs."""
+    rng = np.random.default_rng(64)
+    n = 1 << 16
+    for fx, fy in [("e4m3", "e4m3"), ("e5m2", "e2m1"), ("binary16", "bfloat16")]:
+        Fx, Fy = Format(fx), Format(fy)
+        xs = rng.integers(0, Fx.num_codes, n, dtype=np.uint64).astype(Fx.code_dtype)
+        ys = rng.integers(0, Fy.num_codes, n, dtype=np.uint64).astype(Fy.code_dtype)
+        with np.errstate(all="ignore"):
+            p = fp8gen.decode(xs, Fx).astype(np.float64) * fp8gen.decode(ys, Fy).astype(np.float64)
+        z = rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n) + rng.standard_normal(n) * 2.0**-60
+        k = np.arange(n) % 16
+        z = np.where(k == 1, -p, z)
+        z = np.where(k == 2, np.nextafter(-p, np.inf), z)
+        z = np.where(k == 3, np.nextafter(-p, -np.inf), z)
+        z = np.where(k == 4, 2.0**200, z)
+        z = np.where(k == 5, 2.0**-1074, z)
+        z = np.where(k == 6, np.inf, z)
+        z = np.where(k == 7, np.nan, z)
+        zb = z.view(np.uint64).copy()
+        zb[k == 8] = 0x7FF0000000000001  # signaling NaN
+        zb[k == 9] = 0x8000000000000000  # -0
+        args = (xs, ys, zb, Fx, Fy, "rne", "satnone", "after", True)
+        _same(_native._fma_f64(*args), _native._fma_f64(*args, fast=False), f"{fx}x{fy}")
+
+
 def test_sra_fast_path_equals_golden():
     """project with SRA(N) takes the round-toward-zero or the round-away projection from the
     golden model's tables where the result is a normal value of the target; compared with the
