@@ -1475,23 +1475,30 @@ fn _add<'py>(
 /// tiny, before or after rounding) and rounding to a finite binary32 (no overflow, so the
 /// saturation mode plays no part). Everything else — NaN, ∞, zeros (their sign rules),
 /// tiny and overflowing results, inexact f64 sums — returns None: the golden path answers.
+///
+/// `err` ≠ 0 (the exact value is `s + err`, |err| ≤ half an ulp of `s` in binary64: TwoSum's
+/// pair): rounding `s + err` and rounding `s` to binary32 agree, inexact, unless `s` is a
+/// binary32 midpoint (its low 29 significand bits 1 << 28: then `err` decides the
+/// direction) or `s` is 2^−126 itself (`s + err` may be tiny): those return None too.
 #[inline(always)]
 fn rne_f32(s: f64, err: f64) -> Option<(u32, Flags)> {
     let r = s as f32;
     if !rne_f32_taken(s, err, r) {
         return None;
     }
-    let inexact = r as f64 != s;
+    let inexact = (r as f64 != s) | (err != 0.0);
     Some((r.to_bits(), Flags(if inexact { Flags::INEXACT } else { 0 })))
 }
 
-/// Whether [`rne_f32`] answers for `s` (exact when `err` = 0) and its conversion `r = s as
-/// f32`: `s` not NaN, at least 2^−126 in magnitude, `r` finite. Branch-free, so that loops
-/// over many sums vectorize.
+/// Whether [`rne_f32`] answers for `s + err` and `r = s as f32`: `s` not NaN, at least
+/// 2^−126 in magnitude (above it when `err` ≠ 0), `r` finite; with `err` ≠ 0 `s` no binary32
+/// midpoint. Branch-free, so that loops over many sums vectorize.
 #[inline(always)]
 fn rne_f32_taken(s: f64, err: f64, r: f32) -> bool {
     const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
-    (err == 0.0) & (s.abs() >= MIN_NORMAL) & (r.abs() <= f32::MAX)
+    let midpoint = s.to_bits() & ((1 << 29) - 1) == 1 << 28;
+    let a = s.abs();
+    (a >= MIN_NORMAL) & (r.abs() <= f32::MAX) & ((err == 0.0) | (!midpoint & (a > MIN_NORMAL)))
 }
 
 /// `a + b` in f64 and its exact error (Knuth's TwoSum; `err` = 0 iff the sum is exact, for
@@ -1979,6 +1986,13 @@ fn _dot<'py>(
                     (*s, *e) = two_sum(*s, f64::from_bits(z));
                 }
             }
+            if !fl.is_empty() {
+                for ((f, &s), &e) in fl.iter_mut().zip(sums.iter()).zip(err.iter()) {
+                    let e = if has_z { e } else { 0.0 };
+                    let inexact = (s as f32 as f64 != s) | (e != 0.0);
+                    *f = if inexact { Flags::INEXACT } else { 0 };
+                }
+            }
             let mut golden_rows = false;
             for ((c, &s), e) in codes.iter_mut().zip(sums.iter()).zip(err.iter_mut()) {
                 let r = s as f32;
@@ -1986,15 +2000,6 @@ fn _dot<'py>(
                 let taken = rne_f32_taken(s, if has_z { *e } else { 0.0 }, r);
                 golden_rows |= !taken;
                 *e = if taken { 0.0 } else { 1.0 };
-            }
-            if !fl.is_empty() {
-                for ((f, &c), &s) in fl.iter_mut().zip(codes.iter()).zip(sums.iter()) {
-                    *f = if f32::from_bits(c) as f64 != s {
-                        Flags::INEXACT
-                    } else {
-                        0
-                    };
-                }
             }
             if golden_rows {
                 for (j, _) in err.iter().enumerate().filter(|(_, &e)| e != 0.0) {
