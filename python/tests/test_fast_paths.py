@@ -284,9 +284,10 @@ def test_fma_float64_addend_fast_path_equals_golden():
         # 1·1 + z with 1 + z a binary64 value on a binary32 midpoint (+ a remainder the f64
         # sum drops): the remainder decides the rounding, the golden path answers
         one = lambda f: np.flatnonzero(fp8gen.decode(np.arange(f.num_codes), f) == 1)[0]  # noqa: E731
-        for j, zv in zip(range(10, 16), [2.0**-24 + 2.0**-80, 2.0**-24 - 2.0**-80,
-                                         -(2.0**-25) + 2.0**-90, -(2.0**-25) - 2.0**-90,
-                                         2.0**-24 + 2.0**-77, 2.0**-23 + 2.0**-80]):
+        # (z itself exact in binary64: 2^-24·(1 + 2^-36) …; 1 + z is not)
+        for j, zv in zip(range(10, 16), [2.0**-24 + 2.0**-60, 2.0**-24 - 2.0**-60,
+                                         -(2.0**-25) + 2.0**-70, -(2.0**-25) - 2.0**-70,
+                                         2.0**-24 + 2.0**-54, 2.0**-23 + 2.0**-60]):
             xs[k == j], ys[k == j] = one(Fx), one(Fy)
             zb[k == j] = np.float64(zv).view(np.uint64)
         args = (xs, ys, zb, Fx, Fy, "rne", "satnone", "after", True)
