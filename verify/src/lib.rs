@@ -534,6 +534,9 @@ pub struct Plan {
     pub stream_cycles: usize,
     /// Refuse runs estimated to take longer than this many hours.
     pub max_hours: f64,
+    /// Dot products: random vectors uniform over every operand code instead of the
+    /// structured dot classes.
+    pub uniform: bool,
 }
 
 impl Default for Plan {
@@ -552,6 +555,7 @@ impl Default for Plan {
             vcd: None,
             stream_cycles: 256,
             max_hours: 24.0,
+            uniform: false,
         }
     }
 }
@@ -912,6 +916,7 @@ fn make_space(
                 combos,
                 plan.choice,
                 plan.seed,
+                plan.uniform,
             )
         }
         SpaceKind::Block => {
