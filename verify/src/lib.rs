@@ -24,9 +24,7 @@ mod native;
 pub mod space;
 
 use expected::{Golden, Layout};
-use iface::{
-    Direction, FormatUse, Manifest, Port, RFormat, Role, SpaceKind, Unit, UnitOption, XFormat,
-};
+use iface::{Direction, FormatUse, Manifest, Port, Role, SpaceKind, Unit, UnitOption, XFormat};
 use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
 use sim::{BuildOptions, CoreSpec, EquivConfig, ModelLibrary, Shard, Sources, Summary, Toolchain};
 use space::{Choice, Rng, Space};
@@ -419,7 +417,7 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
     };
     let uses = m.unit.spec().formats;
     let in_format = |u: &FormatUse| matches!(u.x, XFormat::InFormat(_));
-    let out_format = |u: &FormatUse| matches!(u.r, RFormat::OutFormat(_));
+    let out_format = |u: &FormatUse| u.r.takes_out_format();
     if o.in_format.is_some() && !in_format(&uses) {
         return not_of("--in-format", &Unit::with_formats(in_format));
     }
@@ -899,6 +897,13 @@ fn make_space(
 ) -> Result<Space, String> {
     let fx = req.formats.x;
     let fy = req.formats.y.unwrap_or(fx);
+    // the addend's format (fma, dot): binary32 unless the core says otherwise
+    let fz = req
+        .unit
+        .spec()
+        .formats
+        .addend(&req.formats)
+        .unwrap_or(golden::Format::BINARY32);
     let product_addend = match req.unit.spec().space {
         SpaceKind::Dot => {
             return Space::new_dot(
@@ -911,6 +916,7 @@ fn make_space(
                 plan.choice,
                 plan.seed,
             )
+            .map(|s| s.with_addend(fz))
         }
         SpaceKind::Block => {
             return Space::new_block(
@@ -936,7 +942,8 @@ fn make_space(
             combos,
             plan.choice,
             plan.seed,
-        );
+        )
+        .map(|s| s.with_addend(fz));
     }
     Space::new(
         roles,
@@ -947,6 +954,7 @@ fn make_space(
         plan.choice,
         plan.seed,
     )
+    .map(|s| s.with_addend(fz))
 }
 
 /// Builds the model, runs the plan and replays the first counterexample into a VCD.
