@@ -97,8 +97,10 @@ pub struct Space {
     rng: Rng,
     fx: Format,
     fy: Format,
-    /// Format of the addend (binary32 unless [`Space::with_addend`] says otherwise).
+    /// Format of the addend (binary32 unless [`Space::with_addend`] says otherwise) and its
+    /// special codes.
     fz: Format,
+    fz_specials: Vec<u32>,
     products: Vec<(u32, u8)>,
     structured: Vec<u32>,
     dot: Option<Box<DotGen>>,
@@ -291,13 +293,12 @@ pub fn addend_specials(fz: &Format) -> Vec<u32> {
 /// special of `fz` for a special slot, the value rounded toward zero (infinities and NaN
 /// kept) for a placed one.
 #[inline]
-fn to_addend(fz: &Format, z32: u32, special: bool, h: u64) -> u32 {
+fn to_addend(fz: &Format, specials: &[u32], z32: u32, special: bool, h: u64) -> u32 {
     if *fz == Format::BINARY32 {
         return z32;
     }
     if special {
-        let sp = addend_specials(fz);
-        return sp[((h >> 40) % sp.len() as u64) as usize];
+        return specials[((h >> 40) % specials.len() as u64) as usize];
     }
     let spec = Spec::new(Rounding::Rtz, golden::Saturation::SatPropagate);
     golden::project_f32(fz, z32, &spec, 0).0
@@ -432,6 +433,7 @@ impl Space {
             fx,
             fy,
             fz: Format::BINARY32,
+            fz_specials: Vec::new(),
             products,
             structured,
             dot: None,
@@ -445,8 +447,10 @@ impl Space {
     /// kept), the specials `fz`'s own ([`addend_specials`]), uniform ones any code of `fz`.
     pub fn with_addend(mut self, fz: Format) -> Space {
         self.fz = fz;
+        self.fz_specials = addend_specials(&fz);
         if let Some(d) = &mut self.dot {
             d.fz = fz;
+            d.fz_specials = self.fz_specials.clone();
         }
         self
     }
@@ -684,7 +688,7 @@ impl Space {
                 let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
                 let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
                 let z = fma_z(&self.products, fx.k, x, y, zj, h);
-                let z = to_addend(&self.fz, z, zj < 16, h);
+                let z = to_addend(&self.fz, &self.fz_specials, z, zj < 16, h);
                 let mut rs = h;
                 for (idx, (role, w)) in self.roles.iter().enumerate() {
                     out[idx] = match role {
@@ -1039,8 +1043,9 @@ pub struct DotGen {
     spec_y: Vec<u32>,
     /// The sum without the addend, rounded toward zero to binary32: where addends go.
     sum: golden::DotUnit,
-    /// Format of the addend.
+    /// Format of the addend and its special codes.
     fz: Format,
+    fz_specials: Vec<u32>,
 }
 
 fn specials(f: &Format) -> Vec<u32> {
@@ -1104,6 +1109,7 @@ impl DotGen {
             spec_y: specials(&fy),
             sum,
             fz: Format::BINARY32,
+            fz_specials: Vec::new(),
         })
     }
 
@@ -1242,7 +1248,7 @@ impl DotGen {
         };
         let z = match zc {
             0 => z & self.fz.code_mask(),
-            _ => to_addend(&self.fz, z, zc == 1, next()),
+            _ => to_addend(&self.fz, &self.fz_specials, z, zc == 1, next()),
         };
         let (mut xi, mut yi) = (0usize, 0usize);
         for (idx, (role, w)) in roles.iter().enumerate() {

@@ -614,28 +614,64 @@ def fma(
     ftz=False,
     as_values=False,
     rto_overflow="p3109",
+    out_fmt=None,
+    z_fmt=None,
+    nan_code=0,
 ):
-    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
-    rounded once to binary32: uint32 codes (binary32 bit patterns), or float32 values with
-    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32 (float16, bfloat16, Python
-    numbers and float64 arrays are accepted when every value is exact in binary32; others are
-    refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
-    to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
-    reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`."""
+    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y``, z in ``z_fmt`` and the result in
+    ``out_fmt`` (P3109 FMA<fx, fy, fz, fr>), computed exactly and rounded once. ``out_fmt``:
+    binary32 (default), binary16, bfloat16 or any small format; ``z_fmt``: default the result
+    format. Returns codes of ``out_fmt`` (uint32 binary32 bit patterns by default), or values
+    with ``as_values=True``; numpy scalars when x, y and z are all scalars. A binary32 ``z`` is
+    float32 (float16, bfloat16, Python numbers and float64 arrays are accepted when every value
+    is exact in binary32; others are refused, not rounded); any other ``z_fmt`` takes codes
+    (float16 arrays for binary16 and bfloat16 arrays for bfloat16 are read as their bits).
+    ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies to the result
+    (satnone = IEEE 754 overflow to infinity). ``ftz`` (binary32 z and result only): subnormal
+    z reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`;
+    ``nan_code``: the code of a NaN result in a format without NaN, as :func:`mul`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
+    fr = _format("binary32") if out_fmt is None else _format(out_fmt, "out_fmt")
+    fz = fr if z_fmt is None else _format(z_fmt, "z_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want, ftz = _bool(flags, "flags"), _bool(ftz, "ftz")
     av = _bool(as_values, "as_values")
-    za = _float32_operand(z, "z")
-    xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), za, names=("x", "y", "z"))
+    nc = _nan_code(nan_code, fr)
+    xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), _addend_operand(z, fz, "z"), names=("x", "y", "z"))
     shape = xa.shape
-    zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
+    zb = _addend_codes(za, fz, "z")
     r, fl = _fma(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
         rounding, saturation, tininess, ftz, want, rto_overflow=rto_overflow,
+        fz=fz, fr=fr, nan_code=nc,
     )
-    return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
+    return _result(r, fl, shape, want, fr, av, len(shape) == 0)
+
+
+def _is_binary32(f):
+    return f.name == "binary32"
+
+
+def _addend_operand(z, fz, what):
+    """The addend ``z`` of format ``fz`` as an array: float32 for binary32 (as
+    :func:`_float32_operand`), the bits of a float16 / bfloat16 array for binary16 / bfloat16,
+    else integer codes."""
+    if _is_binary32(fz):
+        return _float32_operand(z, what)
+    a = _native_order(_array(z, what))
+    if fz.name == "binary16" and a.dtype == np.float16:
+        return a.view(np.uint16)
+    if fz.name == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2:
+        return a.view(np.uint16)
+    return a
+
+
+def _addend_codes(za, fz, what):
+    """1-D uint32 addend codes for the native functions (binary32: the float32 bits)."""
+    if _is_binary32(fz):
+        return np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
+    return _codes(za, fz, what)
 
 
 #: Largest number of elements of one dot product (golden::MAX_DOT_N).
@@ -657,21 +693,28 @@ def dot(
     flags=False,
     tininess="after",
     as_values=False,
+    z_fmt="binary32",
+    rto_overflow="p3109",
+    nan_code=0,
 ):
     """Dot products along the last axis: ``sum(x[..., i] * y[..., i]) * 2^(sx + sy) + z``,
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
     OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` that broadcast against
     each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
-    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: binary32
-    addends broadcasting to ``(...)`` (as fma's z), or None.
+    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: addends of
+    ``z_fmt`` (binary32 by default, as fma's z; binary16 for an ExSdotp-style unit, or any
+    small format) broadcasting to ``(...)``, or None. ``rto_overflow``: as :func:`project`;
+    ``nan_code``: as :func:`mul`.
     Returns the codes of ``out_fmt`` (uint32 for binary32), or values with ``as_values=True``
     (module docs' table); the result has shape ``(...)`` (a 0-d array for 1-D operands)."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = _format(out_fmt, "out_fmt")
+    fz = _format(z_fmt, "z_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want = _bool(flags, "flags")
     av = _bool(as_values, "as_values")
+    nc = _nan_code(nan_code, fr)
     xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
     if xa.ndim == 0:
         raise ValueError("x, y: dot needs arrays of shape (..., N); got 0-d operands")
@@ -692,12 +735,12 @@ def dot(
     else:
         fs, sx, sy = None, empty, empty
     if z is not None:
-        za = _broadcast_to(_float32_operand(z, "z"), shape, "z", "one addend per dot product")
-        zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
+        za = _broadcast_to(_addend_operand(z, fz, "z"), shape, "z", "one addend per dot product")
+        zb = _addend_codes(za, fz, "z")
     else:
         zb = empty
     r, fl = _dot(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), int(n), sx, sy, zb, fx, fy, fs, fr,
-        rounding, saturation, tininess, want,
+        rounding, saturation, tininess, want, fz=fz, rto_overflow=rto_overflow, nan_code=nc,
     )
     return _result(r, fl, shape, want, fr, av)

@@ -277,6 +277,9 @@ def fma(
     ftz: bool = ...,
     as_values: bool = ...,
     rto_overflow: str = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    z_fmt: Optional[_FormatLike] = ...,
+    nan_code: int = ...,
 ) -> _Result: ...
 @overload
 def fma(
@@ -293,6 +296,9 @@ def fma(
     ftz: bool = ...,
     as_values: bool = ...,
     rto_overflow: str = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    z_fmt: Optional[_FormatLike] = ...,
+    nan_code: int = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def dot(
@@ -310,6 +316,9 @@ def dot(
     flags: Literal[False] = ...,
     tininess: str = ...,
     as_values: bool = ...,
+    z_fmt: _FormatLike = ...,
+    rto_overflow: str = ...,
+    nan_code: int = ...,
 ) -> _Result: ...
 @overload
 def dot(
@@ -328,4 +337,7 @@ def dot(
     flags: Literal[True],
     tininess: str = ...,
     as_values: bool = ...,
+    z_fmt: _FormatLike = ...,
+    rto_overflow: str = ...,
+    nan_code: int = ...,
 ) -> Tuple[_Result, _Result]: ...
