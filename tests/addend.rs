@@ -74,7 +74,7 @@ fn binary16_addend_fma_generates_and_verifies() {
         &["--from", out.to_str().unwrap(), "--random", "200000"],
         200_000,
     );
-    assert_eq!(j["format"], "e4m3 -> binary16", "{j}");
+    assert_eq!(j["format"], "e4m3 + binary16 -> binary16", "{j}");
     // pipelined, every mode, a binary32 addend rounded into a bfloat16 result
     verify_passes(
         &[
@@ -208,34 +208,18 @@ fn batch_commands_take_the_addend_and_result_formats() {
 
 #[test]
 fn bad_addend_formats_are_refused_with_the_reason() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
-            &[
-                "gen",
-                "-u",
-                "fma",
-                "-f",
-                "e4m3",
-                "--addend-format",
-                "binary17",
-            ],
-            "--addend-format",
+            &["verify", "-u", "fma", "-f", "e4m3", "--addend-format", "binary17"],
+            "--addend-format: 'binary17' is not a P3109 name",
         ),
         (
-            &[
-                "gen",
-                "-u",
-                "mul",
-                "-f",
-                "e4m3",
-                "--addend-format",
-                "binary16",
-            ],
+            &["verify", "-u", "mul", "-f", "e4m3", "--addend-format", "binary16"],
             "--addend-format applies to --unit fma or dot only, not to mul",
         ),
         (
             &[
-                "gen",
+                "verify",
                 "-u",
                 "fma",
                 "-f",
@@ -244,15 +228,19 @@ fn bad_addend_formats_are_refused_with_the_reason() {
                 "binary16",
                 "--ftz",
             ],
-            "--ftz flushes a binary32 addend and result",
+            "--ftz flushes a binary32 addend and result; this fma has addend binary16 and result binary16",
         ),
         (
             &["fma", "-f", "e4m3", "--addend-format", "nope"],
-            "--addend-format",
+            "--addend-format: unknown format 'nope'",
+        ),
+        (
+            &["fma", "-f", "e4m3", "--out-format", "binary16", "--ftz"],
+            "--ftz flushes a binary32 addend and result",
         ),
         (
             &["verify", "--from", ".", "--addend-format", "binary16"],
-            "--addend-format",
+            "with --from DIR the manifest gives them",
         ),
     ];
     for (args, want) in cases {

@@ -257,7 +257,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         }
         (_, Role::X) => format!("format x = {}", f.x.name()),
         (_, Role::Y) => format!("format y = {}", f.y.unwrap_or(f.x).name()),
-        (_, Role::Z) => "binary32".into(),
+        (u, Role::Z) => match u.spec().formats.addend(f) {
+            Some(z) if z != golden::Format::BINARY32 => format!("the addend format {}", z.name()),
+            _ => "binary32".into(),
+        },
         (_, Role::ScaleX | Role::ScaleY) => format!(
             "the scale format {}",
             req.formats.scale.map(|f| f.name()).unwrap_or_default()
@@ -290,8 +293,21 @@ pub fn format_desc(req: &GenRequest) -> String {
         .scale
         .map(|s| format!("{} scales ", s.name()))
         .unwrap_or_default();
+    // an addend format other than binary32 (fma, dot): named
+    let z = req
+        .unit
+        .spec()
+        .formats
+        .addend(f)
+        .filter(|z| *z != golden::Format::BINARY32)
+        .map(|z| z.name());
     let shape = if req.unit.accepts(UnitOption::DotShape) {
-        format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
+        let plus = match (&z, d.addend) {
+            (Some(z), true) => format!(", + z {z}"),
+            (None, true) => ", + z".into(),
+            _ => String::new(),
+        };
+        format!("N={}{plus} {scales}", d.n)
     } else if req.unit.accepts(UnitOption::Block) {
         let q = &req.options.block;
         format!("N={} {} {scales}", q.n, q.policy)
@@ -299,9 +315,19 @@ pub fn format_desc(req: &GenRequest) -> String {
         scales
     };
     let op = req.unit.spec().operator;
+    // fma: `+ binary16` (dot names its addend in the shape)
+    let plus = match z {
+        Some(z) if !req.unit.accepts(UnitOption::DotShape) => format!(" + {z}"),
+        _ => String::new(),
+    };
     match f.y {
-        Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
-        _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
+        Some(y) if y != f.x => format!(
+            "{shape}{} {op} {}{plus} -> {}",
+            f.x.name(),
+            y.name(),
+            f.r.name()
+        ),
+        _ => format!("{shape}{}{plus} -> {}", f.x.name(), f.r.name()),
     }
 }
 
