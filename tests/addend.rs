@@ -144,20 +144,30 @@ fn binary16_addend_dot_generates_and_verifies() {
 fn default_addends_are_the_cores_of_before() {
     // --addend-format binary32 on a dot, --out-format binary32 on an fma: the same core (name,
     // command) as without the options.
-    for (with, without) in [
+    let dir = tempfile::tempdir().unwrap();
+    for (k, (with, without)) in [
         (
-            "gen -u dot -f e4m3 --n 4 --addend --addend-format binary32 --json",
-            "gen -u dot -f e4m3 --n 4 --addend --json",
+            "gen -u dot -f e4m3 --n 4 --addend --addend-format binary32",
+            "gen -u dot -f e4m3 --n 4 --addend",
         ),
         (
-            "gen -u fma -f e4m3 --out-format binary32 --addend-format binary32 --json",
-            "gen -u fma -f e4m3 --json",
+            "gen -u fma -f e4m3 --out-format binary32 --addend-format binary32",
+            "gen -u fma -f e4m3",
         ),
-    ] {
-        let a = run(&with.split_whitespace().collect::<Vec<_>>());
-        let b = run(&without.split_whitespace().collect::<Vec<_>>());
-        assert!(a.status.success() && b.status.success(), "{}", stderr(&a));
-        assert_eq!(stdout(&a), stdout(&b), "{with}");
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let gen = |args: &str, sub: &str| {
+            let out = dir.path().join(format!("{k}{sub}"));
+            let mut a: Vec<&str> = args.split_whitespace().collect();
+            let o = out.to_str().unwrap().to_string();
+            a.extend(["-o", &o]);
+            let r = run(&a);
+            assert!(r.status.success(), "{args}: {}", stderr(&r));
+            std::fs::read_to_string(out.join("manifest.json")).unwrap()
+        };
+        assert_eq!(gen(with, "a"), gen(without, "b"), "{with}");
     }
 }
 
