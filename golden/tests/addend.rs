@@ -120,8 +120,8 @@ fn bfloat16_and_small_results() {
     assert_eq!((c, fl), (0, INVALID));
 }
 
-/// The exact value of `x·y + z` as (sign, magnitude numerator, exponent of its unit) using
-/// i128 arithmetic, for finite codes whose range fits.
+/// The exact value of `x·y + z` as `(n, e)` with value `n · 2^e`, in i128 arithmetic, for
+/// finite codes whose range fits.
 fn exact_sum(fx: &Format, x: u32, fy: &Format, y: u32, fz: &Format, z: u32) -> (i128, i32) {
     let dx = fx.decode(x);
     let dy = fy.decode(y);
@@ -129,8 +129,8 @@ fn exact_sum(fx: &Format, x: u32, fy: &Format, y: u32, fz: &Format, z: u32) -> (
     let sgn = |s: bool| if s { -1i128 } else { 1 };
     let pe = dx.exp + dy.exp;
     let lo = pe.min(dz.exp);
-    let p = sgn(dx.sign ^ dy.sign) * (dx.sig as i128 * dy.sig as i128) << (pe - lo);
-    let zz = sgn(dz.sign) * (dz.sig as i128) << (dz.exp - lo);
+    let p = (sgn(dx.sign ^ dy.sign) * (dx.sig as i128 * dy.sig as i128)) << (pe - lo);
+    let zz = (sgn(dz.sign) * (dz.sig as i128)) << (dz.exp - lo);
     (p + zz, lo)
 }
 
