@@ -605,7 +605,19 @@ impl Space {
         } else {
             "; block scales: 3 in 4 between 2^-8 and 2^8, else uniform"
         };
-        format!("{base}{rnd_note}{scale_note}")
+        let z_note = if self.fz == Format::BINARY32
+            || !matches!(
+                self.kind,
+                Kind::FmaStructured | Kind::FmaRandom(_) | Kind::Dot(_)
+            ) {
+            String::new()
+        } else {
+            format!(
+                "; {} addends: its specials, the placed values rounded toward zero",
+                self.fz.name()
+            )
+        };
+        format!("{base}{rnd_note}{scale_note}{z_note}")
     }
 
     /// Vector `i` in canonical input order.
