@@ -306,7 +306,7 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
     for (args, want) in [
         (
             vec!["-u", "add", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
-            "--rto-overflow ieee applies to mul, fma and project only",
+            "--rto-overflow ieee applies to mul, fma, dot and project only",
         ),
         (
             vec!["-u", "mul", "-f", "e5m2", "-r", "rne", "-s", "satnone"],
