@@ -181,7 +181,10 @@ pub fn add_round(
     let dp = b.wire("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)));
     let d = b.wire("al_d", Expr::mux(&dz.msb(), &dp, &dz));
     let sw = ubits(fg as u128);
-    let amt = if dw > sw || (1u128 << (dw - 1)) > fg as u128 {
+    // The clamp is needed only when an exponent difference can exceed F+G (it always can with
+    // a binary32 addend; small addend formats may never reach it).
+    let max_d = (zhi - plo).max(phi - zlo);
+    let amt = if (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64 {
         let fgc = Expr::ci(fg as i64, dw);
         let big = Expr::mux(&dz.msb(), &fgc.slt(&dp), &fgc.slt(&dz));
         Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
