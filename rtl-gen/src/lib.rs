@@ -344,6 +344,16 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             )));
         }
     }
+    if let Some(z) = req.formats.z {
+        if req.unit.spec().formats.z == iface::ZFormat::None {
+            return Err(GenError::Unsupported(format!(
+                "an addend format ({}: --addend-format, formats.z) applies to {} only, not to the {} unit",
+                z.name(),
+                Unit::with_formats(|u| u.z != iface::ZFormat::None),
+                req.unit.name()
+            )));
+        }
+    }
     if req.options.rto_overflow == golden::RtoOverflow::Ieee {
         if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Dot | Unit::Project) {
             return Err(GenError::Unsupported(format!(
