@@ -102,13 +102,20 @@ enum Cmd {
         #[command(flatten)]
         out: OutArgs,
     },
-    /// Fused multiply-add "x y z" from stdin: x, y small floats, z and the result binary32.
+    /// Fused multiply-add "x y z" from stdin: x, y small floats, z in --addend-format and the
+    /// result in --out-format (both binary32 by default; the addend follows the result).
     Fma {
         #[command(flatten)]
         format: FormatArgs,
         /// Format of y (default: the format of x).
         #[arg(long)]
         format_y: Option<String>,
+        /// Result format: binary32 (default), binary16, bfloat16 or any small format.
+        #[arg(long)]
+        out_format: Option<String>,
+        /// Format of the addend z (default: the result format).
+        #[arg(long)]
+        addend_format: Option<String>,
         #[command(flatten)]
         modes: ModeArgs,
         /// Flush subnormal binary32 inputs and results to zero.
@@ -137,13 +144,16 @@ enum Cmd {
         /// columns sx sy.
         #[arg(long)]
         scale_format: Option<String>,
-        /// A binary32 addend: one more column z.
+        /// An addend: one more column z (binary32, or --addend-format).
         #[arg(long)]
         addend: bool,
         /// Small IEEE-style NaNs with a clear top trailing bit are signaling and raise invalid
         /// (IEEE 754 §6.2; CVFPU does this), as `verify --signaling-nan`.
         #[arg(long)]
         signaling_nan: bool,
+        /// Format of the addend z (default binary32; implies --addend).
+        #[arg(long)]
+        addend_format: Option<String>,
         #[command(flatten)]
         modes: ModeArgs,
         #[command(flatten)]
@@ -562,6 +572,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Cmd::Fma {
             format,
             format_y,
+            out_format,
+            addend_format,
             modes,
             ftz,
             scale,
@@ -569,23 +581,34 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => {
             let fx = format.resolve()?;
             let fy = opt_named("--format-y", format_y, fx)?;
+            let fr = opt_named("--out-format", out_format, Format::BINARY32)?;
+            let fz = opt_named("--addend-format", addend_format, fr)?;
             let spec = modes.spec()?;
             if spec.rounding.random_bits() > 0 {
                 return Err(CliError::usage(
-                    "--rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
+                    "--rounding: fma rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
+                ));
+            }
+            if ftz && (fz != Format::BINARY32 || fr != Format::BINARY32) {
+                return Err(CliError::usage(
+                    "--ftz flushes a binary32 addend and result; drop --ftz or use binary32 for --out-format and --addend-format",
                 ));
             }
             let sf = scale_format(&scale)?;
             let mut cols = operand_columns(&fx, &fy, sf.as_ref());
-            cols.push(Column::of("z", &Format::BINARY32));
-            let opts = golden::FmaOptions { ftz };
+            cols.push(Column::of("z", &fz));
+            let opts = golden::FmaOptions {
+                ftz,
+                z: fz,
+                r: fr,
+            };
             let stdin = std::io::stdin().lock();
             let w = std::io::stdout().lock();
             match sf {
-                None => batch::run(stdin, w, &cols, &Format::BINARY32, out.opts(), |v| {
+                None => batch::run(stdin, w, &cols, &fr, out.opts(), |v| {
                     golden::fma(&fx, v[0], &fy, v[1], v[2], &spec, opts)
                 })?,
-                Some(sf) => batch::run(stdin, w, &cols, &Format::BINARY32, out.opts(), |v| {
+                Some(sf) => batch::run(stdin, w, &cols, &fr, out.opts(), |v| {
                     let (sx, sy) = scales(sf, v);
                     golden::fma_scaled(&fx, v[0], sx, &fy, v[2], sy, v[4], &spec, opts)
                 })?,
@@ -641,12 +664,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
             scale_format,
             addend,
             signaling_nan,
+            addend_format,
             modes,
             out,
         } => {
             let fx = format.resolve()?;
             let fy = opt_named("--format-y", format_y, fx)?;
             let fr = opt_named("--out-format", out_format, Format::BINARY32)?;
+            let addend = addend || addend_format.is_some();
+            let fz = opt_named("--addend-format", addend_format, Format::BINARY32)?;
             let sf = scale_format.as_deref().map(scale_named).transpose()?;
             let spec = modes.spec()?;
             if spec.rounding.random_bits() > 0 {
@@ -654,7 +680,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     "--rounding: dot rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
                 ));
             }
-            let unit = golden::DotUnit::new(fx, fy, n, sf, addend, fr)
+            let unit = golden::DotUnit::new(fx, fy, n, sf, addend.then_some(fz), fr)
                 .map_err(|e| CliError::usage(format!("dot: {e}")))?;
             let mut cols: Vec<Column> = (0..n).map(|i| Column::of(format!("x{i}"), &fx)).collect();
             cols.extend((0..n).map(|i| Column::of(format!("y{i}"), &fy)));
@@ -663,7 +689,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 cols.push(Column::of("sy", sf));
             }
             if addend {
-                cols.push(Column::of("z", &Format::BINARY32));
+                cols.push(Column::of("z", &fz));
             }
             let stdin = std::io::stdin().lock();
             let w = std::io::stdout().lock();

@@ -36,10 +36,15 @@ pub struct GenRest {
     /// Format of y (mul/fma/mac; default: the format of x).
     #[arg(long)]
     pub format_y: Option<String>,
-    /// Result format of mul (default: the format of x; may be binary32) and of dot (default
-    /// binary32).
+    /// Result format of mul (default: the format of x; may be binary32), of fma and of dot
+    /// (default binary32).
     #[arg(long)]
     pub out_format: Option<String>,
+    /// Format of the addend z_i of fma (default: the result format, --out-format) and dot
+    /// (default binary32; implies --addend): binary32, binary16, bfloat16 or any small
+    /// format.
+    #[arg(long)]
+    pub addend_format: Option<String>,
     /// dot: elements per operand, 1..=64 (ports x0_i … x{N-1}_i, y0_i …); quantize:
     /// elements per block, 1..=64 (ports z0_i … z{N-1}_i, r0_o …).
     #[arg(long = "n", value_name = "N")]
@@ -56,7 +61,7 @@ pub struct GenRest {
     /// Block scales in E8M0 (the same as --scale-format e8m0).
     #[arg(long)]
     pub scaled: bool,
-    /// dot: add a binary32 addend z_i to the sum (one rounding).
+    /// dot: add an addend z_i (binary32, or --addend-format) to the sum (one rounding).
     #[arg(long)]
     pub addend: bool,
     /// mac: the accumulator: `binary32` (default; one rounding per step, II = stages + 1)
@@ -103,7 +108,7 @@ pub struct GenRest {
     #[arg(long, value_parser = crate::args::parse_hex_u32)]
     pub nan_code: Option<u32>,
     /// Round-to-odd on overflow under satnone: p3109 (±Inf, P3109 §4.7.5; default) or ieee
-    /// (the largest finite value, as SoftFloat's round_odd hardware; mul, fma, project).
+    /// (the largest finite value, as SoftFloat's round_odd hardware; mul, fma, dot, project).
     #[arg(long)]
     pub rto_overflow: Option<String>,
     /// add: subtract, r = x - y (`--sub`), or `--sub dyn` for a run-time `sub_i` port.
@@ -147,6 +152,7 @@ impl GenRest {
         let fy = named("--format-y", &self.format_y)?;
         let fr = named("--out-format", &self.out_format)?;
         let fin = named("--in-format", &self.in_format)?;
+        let fz = named("--addend-format", &self.addend_format)?;
         // An option the unit does not take is refused, naming the units that take it.
         let only = |applies: &str, units: String| {
             Err(CliError::usage(format!(
@@ -154,12 +160,19 @@ impl GenRest {
             )))
         };
         let in_format = |u: &iface::FormatUse| matches!(u.x, XFormat::InFormat(_));
-        let out_format = |u: &iface::FormatUse| matches!(u.r, RFormat::OutFormat(_));
+        let out_format = |u: &iface::FormatUse| u.r.takes_out_format();
+        let addend_format = |u: &iface::FormatUse| u.z != iface::ZFormat::None;
         if fy.is_some() && !uses.y {
             return only("--format-y applies to", Unit::with_formats(|u| u.y));
         }
         if fr.is_some() && !out_format(&uses) {
             return only("--out-format applies to", Unit::with_formats(out_format));
+        }
+        if fz.is_some() && !addend_format(&uses) {
+            return only(
+                "--addend-format applies to",
+                Unit::with_formats(addend_format),
+            );
         }
         if fin.is_some() && !in_format(&uses) {
             return only("--in-format applies to", Unit::with_formats(in_format));
@@ -239,7 +252,7 @@ impl GenRest {
                         "--unit {unit} needs --n N, the number of elements (1..=64)"
                     ))
                 })?,
-                addend: self.addend,
+                addend: self.addend || fz.is_some(),
             }
         } else {
             iface::DotShape::default()
@@ -272,15 +285,25 @@ impl GenRest {
                 }
             },
         };
+        let r = match uses.r {
+            RFormat::Fixed(r) => r,
+            RFormat::Format => f,
+            RFormat::OutFormat(default) => fr.or(default).unwrap_or(x),
+            RFormat::OutFormatQuiet(default) => fr.unwrap_or(default),
+        };
         let formats = iface::Formats {
             x,
             y: uses.y.then(|| fy.unwrap_or(x)),
-            r: match uses.r {
-                RFormat::Fixed(r) => r,
-                RFormat::Format => f,
-                RFormat::OutFormat(default) => fr.or(default).unwrap_or(x),
-            },
+            r,
             scale,
+            // The addend format is recorded (manifest formats.z, the canonical command) unless
+            // it is binary32 by default: `--addend-format binary32` on a dot is the same core
+            // as no option, and the cores of earlier versions keep their bytes.
+            z: uses.default_addend(r).and_then(|d| {
+                let z = fz.unwrap_or(d);
+                let has_addend = !unit.accepts(UnitOption::DotShape) || self.addend || fz.is_some();
+                (has_addend && !(z == Format::BINARY32 && d == Format::BINARY32)).then_some(z)
+            }),
         };
         let r = self.rounding.as_deref().unwrap_or("rne");
         let (rounding, sr_bits) = if r.eq_ignore_ascii_case("dyn") {
@@ -357,10 +380,11 @@ impl GenRest {
             || self.scale_format.is_some()
             || self.scaled
             || self.addend
+            || self.addend_format.is_some()
             || self.scale_policy.is_some()
         {
             return Err(CliError::usage(
-                "--n, --scale-format, --scaled, --addend and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale)",
+                "--n, --scale-format, --scaled, --addend, --addend-format and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale, formats.z)",
             ));
         }
         if self.acc.is_some() || self.guard_bits.is_some() || self.interleave.is_some() {

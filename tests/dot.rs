@@ -203,7 +203,7 @@ fn verify_from_reads_the_dot_shape_from_the_manifest() {
     assert!(!ok);
     assert_eq!(
         err.trim(),
-        "error: --n, --scale-format, --scaled, --addend and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale)"
+        "error: --n, --scale-format, --scaled, --addend, --addend-format and --scale-policy describe a core to generate; with --from DIR the manifest gives them (\"dot\", \"block\", formats.scale, formats.z)"
     );
     // A manifest without the shape is refused with the fix.
     let mut v = j.clone();

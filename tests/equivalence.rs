@@ -330,6 +330,7 @@ fn stages_0_and_3_give_identical_results() {
                     Format::E4M3
                 },
                 scale: None,
+                z: None,
             };
             req.stages = stages;
             let core = rtl::generate(&req).unwrap();

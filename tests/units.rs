@@ -122,8 +122,8 @@ fn registry_rules_are_exact_messages() {
             "error: --format-y applies to --unit add, mul, fma, mac or dot only, not to convert\n",
         ),
         (
-            &["gen", "-u", "fma", "-f", "e4m3", "--out-format", "e5m2", "-o", "x"],
-            "error: --out-format applies to --unit add, mul or dot only, not to fma\n",
+            &["gen", "-u", "mac", "-f", "e4m3", "--out-format", "e5m2", "-o", "x"],
+            "error: --out-format applies to --unit add, mul, fma or dot only, not to mac\n",
         ),
         (
             &["gen", "-u", "convert", "--in-format", "e5m2", "-f", "e4m3", "--ftz", "-o", "x"],

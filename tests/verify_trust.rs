@@ -706,7 +706,7 @@ fn options_the_core_in_from_cannot_honour_are_errors() {
         ),
         (
             &["verify", "--from", ps, "--out-format", "e2m1"],
-            "error: --out-format applies to --unit add, mul or dot; the core in --from is a project core: drop the option",
+            "error: --out-format applies to --unit add, mul, fma or dot; the core in --from is a project core: drop the option",
         ),
         (
             &["verify", "--from", ps, "--in-format", "binary16"],

@@ -65,6 +65,7 @@ fn main() {
                             f
                         },
                         scale: None,
+                        z: None,
                     },
                     rounding: RoundingSel::Fixed(r),
                     saturation: SaturationSel::Fixed(sat),

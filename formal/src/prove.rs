@@ -1526,11 +1526,17 @@ pub fn replay(
     })
 }
 
-/// The case split used for a request: the binary32 exponent field of `z_i` for `fma` (plain
-/// SAT on the whole FMA miter gives no verdict within 10 minutes here; split by the addend's
-/// binade, the far cases take ~1 s and the near ones ~20 s), none otherwise.
+/// The case split used for a request: the exponent field of `z_i` for `fma` (binary32 by
+/// default: bits 30..23; plain SAT on the whole FMA miter gives no verdict within 10 minutes
+/// here; split by the addend's binade, the far cases take ~1 s and the near ones ~20 s), none
+/// otherwise.
 pub fn default_split(req: &GenRequest) -> Option<(String, u32, u32)> {
-    (req.unit == Unit::Fma).then(|| ("z_i".to_string(), 30, 23))
+    if req.unit != Unit::Fma {
+        return None;
+    }
+    let fz = rtl::units::modes::z_format(req);
+    let (man, eb) = (fz.man_bits(), fz.exp_bits());
+    (eb > 0).then(|| ("z_i".to_string(), man + eb - 1, man))
 }
 
 /// Proves the optimized core of `gold` equal to the reference of `req` and, if the

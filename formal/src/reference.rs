@@ -694,10 +694,17 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 )?;
                 t.line("  assign r_o = res_code;");
             } else {
-                let b32 = Format::BINARY32;
-                let oz = decode_operand(&mut t, &b32, "z_i", "z")?;
-                t.wire("z_snan", 1, "z_nan & ~z_t[22]");
-                let qr = b32.emin() - b32.man_bits() as i32;
+                // z in its format (P3109 FMA<fx, fy, fz, fr>), the result rounded to fr
+                let fz = rtl::units::modes::z_format(req);
+                let oz = decode_operand(&mut t, &fz, "z_i", "z")?;
+                if fz.specials == Specials::Ieee && fz.k >= 16 {
+                    // binary32/16, bfloat16: a NaN with a clear top trailing bit is signaling
+                    t.wire("z_snan", 1, &format!("z_nan & ~z_t[{}]", fz.man_bits() - 1));
+                } else {
+                    t.comment("Small formats: every NaN is quiet (OCP, P3109)");
+                    t.wire("z_snan", 1, "1'b0");
+                }
+                let qr = fr.emin() - fr.man_bits() as i32;
                 let lw = lp.min(oz.qmin).min(qr);
                 let offp = (lp - lw) as u64;
                 let offz = (oz.qmin - lw) as u64;
@@ -733,13 +740,25 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                     "a_inf ? (p_inf ? p_sign : z_sign) : (a_zero ? ((p_zero & z_zero & f_same) ? p_sign : m_rtn) : f_msign)",
                 );
                 t.wire("a_m", w, "f_m");
-                rounder(&mut t, &b32, w, lw, req.options.tininess, 0)?;
+                rounder(
+                    &mut t,
+                    &fr,
+                    w,
+                    lw,
+                    req.options.tininess,
+                    req.options.nonan_code,
+                )?;
                 let ieee_zero = fx.has_neg_zero() && fy.has_neg_zero();
-                if ieee_zero {
+                if ieee_zero || !fr.has_neg_zero() {
                     t.line("  assign r_o = res_code;");
                 } else {
                     t.comment("Operands without -0 (P3109, FNUZ): every zero result is +0");
-                    t.line("  assign r_o = (res_code[30:0] == 31'd0) ? 32'd0 : res_code;");
+                    t.line(&format!(
+                        "  assign r_o = (res_code[{}:0] == {}) ? {} : res_code;",
+                        fr.k - 2,
+                        k(fr.k - 1, 0),
+                        k(fr.k, 0)
+                    ));
                 }
             }
         }

@@ -37,6 +37,7 @@ fn req(unit: Unit, f: Format, r: Rounding, s: Saturation, stages: u32) -> GenReq
                 f
             },
             scale: None,
+            z: None,
         },
         rounding: RoundingSel::Fixed(r),
         saturation: SaturationSel::Fixed(s),

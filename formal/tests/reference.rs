@@ -27,6 +27,7 @@ fn req(unit: Unit, fx: Format, fy: Format, fr: Format, dynamic: bool) -> GenRequ
             y: (unit != Unit::Project).then_some(fy),
             r: fr,
             scale: None,
+            z: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

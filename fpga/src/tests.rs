@@ -507,6 +507,7 @@ fn generated_e4m3_mul(dynamic_modes: bool, stages: u32) -> Core {
         y: Some(Format::E4M3),
         r: Format::E4M3,
         scale: None,
+        z: None,
     };
     let gen = rtl::generate(&req).expect("generate mul");
     let core = Core::from_manifest(gen.verilog, &gen.manifest);

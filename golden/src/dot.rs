@@ -12,7 +12,9 @@
 //!
 //! - a NaN element, NaN scale or NaN addend gives NaN; `0·∞` anywhere (an element times a
 //!   scale, or two scaled elements) and `+∞ + −∞` raise invalid and give NaN; a signaling
-//!   binary32 `z` raises invalid (as `fma`);
+//!   NaN `z` of an IEEE interchange format (binary32/16, bfloat16) raises invalid (as `fma`);
+//! - the addend `z` is a code of any format (binary32 by default, binary16 for an
+//!   ExSdotp-style unit, or any small format), decoded exactly into the same sum;
 //! - the products are formed as `(x_i·Sx)·(y_i·Sy)`, exactly as [`crate::fma_scaled`], so
 //!   `N = 1` is the scaled FMA bit for bit;
 //! - an exact zero sum takes its sign by IEEE 754 §6.3 (the common sign when every term is a
@@ -42,8 +44,8 @@ pub struct DotUnit {
     pub n: usize,
     /// Format of the block scales (both x and y carry one), if any.
     pub scale: Option<Format>,
-    /// Whether a binary32 addend `z` is added.
-    pub addend: bool,
+    /// Format of the addend `z`, if one is added.
+    pub addend: Option<Format>,
     /// Result format.
     pub fr: Format,
     target: Target,
@@ -64,13 +66,13 @@ pub fn clog2(n: u64) -> u32 {
 
 impl DotUnit {
     /// A unit of `n` elements `fx × fy`, with block scales of format `scale`, an optional
-    /// binary32 addend, rounding to `fr`.
+    /// addend of format `addend`, rounding to `fr`.
     pub fn new(
         fx: Format,
         fy: Format,
         n: usize,
         scale: Option<Format>,
-        addend: bool,
+        addend: Option<Format>,
         fr: Format,
     ) -> Result<DotUnit, String> {
         if !(1..=MAX_DOT_N).contains(&n) {
@@ -119,16 +121,16 @@ impl DotUnit {
         fy: &Format,
         n: usize,
         scale: Option<&Format>,
-        addend: bool,
+        addend: Option<Format>,
     ) -> (i32, i32) {
         let (slo, shi) = scale.map_or((0, 0), |s| (2 * lsb_exp(s), 2 * (s.emax() + 1)));
         let mut lo = lsb_exp(fx) + lsb_exp(fy) + slo;
         // every product is below 2^((emax_x + 1) + (emax_y + 1) + scales)
         let mut hi = fx.emax() + 1 + fy.emax() + 1 + shi + clog2(n as u64 + 1) as i32;
-        if addend {
-            let b = Format::BINARY32;
-            lo = lo.min(lsb_exp(&b));
-            hi = hi.max(b.emax() + 1) + 1;
+        if let Some(fz) = addend {
+            // the addend's lowest bit and (with one carry) its highest
+            lo = lo.min(lsb_exp(&fz));
+            hi = hi.max(fz.emax() + 1) + 1;
         }
         (lo, hi)
     }
@@ -140,7 +142,7 @@ impl DotUnit {
     }
 
     /// The dot product of `xs` and `ys` (each `n` codes), scale codes `sx`, `sy` (ignored
-    /// without a scale format) and addend `z` (binary32 code, ignored without an addend).
+    /// without a scale format) and addend `z` (a code of the addend format, ignored without an addend).
     pub fn eval(
         &self,
         xs: &[u32],
@@ -243,17 +245,18 @@ impl DotUnit {
             inv |= i3;
             term(&p, acc);
         }
-        let b32 = Format::BINARY32;
         if let Some((w, snan)) = wide_z {
             if snan {
                 inv |= Flags::INVALID;
             }
             term(w, acc);
-        } else if self.addend {
-            if b32.decode(z).is_nan() && is_signaling_nan(&b32, z) {
+        } else if let Some(fz) = self.addend {
+            let z = z & fz.code_mask();
+            let dz = fz.decode(z);
+            if dz.is_nan() && is_signaling_nan(&fz, z) {
                 inv |= Flags::INVALID;
             }
-            term(&b32.decode(z).exact(), acc);
+            term(&dz.exact(), acc);
         }
         if inv != 0 || any_nan {
             return nan(&self.fr, spec, inv);
@@ -266,7 +269,7 @@ impl DotUnit {
             match to_exact(acc, lsb) {
                 Some(e) => e,
                 None => {
-                    let terms = self.n + (self.addend || wide_z.is_some()) as usize;
+                    let terms = self.n + (self.addend.is_some() || wide_z.is_some()) as usize;
                     let sign = if zero_terms == terms && !mixed_zero {
                         zero_sign.unwrap_or(false)
                     } else {
@@ -581,7 +584,7 @@ mod tests {
     #[test]
     fn one_element_is_the_fma() {
         let e4 = Format::parse("e4m3").unwrap();
-        let u = DotUnit::new(e4, e4, 1, None, true, Format::BINARY32).unwrap();
+        let u = DotUnit::new(e4, e4, 1, None, Some(Format::BINARY32), Format::BINARY32).unwrap();
         let zs = [
             0u32,
             0x8000_0000,
@@ -612,7 +615,15 @@ mod tests {
     #[test]
     fn one_scaled_element_is_the_scaled_fma() {
         let e5 = Format::parse("e5m2").unwrap();
-        let u = DotUnit::new(e5, e5, 1, Some(Format::E8M0), true, Format::BINARY32).unwrap();
+        let u = DotUnit::new(
+            e5,
+            e5,
+            1,
+            Some(Format::E8M0),
+            Some(Format::BINARY32),
+            Format::BINARY32,
+        )
+        .unwrap();
         let s = spec(Rounding::Rne);
         for x in (0..256).step_by(3) {
             for y in (0..256).step_by(5) {
@@ -649,7 +660,7 @@ mod tests {
     #[test]
     fn accumulator_carries_and_cancels_exactly() {
         let e4 = Format::parse("e4m3").unwrap();
-        let u = DotUnit::new(e4, e4, 4, None, false, Format::BINARY32).unwrap();
+        let u = DotUnit::new(e4, e4, 4, None, None, Format::BINARY32).unwrap();
         let s = spec(Rounding::Rne);
         // 448·448 − 448·448 + 2^-9·2^-9 − 0 = 2^-18 exactly
         let (c, f) = u.eval(
@@ -685,7 +696,7 @@ mod tests {
         assert_eq!(c, 0x8000_0000);
         // +∞ + −∞ is invalid (E5M2 has infinities)
         let e5 = Format::parse("e5m2").unwrap();
-        let u5 = DotUnit::new(e5, e5, 2, None, false, Format::BINARY32).unwrap();
+        let u5 = DotUnit::new(e5, e5, 2, None, None, Format::BINARY32).unwrap();
         let (c, f) = u5.eval(&[0x7c, 0xfc], &[0x3c, 0x3c], 0, 0, 0, &s);
         assert_eq!((c, f.0), (0x7fc0_0000, Flags::INVALID));
     }
@@ -694,7 +705,7 @@ mod tests {
     fn sticky_below_64_bits() {
         // 2^40 + 2^-30 with an E8M0-scaled sum: the tiny term only sets sticky; RTP rounds up.
         let e5 = Format::parse("e5m2").unwrap();
-        let u = DotUnit::new(e5, e5, 2, None, true, Format::BINARY32).unwrap();
+        let u = DotUnit::new(e5, e5, 2, None, Some(Format::BINARY32), Format::BINARY32).unwrap();
         let one = 0x3c; // 1.0
         let tiny = 0x01; // 2^-16
         let s = spec(Rounding::Rtp);
@@ -725,7 +736,7 @@ mod tests {
                     for i in 0..n {
                         a.step(i == 0, xs[i], ys[i]);
                     }
-                    let d = DotUnit::new(f, f, n, None, false, Format::BINARY32).unwrap();
+                    let d = DotUnit::new(f, f, n, None, None, Format::BINARY32).unwrap();
                     assert_eq!(
                         a.result(&Format::BINARY32, &s),
                         d.eval(&xs, &ys, 0, 0, 0, &s),

@@ -1,4 +1,5 @@
-//! Operations: conversion, multiply, FMA with a binary32 accumulator, and their power-of-two
+//! Operations: conversion, multiply, FMA (any addend and result format, binary32 by default),
+//! and their power-of-two
 //! scaled variants. Each builds the exact result as an [`Exact`] and calls the one rounder
 //! [`project`] once.
 
@@ -276,12 +277,28 @@ fn finish(p: &Exact, inv: u8, fr: &Format, spec: &Spec, rnd: u32) -> (u32, Flags
     project(p, fr, spec, rnd)
 }
 
-/// Options of the binary32-accumulator FMA.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Options of the FMA: the addend and result formats (P3109 FMA<fx, fy, fz, fr>; binary32
+/// by default) and flush-to-zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FmaOptions {
-    /// Flush subnormal binary32 `z` to zero on input and subnormal results to zero on output
+    /// Flush a subnormal `z` to zero on input and subnormal results to zero on output
     /// (sign kept; output flush raises underflow and inexact).
     pub ftz: bool,
+    /// Format of the addend `z` (binary32, binary16, bfloat16 or any small format).
+    pub z: Format,
+    /// Format of the result `r`.
+    pub r: Format,
+}
+
+impl Default for FmaOptions {
+    /// binary32 addend and result, no flush-to-zero.
+    fn default() -> FmaOptions {
+        FmaOptions {
+            ftz: false,
+            z: Format::BINARY32,
+            r: Format::BINARY32,
+        }
+    }
 }
 
 /// Whether zero results follow IEEE 754 sign rules (both small formats have −0), or are
@@ -291,8 +308,9 @@ pub fn fma_ieee_zero(fx: &Format, fy: &Format) -> bool {
     fx.has_neg_zero() && fy.has_neg_zero()
 }
 
-/// `r = x·y + z`, x in `fx`, y in `fy`, z and r binary32, computed exactly and rounded once
-/// (P3109 FMA<fx, fy, binary32, binary32, ρ>). NaN results are the canonical 0x7FC00000.
+/// `r = x·y + z`, x in `fx`, y in `fy`, z in `opts.z` and r in `opts.r` (binary32 by
+/// default), computed exactly and rounded once (P3109 FMA<fx, fy, fz, fr, ρ>). NaN results
+/// are the result format's NaN (binary32: the canonical 0x7FC00000).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn fma(
@@ -305,7 +323,15 @@ pub fn fma(
     opts: FmaOptions,
 ) -> (u32, Flags) {
     let (p, inv) = mul_exact(&fx.decode(x).exact(), &fy.decode(y).exact());
-    fma_tail(&p, inv, z, fma_ieee_zero(fx, fy), spec, opts)
+    fma_tail(
+        &p,
+        inv,
+        z,
+        fma_ieee_zero(fx, fy),
+        &Target::new(opts.r),
+        spec,
+        opts,
+    )
 }
 
 /// `(x·Sx)·(y·Sy) + z` with a single rounding.
@@ -322,21 +348,35 @@ pub fn fma_scaled(
     opts: FmaOptions,
 ) -> (u32, Flags) {
     let (p, inv) = scaled_product(fx, x, sx, fy, y, sy);
-    fma_tail(&p, inv, z, fma_ieee_zero(fx, fy), spec, opts)
+    fma_tail(
+        &p,
+        inv,
+        z,
+        fma_ieee_zero(fx, fy),
+        &Target::new(opts.r),
+        spec,
+        opts,
+    )
 }
 
+/// `p + z` rounded once to `tr` (the format `opts.r`): z decoded in `opts.z`; a signaling
+/// NaN z of an IEEE interchange format raises invalid; NaN in → the result format's NaN
+/// (invalid added where it has none, as every projection); `∞ − ∞` → NaN + invalid.
 #[inline(always)]
 fn fma_tail(
     p: &Exact,
     inv: u8,
     z: u32,
     ieee_zero: bool,
+    tr: &Target,
     spec: &Spec,
     opts: FmaOptions,
 ) -> (u32, Flags) {
-    let b32 = Format::BINARY32;
-    let mut dz: Decoded = b32.decode(z);
-    let snan = if dz.class == Class::Nan && is_signaling_nan(&b32, z) {
+    let fz = opts.z;
+    let fr = &tr.format;
+    let z = z & fz.code_mask();
+    let mut dz: Decoded = fz.decode(z);
+    let snan = if dz.class == Class::Nan && is_signaling_nan(&fz, z) {
         Flags::INVALID
     } else {
         0
@@ -347,21 +387,19 @@ fn fma_tail(
     let ze = dz.exact();
     use ExactClass::*;
     if inv != 0 || p.class == Nan || ze.class == Nan {
-        return nan(&b32, spec, inv | snan);
+        return nan(fr, spec, inv | snan);
     }
     let sum = match (p.class, ze.class) {
-        (Inf, Inf) if p.sign != ze.sign => return nan(&b32, spec, Flags::INVALID),
+        (Inf, Inf) if p.sign != ze.sign => return nan(fr, spec, Flags::INVALID),
         (Inf, _) => Exact::inf(p.sign),
         (_, Inf) => Exact::inf(ze.sign),
         _ => add_exact(p, &ze, spec.rounding),
     };
-    let (mut c, mut fl) = project_to(&sum, &Target::BINARY32, spec, 0);
-    let sign_bit = b32.sign_bit();
-    if opts.ftz && c & 0x7F80_0000 == 0 && c & 0x007F_FFFF != 0 {
-        c &= sign_bit;
-        fl = Flags(fl.0 | Flags::UNDERFLOW | Flags::INEXACT);
+    let (mut c, mut fl) = project_to(&sum, tr, spec, 0);
+    if opts.ftz {
+        (c, fl) = flush_result(fr, c, fl);
     }
-    if !ieee_zero && c & !sign_bit == 0 {
+    if !ieee_zero && fr.has_neg_zero() && c == fr.sign_bit() {
         c = 0;
     }
     (c, fl)
@@ -539,7 +577,7 @@ impl Projector {
     }
 }
 
-/// The binary32-accumulator FMA with fixed formats and modes, prepared for hot loops: the
+/// The FMA with fixed formats and modes, prepared for hot loops: the
 /// exact products x·y of all code pairs are computed once by [`mul_exact`] (when both
 /// formats together have at most 16 bits), then each `x·y + z` is one exact addition and one
 /// call of the rounder — the same path as [`fma`].
@@ -549,12 +587,13 @@ pub struct FmaUnit {
     fy: Format,
     spec: Spec,
     opts: FmaOptions,
+    target: Target,
     ieee_zero: bool,
     products: Option<std::sync::Arc<Vec<(Exact, u8)>>>,
 }
 
 impl FmaUnit {
-    /// An FMA of `fx × fy + binary32`.
+    /// An FMA of `fx × fy + opts.z → opts.r`.
     pub fn new(fx: Format, fy: Format, spec: Spec, opts: FmaOptions) -> FmaUnit {
         let products = (fx.k + fy.k <= 16).then(|| {
             let mut v = Vec::with_capacity(1 << (fx.k + fy.k));
@@ -570,12 +609,13 @@ impl FmaUnit {
             fy,
             spec,
             opts,
+            target: Target::new(opts.r),
             ieee_zero: fma_ieee_zero(&fx, &fy),
             products,
         }
     }
 
-    /// `x·y + z`, rounded once to binary32.
+    /// `x·y + z`, rounded once to the result format.
     #[inline]
     pub fn eval(&self, x: u32, y: u32, z: u32) -> (u32, Flags) {
         self.eval_spec(x, y, z, &self.spec)
@@ -589,12 +629,17 @@ impl FmaUnit {
             Some(t) => t[((y << self.fx.k) | x) as usize],
             None => mul_exact(&self.fx.decode(x).exact(), &self.fy.decode(y).exact()),
         };
-        fma_tail(&p, inv, z, self.ieee_zero, spec, self.opts)
+        fma_tail(&p, inv, z, self.ieee_zero, &self.target, spec, self.opts)
     }
 
     /// The same FMA with another rounding mode (for run-time `rm_i` ports).
     pub fn spec(&self) -> &Spec {
         &self.spec
+    }
+
+    /// Its options (flush-to-zero, addend and result formats).
+    pub fn options(&self) -> &FmaOptions {
+        &self.opts
     }
 }
 /// `x·y + z` with an exact addend of any magnitude (a binary64 value, for one) instead of a

@@ -1304,7 +1304,7 @@ fn run_pair(fx: &str, fy: &str, fr: Format, vectors_per_cfg: usize, seed: u64) -
                     addend,
                     fr,
                 };
-                let unit = DotUnit::new(fx, fy, n, scale, addend, fr)
+                let unit = DotUnit::new(fx, fy, n, scale, addend.then_some(B32), fr)
                     .unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
                 let tables = Tables::new(&cfg);
                 let gen = Gen {
@@ -1669,7 +1669,7 @@ fn known_answers() {
             addend: k.addend,
             fr: B32,
         };
-        let unit = DotUnit::new(fx, fy, cfg.n, scale, k.addend, B32).unwrap();
+        let unit = DotUnit::new(fx, fy, cfg.n, scale, k.addend.then_some(B32), B32).unwrap();
         let spec = Spec::new(k.mode, k.sat);
         let (c, f) = unit.eval(k.xs, k.ys, k.s.0, k.s.1, k.z, &spec);
         let sum = exact_sum(&cfg, &Tables::new(&cfg), k.xs, k.ys, k.s.0, k.s.1, k.z);
@@ -1713,7 +1713,7 @@ fn known_answers() {
 #[ignore = "golden model overflows binary32 to ±inf under rto/satnone; the reference (IEEE 754 §7.4 reading) gives ±MAX"]
 fn rto_overflow_gives_max_finite_strict() {
     let e5 = fmt("e5m2");
-    let unit = DotUnit::new(e5, e5, 1, Some(Format::E8M0), false, B32).unwrap();
+    let unit = DotUnit::new(e5, e5, 1, Some(Format::E8M0), None, B32).unwrap();
     let spec = Spec::new(Rounding::Rto, Saturation::SatNone);
     for (x, want) in [(0x7bu32, 0x7f7f_ffffu32), (0xfb, 0xff7f_ffff)] {
         let (c, f) = unit.eval(&[x], &[0x7b], 254, 254, 0, &spec);

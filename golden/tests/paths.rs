@@ -127,7 +127,10 @@ fn prepared_fma_equals_direct_fma() {
         for r in Rounding::DETERMINISTIC {
             for ftz in [false, true] {
                 let spec = Spec::ieee(r);
-                let opts = FmaOptions { ftz };
+                let opts = FmaOptions {
+                    ftz,
+                    ..FmaOptions::default()
+                };
                 let u = FmaUnit::new(fx, fy, spec, opts);
                 for i in 0..40_000u32 {
                     z ^= z << 13;

@@ -18,7 +18,7 @@ pub mod outdir;
 pub mod unit;
 
 pub use native::{FlagBits, FlagLayout, RoundingEncoding};
-pub use unit::{FormatUse, RFormat, SpaceKind, Unit, UnitOption, UnitSpec, XFormat};
+pub use unit::{FormatUse, RFormat, SpaceKind, Unit, UnitOption, UnitSpec, XFormat, ZFormat};
 
 pub use bounded::{
     human_size, kind_of, read_bounded, read_text_bounded, ReadError, MAX_JSON_BYTES,
@@ -93,8 +93,8 @@ pub enum Role {
     X,
     /// Second small-float operand.
     Y,
-    /// binary32 (or binary16/bfloat16) input: the addend of `fma` and `dot`, the input of
-    /// `project`.
+    /// The addend of `fma` and `dot` (a code of the addend format, binary32 by default), the
+    /// binary32 (binary16, bfloat16) input of `project`.
     Z,
     /// Block scale of the x elements (`dot --scale-format`).
     ScaleX,
@@ -538,6 +538,14 @@ pub struct Formats {
         deserialize_with = "de_opt_format"
     )]
     pub scale: Option<Format>,
+    /// Format of the addend `z` (role `z` of `fma` and `dot`) when it is not the unit's
+    /// default (`fma`: the result format; `dot`: binary32; P3109 FMA<fx, fy, fz, fr>).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "de_opt_format"
+    )]
+    pub z: Option<Format>,
 }
 
 /// Rounding/saturation/option settings; a `None` mode means a run-time port.
@@ -740,8 +748,8 @@ pub struct Manifest {
 }
 
 /// Shape of a dot product: `n` elements per operand (ports `x0_i … x{n-1}_i`, role `x` with
-/// indices 0..n) and an optional binary32 addend (role `z`); block scales are
-/// `formats.scale`.
+/// indices 0..n) and an optional addend (role `z`, format `formats.z`, binary32 by
+/// default); block scales are `formats.scale`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DotShape {

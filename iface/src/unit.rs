@@ -20,7 +20,7 @@ pub enum Unit {
     Project,
     /// x·y, one rounding.
     Mul,
-    /// x·y + z, z and result binary32.
+    /// x·y + z (any addend and result format, binary32 by default).
     Fma,
     /// Streaming accumulator acc ← x·y + acc.
     Mac,
@@ -53,6 +53,27 @@ pub enum RFormat {
     Format,
     /// `--out-format`, by default this format (`None`: the format of x).
     OutFormat(Option<Format>),
+    /// `--out-format`, by default this format, named in the canonical request only when it
+    /// is not the default (`fma`, whose result was binary32 before it had the option: those
+    /// cores keep their names and bytes).
+    OutFormatQuiet(Format),
+}
+
+impl RFormat {
+    /// Whether the unit takes `--out-format`.
+    pub fn takes_out_format(self) -> bool {
+        matches!(self, RFormat::OutFormat(_) | RFormat::OutFormatQuiet(_))
+    }
+}
+
+/// Where the addend format comes from (P3109 FMA<fx, fy, fz, fr>: `fz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZFormat {
+    /// The unit has no addend of a selectable format.
+    None,
+    /// `--addend-format`, by default this format (`None`: the result format). The canonical
+    /// request names it only when it is not the default.
+    Addend(Option<Format>),
 }
 
 /// What the format options mean for a unit.
@@ -64,6 +85,23 @@ pub struct FormatUse {
     pub y: bool,
     /// The result.
     pub r: RFormat,
+    /// The addend.
+    pub z: ZFormat,
+}
+
+impl FormatUse {
+    /// The default addend format for a result format `r` (`None`: no addend format).
+    pub fn default_addend(&self, r: Format) -> Option<Format> {
+        match self.z {
+            ZFormat::None => None,
+            ZFormat::Addend(d) => Some(d.unwrap_or(r)),
+        }
+    }
+
+    /// The addend format of a core with formats `f`: `f.z`, else the default.
+    pub fn addend(&self, f: &crate::Formats) -> Option<Format> {
+        self.default_addend(f.r).map(|d| f.z.unwrap_or(d))
+    }
 }
 
 /// An option beyond formats and modes; a unit lists the ones it accepts and every other
@@ -126,7 +164,8 @@ impl UnitOption {
 pub enum SpaceKind {
     /// Exhaustive when the inputs are few, else structured + random over the input ports.
     Generic,
-    /// Small-float x·y plus a binary32 addend: every product against a structured addend set.
+    /// Small-float x·y plus an addend: every product against a structured addend set
+    /// (exhaustive when the addend format is small).
     ProductAddend,
     /// Dot products: structured windows of elements (cancellation, exponent spread).
     Dot,
@@ -171,6 +210,7 @@ const DECODE: UnitSpec = UnitSpec {
         x: XFormat::Format,
         y: false,
         r: RFormat::Fixed(B32),
+        z: ZFormat::None,
     },
     operator: "",
     options: &[],
@@ -187,6 +227,7 @@ const PROJECT: UnitSpec = UnitSpec {
         x: XFormat::InFormat(Some(B32)),
         y: false,
         r: RFormat::Format,
+        z: ZFormat::None,
     },
     operator: "",
     options: &[UnitOption::Scales, UnitOption::RtoOverflow],
@@ -203,6 +244,7 @@ const MUL: UnitSpec = UnitSpec {
         x: XFormat::Format,
         y: true,
         r: RFormat::OutFormat(None),
+        z: ZFormat::None,
     },
     operator: "x",
     options: &[
@@ -219,11 +261,12 @@ const MUL: UnitSpec = UnitSpec {
 
 const FMA: UnitSpec = UnitSpec {
     name: "fma",
-    summary: "x * y + z with a binary32 z and result, one rounding",
+    summary: "x * y + z, z in --addend-format and result in --out-format (default binary32), one rounding",
     formats: FormatUse {
         x: XFormat::Format,
         y: true,
-        r: RFormat::Fixed(B32),
+        r: RFormat::OutFormatQuiet(B32),
+        z: ZFormat::Addend(None),
     },
     operator: "x",
     options: &[UnitOption::Scales, UnitOption::Ftz, UnitOption::RtoOverflow],
@@ -240,6 +283,7 @@ const MAC: UnitSpec = UnitSpec {
         x: XFormat::Format,
         y: true,
         r: RFormat::Fixed(B32),
+        z: ZFormat::None,
     },
     operator: "x",
     options: &[
@@ -260,9 +304,14 @@ const DOT: UnitSpec = UnitSpec {
         x: XFormat::Format,
         y: true,
         r: RFormat::OutFormat(Some(B32)),
+        z: ZFormat::Addend(Some(B32)),
     },
     operator: "x",
-    options: &[UnitOption::Scales, UnitOption::DotShape],
+    options: &[
+        UnitOption::Scales,
+        UnitOption::DotShape,
+        UnitOption::RtoOverflow,
+    ],
     rounds: true,
     space: SpaceKind::Dot,
     rate: 2.0e7,
@@ -276,6 +325,7 @@ const CONVERT: UnitSpec = UnitSpec {
         x: XFormat::InFormat(None),
         y: false,
         r: RFormat::Format,
+        z: ZFormat::None,
     },
     operator: "",
     options: &[UnitOption::RtoOverflow],
@@ -292,6 +342,7 @@ const QUANTIZE: UnitSpec = UnitSpec {
         x: XFormat::InFormat(Some(B32)),
         y: false,
         r: RFormat::Format,
+        z: ZFormat::None,
     },
     operator: "",
     options: &[
@@ -312,6 +363,7 @@ const ADD: UnitSpec = UnitSpec {
         x: XFormat::Format,
         y: true,
         r: RFormat::OutFormat(None),
+        z: ZFormat::None,
     },
     operator: "+",
     options: &[UnitOption::Sub, UnitOption::RtoOverflow],

@@ -1640,13 +1640,14 @@ impl Codes<'_> {
     }
 }
 
-/// `x·y + z` with binary32 z and result, rounded once. With `fast` (the default) and
+/// `x·y + z` with z in `fz` and the result in `fr` (binary32 when not given), rounded once.
+/// With `fast` (the default), a binary32 addend and result and
 /// round-to-nearest-even, formats whose products are exact in f64 ([`exact_product_tables`]:
 /// the 8-bit ones, binary16, bfloat16, …) take the product of two f64 values, one f64
 /// addition checked exact ([`two_sum`]) and one f64 → binary32 rounding ([`rne_f32`]);
 /// every other element goes through the golden `FmaUnit`.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags, fast=true, rto_overflow="p3109"))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, ftz, flags, fast=true, rto_overflow="p3109", fz=None, fr=None, nan_code=0))]
 #[allow(clippy::too_many_arguments)]
 fn _fma<'py>(
     py: Python<'py>,
@@ -1662,16 +1663,31 @@ fn _fma<'py>(
     flags: bool,
     fast: bool,
     rto_overflow: &str,
+    fz: Option<&PyFormat>,
+    fr: Option<&PyFormat>,
+    nan_code: u32,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
-    let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    let to = fr.map_or(Format::BINARY32, |f| f.f);
+    let fz = fz.map_or(to, |f| f.f);
+    if ftz && (fz != Format::BINARY32 || to != Format::BINARY32) {
+        return Err(PyValueError::new_err(format!(
+            "ftz: flushes a binary32 addend and result; this fma has addend {} and result {} (subnormals are exact without ftz)",
+            fz.name(),
+            to.name()
+        )));
+    }
+    let mut spec = make_spec(rounding, 8, saturation, tininess, nan_code, &to)?;
     spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
-            "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
+            "rounding: fma rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
         ));
     }
     let (xv, yv, zv) = (x.slice()?, y.slice()?, z.as_slice()?);
+    if fz != Format::BINARY32 {
+        py.detach(|| check_codes(&fz, zv, "z"))?;
+    }
     if xv.len() != yv.len() || xv.len() != zv.len() {
         return Err(PyValueError::new_err(format!(
             "x, y, z have {}, {}, {} elements",
@@ -1682,8 +1698,12 @@ fn _fma<'py>(
     }
     py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
     let n = xv.len();
-    let unit = py.detach(|| FmaUnit::new(fx, fy, spec, FmaOptions { ftz }));
+    let opts = FmaOptions { ftz, z: fz, r: to };
+    let unit = py.detach(|| FmaUnit::new(fx, fy, spec, opts));
     let golden = |i: usize| unit.eval(xv.get(i), yv.get(i), zv[i]);
+    if to != Format::BINARY32 || fz != Format::BINARY32 {
+        return Ok(collect_for(py, &to, n, flags, golden));
+    }
     let tables = if fast && spec.rounding == Rounding::Rne && n >= 1024 {
         exact_product_tables(fx, fy)
     } else {
@@ -1745,8 +1765,7 @@ fn _fma_f64<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
     let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
@@ -1789,9 +1808,10 @@ fn _fma_f64<'py>(
 /// uint8 codes in the AVX-512 kernel of [`simd`] where the CPU has it), scale by Sx·Sy when
 /// those are powers of two (E8M0), add the addend in f64 checked exact ([`two_sum`]) and
 /// round once f64 → binary32 ([`rne_f32`]); every other row goes through the golden
-/// `DotUnit`.
+/// `DotUnit`. `fz`: the format of `z`'s codes (binary32 when not given; the fast path only
+/// then).
 #[pyfunction]
-#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true, z64=None))]
+#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true, z64=None, fz=None, rto_overflow="p3109", nan_code=0))]
 #[allow(clippy::too_many_arguments)]
 fn _dot<'py>(
     py: Python<'py>,
@@ -1811,8 +1831,13 @@ fn _dot<'py>(
     flags: bool,
     fast: bool,
     z64: Option<PyReadonlyArray1<'py, u64>>,
+    fz: Option<&PyFormat>,
+    rto_overflow: &str,
+    nan_code: u32,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    let fz = fz.map_or(Format::BINARY32, |f| f.f);
+    let mut spec = make_spec(rounding, 8, saturation, tininess, nan_code, &fr.f)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: dot rounds in a deterministic mode (rne, rna, rtp, rtn, rtz, rto)",
@@ -1854,13 +1879,17 @@ fn _dot<'py>(
         }
     }
     py.detach(|| xv.check(&fx.f, "x").and_then(|_| yv.check(&fy.f, "y")))?;
+    if fz != Format::BINARY32 {
+        check_codes(&fz, zv, "z")?;
+    }
     if let Some(f) = &fsf {
         py.detach(|| {
             sxv.check(f, "scale_x")
                 .and_then(|_| syv.check(f, "scale_y"))
         })?;
     }
-    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f).map_err(|e| {
+    let addend = (!zv.is_empty()).then_some(fz);
+    let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, addend, fr.f).map_err(|e| {
         // name the argument the golden model's message is about
         let arg = if e.starts_with("block scale format") || e.starts_with("scale format") {
             "scale_fmt"
@@ -1894,7 +1923,12 @@ fn _dot<'py>(
             None => unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec),
         }
     };
-    let tables = if fast && to == Format::BINARY32 && spec.rounding == Rounding::Rne && m >= 64 {
+    let tables = if fast
+        && to == Format::BINARY32
+        && fz == Format::BINARY32
+        && spec.rounding == Rounding::Rne
+        && m >= 64
+    {
         exact_product_tables(fx.f, fy.f).filter(|(tx, ty)| {
             // every partial sum of n products is a multiple of 2^(lsb_x + lsb_y) below
             // n·2^(top_x + top_y): exact in f64 when that span is at most 53 bits

@@ -74,7 +74,7 @@ pub struct GenOptions {
     pub block: iface::BlockShape,
     /// `add` only: `x + y`, `x − y` (`--sub`) or chosen by a `sub_i` port (`--sub dyn`).
     pub add_op: units::add::AddOp,
-    /// Round-to-odd on overflow under satnone (`--rto-overflow`; mul, fma, project).
+    /// Round-to-odd on overflow under satnone (`--rto-overflow`; mul, fma, dot, project).
     pub rto_overflow: golden::RtoOverflow,
 }
 
@@ -109,6 +109,7 @@ impl GenRequest {
                 y: None,
                 r: Format::BINARY32,
                 scale: None,
+                z: None,
             },
             rounding: RoundingSel::Fixed(Rounding::Rne),
             saturation: SaturationSel::Fixed(Saturation::SatNone),
@@ -127,6 +128,7 @@ impl GenRequest {
                 y: None,
                 r: format,
                 scale: None,
+                z: None,
             },
             rounding,
             saturation,
@@ -172,8 +174,15 @@ impl GenRequest {
         if spec.formats.y {
             v.push(format!("--format-y {}", f.y.unwrap_or(f.x).name()));
         }
-        if let RFormat::OutFormat(_) = spec.formats.r {
-            v.push(format!("--out-format {}", f.r.name()));
+        match spec.formats.r {
+            RFormat::OutFormat(_) => v.push(format!("--out-format {}", f.r.name())),
+            RFormat::OutFormatQuiet(d) if f.r != d => {
+                v.push(format!("--out-format {}", f.r.name()))
+            }
+            _ => {}
+        }
+        if let Some(z) = f.z {
+            v.push(format!("--addend-format {}", z.name()));
         }
         if self.unit.accepts(UnitOption::Sub) {
             v.extend(self.options.add_op.option().map(String::from));
@@ -335,6 +344,16 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
                 "{} {} only, not to the {} unit",
                 opt.applies(),
                 Unit::accepting(opt),
+                req.unit.name()
+            )));
+        }
+    }
+    if let Some(z) = req.formats.z {
+        if req.unit.spec().formats.z == iface::ZFormat::None {
+            return Err(GenError::Unsupported(format!(
+                "an addend format ({}: --addend-format, formats.z) applies to {} only, not to the {} unit",
+                z.name(),
+                Unit::with_formats(|u| u.z != iface::ZFormat::None),
                 req.unit.name()
             )));
         }

@@ -19,6 +19,7 @@ fn req(fx: Format, fy: Format, dynamic: bool, stages: u32, ftz: bool) -> GenRequ
             y: Some(fy),
             r: Format::BINARY32,
             scale: None,
+            z: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

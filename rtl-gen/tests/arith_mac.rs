@@ -18,6 +18,7 @@ fn req(fx: Format, fy: Format, dynamic: bool, stages: u32) -> GenRequest {
             y: Some(fy),
             r: Format::BINARY32,
             scale: None,
+            z: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

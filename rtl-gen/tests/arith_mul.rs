@@ -17,6 +17,7 @@ fn req(fx: Format, fy: Format, fr: Format, dynamic: bool, stages: u32) -> GenReq
             y: Some(fy),
             r: fr,
             scale: None,
+            z: None,
         },
         rounding: if dynamic {
             RoundingSel::Dynamic

@@ -111,6 +111,72 @@ fn requests() -> Vec<GenRequest> {
         }
         out.push(r);
     }
+    // FMA and dot products with any addend and result format (P3109 FMA<fx, fy, fz, fr>):
+    // binary16 / bfloat16 / small addends and results, run-time modes, pipelined.
+    use rtl::manifest::Unit;
+    for (unit, fx, fz, fr, dynamic, stages) in [
+        (
+            Unit::Fma,
+            Format::E4M3,
+            Format::BINARY16,
+            Format::BINARY16,
+            true,
+            0,
+        ),
+        (
+            Unit::Fma,
+            Format::E5M2,
+            Format::BINARY32,
+            Format::BFLOAT16,
+            false,
+            2,
+        ),
+        (Unit::Fma, p3, Format::E4M3, Format::E4M3, true, 1),
+        (
+            Unit::Fma,
+            Format::E2M1,
+            Format::E2M1,
+            Format::E8M0,
+            false,
+            0,
+        ),
+        (
+            Unit::Dot,
+            Format::E4M3,
+            Format::BINARY16,
+            Format::BINARY16,
+            true,
+            2,
+        ),
+        (
+            Unit::Dot,
+            Format::E5M2,
+            Format::E5M2,
+            Format::BINARY32,
+            false,
+            0,
+        ),
+    ] {
+        let mut r = GenRequest::project(
+            fr,
+            RoundingSel::Fixed(Rounding::Rne),
+            SaturationSel::Fixed(Saturation::SatFinite),
+        )
+        .with_stages(stages);
+        r.unit = unit;
+        r.formats.x = fx;
+        r.formats.y = Some(fx);
+        r.formats.z = Some(fz);
+        if unit == Unit::Dot {
+            r.formats.scale = Some(Format::E8M0);
+            r.options.dot = iface::DotShape { n: 4, addend: true };
+        }
+        if dynamic {
+            r.rounding = RoundingSel::Dynamic;
+            r.saturation = SaturationSel::Dynamic;
+        }
+        out.push(r);
+    }
     out
 }
 

@@ -48,6 +48,7 @@ fn fma_and_mac_generate_for_every_pair_of_mixed_formats() {
                         y: Some(*y),
                         r: Format::BINARY32,
                         scale: None,
+                        z: None,
                     },
                     rounding: RoundingSel::Fixed(Rounding::Rne),
                     saturation: SaturationSel::Fixed(Saturation::SatNone),

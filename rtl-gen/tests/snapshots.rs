@@ -67,6 +67,10 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
     add_mixed.rounding = RoundingSel::Dynamic;
     add_mixed.saturation = SaturationSel::Dynamic;
     add_mixed.sr_bits = 3;
+    // An FMA with a binary16 addend and result (P3109 FMA<e4m3, e4m3, binary16, binary16>).
+    let mut fma16 = arith(Unit::Fma, 0);
+    fma16.formats.r = Format::BINARY16;
+    fma16.formats.z = Some(Format::BINARY16);
     vec![
         ("fp8_project_e4m3_rne_satfinite_s0.v", p),
         ("fp8_decode_binary8p3se_s0.v", d),
@@ -97,6 +101,10 @@ fn snapshot_cases() -> Vec<(&'static str, GenRequest)> {
             add_mixed,
         ),
         ("fp8_convert_e4m3_rne_satfinite_from_e5m2_s0.v", convert),
+        (
+            "fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0.v",
+            fma16,
+        ),
     ]
 }
 

@@ -21,6 +21,7 @@ fn mac(stages: u32, guard: u32, interleave: u32) -> GenRequest {
             y: Some(Format::E4M3),
             r: Format::BINARY32,
             scale: None,
+            z: None,
         },
         rounding: RoundingSel::Dynamic,
         saturation: SaturationSel::Fixed(Saturation::SatNone),

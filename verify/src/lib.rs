@@ -26,9 +26,7 @@ mod native;
 pub mod space;
 
 use expected::{Golden, Layout};
-use iface::{
-    Direction, FormatUse, Manifest, Port, RFormat, Role, SpaceKind, Unit, UnitOption, XFormat,
-};
+use iface::{Direction, FormatUse, Manifest, Port, Role, SpaceKind, Unit, UnitOption, XFormat};
 use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
 use sim::{BuildOptions, CoreSpec, EquivConfig, ModelLibrary, Shard, Sources, Summary, Toolchain};
 use space::{Choice, Rng, Space};
@@ -261,7 +259,10 @@ fn width_reason(req: &GenRequest, role: Role) -> String {
         }
         (_, Role::X) => format!("format x = {}", f.x.name()),
         (_, Role::Y) => format!("format y = {}", f.y.unwrap_or(f.x).name()),
-        (_, Role::Z) => "binary32".into(),
+        (u, Role::Z) => match u.spec().formats.addend(f) {
+            Some(z) if z != golden::Format::BINARY32 => format!("the addend format {}", z.name()),
+            _ => "binary32".into(),
+        },
         (_, Role::ScaleX | Role::ScaleY) => format!(
             "the scale format {}",
             req.formats.scale.map(|f| f.name()).unwrap_or_default()
@@ -294,8 +295,21 @@ pub fn format_desc(req: &GenRequest) -> String {
         .scale
         .map(|s| format!("{} scales ", s.name()))
         .unwrap_or_default();
+    // an addend format other than binary32 (fma, dot): named
+    let z = req
+        .unit
+        .spec()
+        .formats
+        .addend(f)
+        .filter(|z| *z != golden::Format::BINARY32)
+        .map(|z| z.name());
     let shape = if req.unit.accepts(UnitOption::DotShape) {
-        format!("N={}{} {scales}", d.n, if d.addend { ", + z" } else { "" })
+        let plus = match (&z, d.addend) {
+            (Some(z), true) => format!(", + z {z}"),
+            (None, true) => ", + z".into(),
+            _ => String::new(),
+        };
+        format!("N={}{plus} {scales}", d.n)
     } else if req.unit.accepts(UnitOption::Block) {
         let q = &req.options.block;
         format!("N={} {} {scales}", q.n, q.policy)
@@ -303,9 +317,19 @@ pub fn format_desc(req: &GenRequest) -> String {
         scales
     };
     let op = req.unit.spec().operator;
+    // fma: `+ binary16` (dot names its addend in the shape)
+    let plus = match z {
+        Some(z) if !req.unit.accepts(UnitOption::DotShape) => format!(" + {z}"),
+        _ => String::new(),
+    };
     match f.y {
-        Some(y) if y != f.x => format!("{shape}{} {op} {} -> {}", f.x.name(), y.name(), f.r.name()),
-        _ => format!("{shape}{} -> {}", f.x.name(), f.r.name()),
+        Some(y) if y != f.x => format!(
+            "{shape}{} {op} {}{plus} -> {}",
+            f.x.name(),
+            y.name(),
+            f.r.name()
+        ),
+        _ => format!("{shape}{}{plus} -> {}", f.x.name(), f.r.name()),
     }
 }
 
@@ -421,7 +445,7 @@ fn check_overrides(m: &Manifest, req: &GenRequest, o: &Overrides) -> Result<(), 
     };
     let uses = m.unit.spec().formats;
     let in_format = |u: &FormatUse| matches!(u.x, XFormat::InFormat(_));
-    let out_format = |u: &FormatUse| matches!(u.r, RFormat::OutFormat(_));
+    let out_format = |u: &FormatUse| u.r.takes_out_format();
     if o.in_format.is_some() && !in_format(&uses) {
         return not_of("--in-format", &Unit::with_formats(in_format));
     }
@@ -905,6 +929,13 @@ fn make_space(
 ) -> Result<Space, String> {
     let fx = req.formats.x;
     let fy = req.formats.y.unwrap_or(fx);
+    // the addend's format (fma, dot): binary32 unless the core says otherwise
+    let fz = req
+        .unit
+        .spec()
+        .formats
+        .addend(&req.formats)
+        .unwrap_or(golden::Format::BINARY32);
     let product_addend = match req.unit.spec().space {
         SpaceKind::Dot => {
             return Space::new_dot(
@@ -918,6 +949,7 @@ fn make_space(
                 plan.seed,
                 plan.uniform,
             )
+            .map(|s| s.with_addend(fz))
         }
         SpaceKind::Block => {
             return Space::new_block(
@@ -943,7 +975,8 @@ fn make_space(
             combos,
             plan.choice,
             plan.seed,
-        );
+        )
+        .map(|s| s.with_addend(fz));
     }
     Space::new(
         roles,
@@ -954,6 +987,7 @@ fn make_space(
         plan.choice,
         plan.seed,
     )
+    .map(|s| s.with_addend(fz))
 }
 
 /// Builds the model, runs the plan and replays the first counterexample into a VCD.

@@ -97,6 +97,10 @@ pub struct Space {
     rng: Rng,
     fx: Format,
     fy: Format,
+    /// Format of the addend (binary32 unless [`Space::with_addend`] says otherwise) and its
+    /// special codes.
+    fz: Format,
+    fz_specials: Vec<u32>,
     products: Vec<(u32, u8)>,
     structured: Vec<u32>,
     dot: Option<Box<DotGen>>,
@@ -253,6 +257,53 @@ fn fma_z(products: &[(u32, u8)], kx: u32, x: u32, y: u32, j: u64, h: u64) -> u32
     }
 }
 
+/// The special addends of `fz`: ±0, ±Inf, NaN (and a signaling NaN of an IEEE format), the
+/// smallest and largest subnormals, the smallest normal, the largest finite value and 1, each
+/// with both signs where the format has them.
+pub fn addend_specials(fz: &Format) -> Vec<u32> {
+    let man = fz.man_bits();
+    let sb = if fz.signed { fz.sign_bit() } else { 0 };
+    let mut mags = vec![0u32, fz.max_finite_mag()];
+    if fz.has_subnormals() && man > 0 {
+        mags.extend([1, (1 << man) - 1, 1 << man]);
+    }
+    if fz.bias >= 0 && ((fz.bias as u32) << man) <= fz.max_finite_mag() {
+        mags.push((fz.bias as u32) << man);
+    }
+    let mut v: Vec<u32> = Vec::new();
+    for m in mags {
+        v.push(m);
+        if sb != 0 && (m != 0 || fz.has_neg_zero()) {
+            v.push(m | sb);
+        }
+    }
+    v.extend(fz.nan_code());
+    v.extend(fz.pos_inf_code());
+    v.extend(fz.neg_inf_code());
+    if fz.specials == golden::Specials::Ieee && man > 0 {
+        // exponent all ones, top trailing bit clear: signaling
+        v.push((((1u32 << fz.exp_bits()) - 1) << man) | 1);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// A structured binary32 addend `z32` as an addend of `fz`: itself for binary32; else a
+/// special of `fz` for a special slot, the value rounded toward zero (infinities and NaN
+/// kept) for a placed one.
+#[inline]
+fn to_addend(fz: &Format, specials: &[u32], z32: u32, special: bool, h: u64) -> u32 {
+    if *fz == Format::BINARY32 {
+        return z32;
+    }
+    if special {
+        return specials[((h >> 40) % specials.len() as u64) as usize];
+    }
+    let spec = Spec::new(Rounding::Rtz, golden::Saturation::SatPropagate);
+    golden::project_f32(fz, z32, &spec, 0).0
+}
+
 /// What a space enumerates: set by [`Space::new`]'s caller from the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -324,6 +375,10 @@ impl Space {
                 }
                 (Kind::Exhaustive, 1u64 << all_bits, has_rnd)
             }
+            // a small addend format: every (x, y, z), e.g. e4m3 x e4m3 + e4m3 = 2^24
+            Choice::Default if fma_like && all_bits <= DEFAULT_EXHAUSTIVE_BITS => {
+                (Kind::Exhaustive, 1u64 << all_bits, has_rnd)
+            }
             Choice::Default if fma_like => {
                 if pair_bits > 20 {
                     return Err(
@@ -377,12 +432,27 @@ impl Space {
             rng,
             fx,
             fy,
+            fz: Format::BINARY32,
+            fz_specials: Vec::new(),
             products,
             structured,
             dot: None,
             block: None,
             scale_mid: Vec::new(),
         })
+    }
+
+    /// The same space with addends (role z) of format `fz`: the structured binary32 addends
+    /// placed around the product or sum become codes of `fz` (rounded toward zero, infinities
+    /// kept), the specials `fz`'s own ([`addend_specials`]), uniform ones any code of `fz`.
+    pub fn with_addend(mut self, fz: Format) -> Space {
+        self.fz = fz;
+        self.fz_specials = addend_specials(&fz);
+        if let Some(d) = &mut self.dot {
+            d.fz = fz;
+            d.fz_specials = self.fz_specials.clone();
+        }
+        self
     }
 
     /// The space of a unit with block scales of format `sf` (roles scale_x / scale_y):
@@ -547,7 +617,19 @@ impl Space {
         } else {
             "; block scales: 3 in 4 between 2^-8 and 2^8, else uniform"
         };
-        format!("{base}{rnd_note}{scale_note}")
+        let z_note = if self.fz == Format::BINARY32
+            || !matches!(
+                self.kind,
+                Kind::FmaStructured | Kind::FmaRandom(_) | Kind::Dot(_)
+            ) {
+            String::new()
+        } else {
+            format!(
+                "; {} addends: its specials, the placed values rounded toward zero",
+                self.fz.name()
+            )
+        };
+        format!("{base}{rnd_note}{scale_note}{z_note}")
     }
 
     /// Vector `i` in canonical input order.
@@ -630,6 +712,7 @@ impl Space {
                 let y = ((j >> fx.k) & fy.code_mask() as u64) as u32;
                 let zj = (j >> (fx.k + fy.k)) % FMA_Z_PER_PAIR;
                 let z = fma_z(&self.products, fx.k, x, y, zj, h);
+                let z = to_addend(&self.fz, &self.fz_specials, z, zj < 16, h);
                 let mut rs = h;
                 for (idx, (role, w)) in self.roles.iter().enumerate() {
                     out[idx] = match role {
@@ -984,6 +1067,9 @@ pub struct DotGen {
     spec_y: Vec<u32>,
     /// The sum without the addend, rounded toward zero to binary32: where addends go.
     sum: golden::DotUnit,
+    /// Format of the addend and its special codes.
+    fz: Format,
+    fz_specials: Vec<u32>,
 }
 
 fn specials(f: &Format) -> Vec<u32> {
@@ -1035,7 +1121,7 @@ impl DotGen {
                 scale_ext.push(0);
             }
         }
-        let sum = golden::DotUnit::new(fx, fy, shape.n as usize, scale, false, Format::BINARY32)?;
+        let sum = golden::DotUnit::new(fx, fy, shape.n as usize, scale, None, Format::BINARY32)?;
         Ok(DotGen {
             n: shape.n as usize,
             fx,
@@ -1046,6 +1132,8 @@ impl DotGen {
             spec_x: specials(&fx),
             spec_y: specials(&fy),
             sum,
+            fz: Format::BINARY32,
+            fz_specials: Vec::new(),
         })
     }
 
@@ -1181,6 +1269,10 @@ impl DotGen {
                     (next() as u32 & 0x807F_FFFF) | ((e.clamp(0, 254) as u32) << 23)
                 }
             }
+        };
+        let z = match zc {
+            0 => z & self.fz.code_mask(),
+            _ => to_addend(&self.fz, &self.fz_specials, z, zc == 1, next()),
         };
         let (mut xi, mut yi) = (0usize, 0usize);
         for (idx, (role, w)) in roles.iter().enumerate() {

@@ -644,37 +644,78 @@ def fma(
     ftz=False,
     as_values=False,
     rto_overflow="p3109",
+    out_fmt=None,
+    z_fmt=None,
+    nan_code=0,
 ):
-    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y``, computed exactly and rounded once
-    to binary32: uint32 codes (binary32 bit patterns), or float32 values with
-    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32
-    (float16 and bfloat16 widened exactly) or float64 / Python numbers, added exactly (never
-    rounded to binary32 first; a signaling float64 NaN raises invalid). ``rounding``: rne,
-    rna, rtp, rtn, rtz, rto; ``saturation`` applies to the binary32 result (satnone = IEEE 754
-    overflow to infinity). ``ftz``: subnormal (binary32) z reads as zero and subnormal results
-    flush to zero (not with a float64 z). ``rto_overflow``: as :func:`project`."""
+    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y``, z in ``z_fmt`` and the result in
+    ``out_fmt`` (P3109 FMA<fx, fy, fz, fr>), computed exactly and rounded once. ``out_fmt``:
+    binary32 (default), binary16, bfloat16 or any small format; ``z_fmt``: default the result
+    format. Returns codes of ``out_fmt`` (uint32 binary32 bit patterns by default), or values
+    with ``as_values=True``; numpy scalars when x, y and z are all scalars. A binary32 ``z`` is
+    float32 (float16 and bfloat16 widened exactly) or float64 / Python numbers, added exactly
+    (never rounded to binary32 first; a signaling float64 NaN raises invalid; a float64 value
+    not exact in binary32 needs a binary32 result); any other ``z_fmt`` takes codes (float16
+    arrays for binary16 and bfloat16 arrays for bfloat16 are read as their bits).
+    ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies to the result
+    (satnone = IEEE 754 overflow to infinity). ``ftz`` (binary32 z and result only, not with a
+    float64 z): subnormal z reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`;
+    ``nan_code``: the code of a NaN result in a format without NaN, as :func:`mul`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
+    fr = _format("binary32") if out_fmt is None else _format(out_fmt, "out_fmt")
+    fz = fr if z_fmt is None else _format(z_fmt, "z_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want, ftz = _bool(flags, "flags"), _bool(ftz, "ftz")
     av = _bool(as_values, "as_values")
-    za = _addend(z, "z")
+    nc = _nan_code(nan_code, fr)
+    za = _addend(z, "z") if _is_binary32(fz) else _addend_operand(z, fz, "z")
     xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), za, names=("x", "y", "z"))
     shape = xa.shape
-    if za.dtype == np.float64:
+    if za.dtype == np.float64:  # binary32 z_fmt, values not exact in binary32: added exactly
         if ftz:
             raise ValueError("ftz: flush-to-zero reads a binary32 z (its subnormals); a float64 z "
                              "is added exactly: pass z as float32, or ftz=False")
+        if not _is_binary32(fr):
+            raise ValueError(f"z: float64 values that are not exact in binary32 are added exactly "
+                             f"into a binary32 result only, not {fr.name}: pass z as float32 or as "
+                             f"codes of z_fmt")
         zb = np.ascontiguousarray(za).reshape(-1).view(np.uint64)
         r, fl = _fma_f64(_codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
                          rounding, saturation, tininess, want, rto_overflow=rto_overflow)
-        return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
-    zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
+        return _result(r, fl, shape, want, fr, av, len(shape) == 0)
+    zb = _addend_codes(za, fz, "z")
     r, fl = _fma(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
         rounding, saturation, tininess, ftz, want, rto_overflow=rto_overflow,
+        fz=fz, fr=fr, nan_code=nc,
     )
-    return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
+    return _result(r, fl, shape, want, fr, av, len(shape) == 0)
+
+
+def _is_binary32(f):
+    return f.name == "binary32"
+
+
+def _addend_operand(z, fz, what):
+    """The addend ``z`` of format ``fz`` as an array: float32 for binary32 (as
+    :func:`_float32_operand`), the bits of a float16 / bfloat16 array for binary16 / bfloat16,
+    else integer codes."""
+    if _is_binary32(fz):
+        return _float32_operand(z, what)
+    a = _native_order(_array(z, what))
+    if fz.name == "binary16" and a.dtype == np.float16:
+        return a.view(np.uint16)
+    if fz.name == "bfloat16" and a.dtype.name == "bfloat16" and a.dtype.itemsize == 2:
+        return a.view(np.uint16)
+    return a
+
+
+def _addend_codes(za, fz, what):
+    """1-D uint32 addend codes for the native functions (binary32: the float32 bits)."""
+    if _is_binary32(fz):
+        return np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
+    return _codes(za, fz, what)
 
 
 #: Largest number of elements of one dot product (golden::MAX_DOT_N).
@@ -696,21 +737,28 @@ def dot(
     flags=False,
     tininess="after",
     as_values=False,
+    z_fmt="binary32",
+    rto_overflow="p3109",
+    nan_code=0,
 ):
     """Dot products along the last axis: ``sum(x[..., i] * y[..., i]) * 2^(sx + sy) + z``,
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
     OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` that broadcast against
     each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
-    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: addends
-    broadcasting to ``(...)`` (as fma's z: float32, or float64 added exactly), or None.
+    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: addends of
+    ``z_fmt`` (binary32 by default, as fma's z: float32, or float64 added exactly; binary16 for
+    an ExSdotp-style unit, or any small format) broadcasting to ``(...)``, or None.
+    ``rto_overflow``: as :func:`project`; ``nan_code``: as :func:`mul`.
     Returns the codes of ``out_fmt`` (uint32 for binary32), or values with ``as_values=True``
     (module docs' table); the result has shape ``(...)`` (a 0-d array for 1-D operands)."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     fr = _format(out_fmt, "out_fmt")
+    fz = _format(z_fmt, "z_fmt")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want = _bool(flags, "flags")
     av = _bool(as_values, "as_values")
+    nc = _nan_code(nan_code, fr)
     xa, ya = _broadcast(_array(x, "x"), _array(y, "y"), names=("x", "y"))
     if xa.ndim == 0:
         raise ValueError("x, y: dot needs arrays of shape (..., N); got 0-d operands")
@@ -732,15 +780,18 @@ def dot(
         fs, sx, sy = None, empty, empty
     z64 = None
     if z is not None:
-        za = _broadcast_to(_addend(z, "z"), shape, "z", "one addend per dot product")
+        if _is_binary32(fz):
+            za = _broadcast_to(_addend(z, "z"), shape, "z", "one addend per dot product")
+        else:
+            za = _broadcast_to(_addend_operand(z, fz, "z"), shape, "z", "one addend per dot product")
         if za.dtype == np.float64:
             zb, z64 = empty, np.ascontiguousarray(za).reshape(-1).view(np.uint64)
         else:
-            zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
+            zb = _addend_codes(za, fz, "z")
     else:
         zb = empty
     r, fl = _dot(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), int(n), sx, sy, zb, fx, fy, fs, fr,
-        rounding, saturation, tininess, want, z64=z64,
+        rounding, saturation, tininess, want, z64=z64, fz=fz, rto_overflow=rto_overflow, nan_code=nc,
     )
     return _result(r, fl, shape, want, fr, av)

@@ -283,6 +283,9 @@ def fma(
     ftz: bool = ...,
     as_values: bool = ...,
     rto_overflow: str = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    z_fmt: Optional[_FormatLike] = ...,
+    nan_code: int = ...,
 ) -> _Result: ...
 @overload
 def fma(
@@ -299,6 +302,9 @@ def fma(
     ftz: bool = ...,
     as_values: bool = ...,
     rto_overflow: str = ...,
+    out_fmt: Optional[_FormatLike] = ...,
+    z_fmt: Optional[_FormatLike] = ...,
+    nan_code: int = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def dot(
@@ -316,6 +322,9 @@ def dot(
     flags: Literal[False] = ...,
     tininess: str = ...,
     as_values: bool = ...,
+    z_fmt: _FormatLike = ...,
+    rto_overflow: str = ...,
+    nan_code: int = ...,
 ) -> _Result: ...
 @overload
 def dot(
@@ -334,4 +343,7 @@ def dot(
     flags: Literal[True],
     tininess: str = ...,
     as_values: bool = ...,
+    z_fmt: _FormatLike = ...,
+    rto_overflow: str = ...,
+    nan_code: int = ...,
 ) -> Tuple[_Result, _Result]: ...

@@ -5,7 +5,8 @@
 //! Golden meaning: `(r_o, flags_o) = golden::DotUnit::eval(x, y, sx, sy, z, spec)` with
 //! `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`. Data input ports, in
 //! order: `x0_i … x{N-1}_i` (role x, index i), `y0_i … y{N-1}_i` (role y), `sx_i`, `sy_i`
-//! (roles scale_x, scale_y; with `--scale-format`), `z_i` (binary32; with `--addend`),
+//! (roles scale_x, scale_y; with `--scale-format`), `z_i` (the addend format, binary32 by
+//! default; with `--addend`),
 //! `rm_i`, `sat_i`; outputs `r_o` (result format), `flags_o`.
 //!
 //! Datapath ([`dot_sum`]):
@@ -25,7 +26,7 @@
 //! `(x_i·Sx)·(y_i·Sy)`; `+∞ + −∞` across lanes is invalid.
 
 use super::fma::{add_round, plus_zero_results};
-use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports};
+use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, z_format};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
@@ -84,20 +85,14 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         }
     }
     let fr = req.formats.r;
-    DotUnit::new(fx, fy, s.n as usize, req.formats.scale, s.addend, fr)
+    if req.formats.z.is_some() && !s.addend {
+        return Err(GenError::BadRequest(
+            "an addend format (formats.z, --addend-format) without an addend: add --addend (\"dot\": {\"addend\": true})".into(),
+        ));
+    }
+    super::fma::check_addend_result(req, &z_format(req), &fr)?;
+    DotUnit::new(fx, fy, s.n as usize, req.formats.scale, addend(req), fr)
         .map_err(|e| GenError::Unsupported(format!("dot: {e}")))?;
-    if fr != Format::BINARY32 {
-        Format::new(fr.k, fr.p, fr.bias, fr.signed, fr.specials)
-            .map_err(|e| GenError::BadRequest(format!("result format {}: {e}", fr.name())))?;
-    }
-    if !fr.has_nan() && req.options.nonan_code > fr.code_mask() {
-        return Err(GenError::BadRequest(format!(
-            "--nan-code {:#x} does not fit in the {}-bit format {}",
-            req.options.nonan_code,
-            fr.k,
-            fr.name()
-        )));
-    }
     let t = sum_width(&fx, &fy, s.n);
     if t > MAX_WIDTH {
         return Err(GenError::Unsupported(format!(
@@ -125,6 +120,11 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
     Ok(())
 }
 
+/// The addend format of a `dot` request, if it has an addend.
+fn addend(req: &GenRequest) -> Option<Format> {
+    shape(req).addend.then(|| z_format(req))
+}
+
 /// The golden model of a generated `dot` core.
 #[derive(Clone, Debug)]
 pub struct DotModel {
@@ -134,6 +134,7 @@ pub struct DotModel {
     tininess: Tininess,
     nonan_code: u32,
     signaling_nan: bool,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl DotModel {
@@ -146,7 +147,7 @@ impl DotModel {
             req.formats.y.unwrap_or(fx),
             s.n as usize,
             req.formats.scale,
-            s.addend,
+            addend(req),
             req.formats.r,
         )
         .map_err(|e| GenError::Unsupported(format!("dot: {e}")))?;
@@ -157,6 +158,7 @@ impl DotModel {
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
             signaling_nan: req.options.signaling_nan,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 
@@ -177,12 +179,12 @@ impl DotModel {
         } else {
             (0, 0)
         };
-        let z = if u.addend {
+        let z = if u.addend.is_some() {
             it.next().unwrap_or(0) as u32
         } else {
             0
         };
-        let (spec, _) = spec_from_ports(
+        let (mut spec, _) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -190,6 +192,7 @@ impl DotModel {
             self.tininess,
             self.nonan_code,
         );
+        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = u.eval(&xs[..n], &ys[..n], sx, sy, z, &spec);
         if self.signaling_nan && u.has_small_signaling_nan(&xs[..n], &ys[..n]) {
             fl.0 |= golden::Flags::INVALID;
@@ -198,7 +201,9 @@ impl DotModel {
     }
 }
 
-/// Top module name: `fp8_dot<N>_<x>[_x_<y>][_sc_<scale>][_z]_to_<r>_<rounding>_<saturation>_s<S>`.
+/// Top module name:
+/// `fp8_dot<N>_<x>[_x_<y>][_sc_<scale>][_z[_<addend>]]_to_<r>_<rounding>_<saturation>_s<S>`
+/// (the addend's format named when it is not binary32).
 pub fn top_name(req: &GenRequest) -> String {
     let s = shape(req);
     let fx = req.formats.x;
@@ -212,6 +217,10 @@ pub fn top_name(req: &GenRequest) -> String {
     }
     if s.addend {
         name.push_str("_z");
+        let fz = z_format(req);
+        if fz != Format::BINARY32 {
+            name.push_str(&format!("_{}", fz.ident()));
+        }
     }
     name.push_str(&format!("_to_{}_{}", req.formats.r.ident(), mode_tag(req)));
     if !req.formats.r.has_nan() && req.options.nonan_code != 0 {
@@ -219,6 +228,23 @@ pub fn top_name(req: &GenRequest) -> String {
     }
     name.push_str(&format!("_s{}", req.stages));
     name
+}
+
+/// Whether `code` is a NaN of `f`, as one expression (the family's NaN codes: IEEE exponent
+/// all ones and a nonzero trailing significand; `fn` all magnitude bits ones; the one NaN
+/// code of fnuz / P3109 / e8m0; none for nonan).
+fn nan_code_test(f: &Format, code: &Expr) -> Expr {
+    use golden::Specials;
+    let (man, mb) = (f.man_bits(), f.mag_bits());
+    match f.specials {
+        Specials::Ieee => code
+            .slice(mb - 1, man)
+            .eq_c((1u128 << f.exp_bits()) - 1)
+            .and(&code.slice(man - 1, 0).eq_c(0).not()),
+        Specials::Fn => code.slice(mb - 1, 0).eq_c((1u128 << mb) - 1),
+        Specials::NoNan => Expr::bit_c(false),
+        _ => code.eq_c(f.nan_code().unwrap_or(0) as u128),
+    }
 }
 
 /// One element: its class, sign, significand `{E≠0, T}` and window shift `e' − min e'`.
@@ -472,15 +498,14 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         .formats
         .scale
         .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
-    let z = s.addend.then(|| b.input("z_i", 32));
+    let fz = z_format(req);
+    let z = s.addend.then(|| b.input("z_i", fz.k));
     let modes = mode_ports(&mut b, req);
     let rtn = modes.rm[3].clone();
     let z_nan = match &z {
         Some(z) => b.wire_note(
             "z_nan_early",
-            z.slice(30, 23)
-                .eq_c(0xFF)
-                .and(&z.slice(22, 0).eq_c(0).not()),
+            nan_code_test(&fz, z),
             "z is NaN: +Inf + -Inf among the products is then quiet",
         ),
         None => Expr::bit_c(false),
@@ -499,7 +524,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let (code, flags) = match &z {
         Some(z) => {
             b.comment(&["Addend: sum + z, one rounding (the fma datapath after its product)"]);
-            let o = add_round(&mut b, &p, z, &fr, ieee_zero, &modes, false);
+            let o = add_round(&mut b, &p, z, &fz, &fr, ieee_zero, &modes, false);
             (o.code, o.flags)
         }
         None => {
@@ -542,7 +567,11 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         header.push(format!("scales:      {}", describe(&f)));
     }
     if s.addend {
-        header.push("z:           binary32 (IEEE 754)".to_string());
+        header.push(if fz == Format::BINARY32 {
+            "z:           binary32 (IEEE 754)".to_string()
+        } else {
+            format!("z:           {}", describe(&fz))
+        });
     }
     header.push(format!("r:           {}", describe(&fr)));
     header.extend(mode_lines(req));
@@ -609,7 +638,7 @@ impl super::UnitDef for Dot {
         }
         super::scale_ports(req, v);
         if s.addend {
-            v.push(input("z_i", 32, Role::Z));
+            v.push(input("z_i", z_format(req).k, Role::Z));
         }
         super::mode_ports(req, v, false);
         v.push(output("r_o", f.r.k, Role::Result));

@@ -1,30 +1,31 @@
-//! The `fma` unit: `r = x·y + z` with x in fx, y in fy (small formats) and z, r binary32,
-//! computed exactly and rounded once (P3109 FMA<fx, fy, binary32, binary32, ρ>).
+//! The `fma` unit: `r = x·y + z` with x in fx, y in fy (small formats), z in fz and r in fr
+//! (binary32, binary16, bfloat16 or small formats; binary32 by default), computed exactly and
+//! rounded once (P3109 FMA<fx, fy, fz, fr, ρ>).
 //!
-//! Golden meaning: `(r_o, flags_o) = golden::fma(fx, x_i, fy, y_i, z_i, spec, {ftz})` with
-//! `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`. Data input ports, in
-//! order: `x_i`, `y_i`, `z_i` (32 bits), `rm_i` (dynamic rounding), `sat_i` (dynamic
-//! saturation); outputs `r_o` (32 bits), `flags_o`. Stochastic rounding is not offered (the
+//! Golden meaning: `(r_o, flags_o) = golden::fma(fx, x_i, fy, y_i, z_i, spec, {ftz, fz, fr})`
+//! with `spec` = the fixed modes or the modes selected by `rm_i` / `sat_i`. Data input ports,
+//! in order: `x_i`, `y_i`, `z_i` (fz bits), `rm_i` (dynamic rounding), `sat_i` (dynamic
+//! saturation); outputs `r_o` (fr bits), `flags_o`. Stochastic rounding is not offered (the
 //! golden FMA has no random input).
 //!
 //! Datapath ([`fma_datapath`], shared with `mac`):
 //! ```text
 //!   x, y ─ unpack ─ Px×Py multiply ─ 1-bit normalize ─┐ product P (Wp bits, exp ep)
-//!   z ─ unpack (subnormals normalized exactly) ───────┤ addend  Z (24 bits, exp ez)
+//!   z ─ unpack fz (subnormals normalized exactly) ────┤ addend  Z (Pz bits, exp ez)
 //!   swap: H = operand with the larger exponent (a zero operand never is H), L = the other
-//!   both left-aligned in F = max(Wp, 24) bits, G = 3 guard bits below
+//!   both left-aligned in F = max(Wp, Pz, Pr) bits, G = 3 guard bits below
 //!   align: {L, G'b0} >> min(eH − eL, F+G), bits shifted out → sticky
 //!   add/sub: {H, G'b0} ± aligned (subtraction with sticky borrows one unit: the exact value
 //!            then lies strictly between the result and the result + 1, as in
 //!            golden::add_exact), negate if negative (only when eH = eL)
-//!   leading-zero count + normalize (F + G + 1 bits) → THE ONE rounder into binary32
+//!   leading-zero count + normalize (F + G + 1 bits) → THE ONE rounder into fr
 //!   then: ftz output flush, +0 for P3109 / FNUZ operand formats (golden::fma_ieee_zero)
 //! ```
 //! Exactness: a sticky bit can only appear when eH − eL > G, and then at most one leading bit
-//! cancels, so at least F + G − 1 ≥ 26 = P + 2 significand bits lie above the sticky bit —
+//! cancels, so at least F + G − 1 ≥ Pr + 2 significand bits lie above the sticky bit —
 //! the rounder's contract for a single correct rounding in every deterministic mode.
 
-use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format};
+use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format, z_format};
 use super::mul::{product_scaled, Product};
 use super::{describe, finish_core};
 use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
@@ -44,8 +45,8 @@ pub struct FmaOut {
     pub flags: Expr,
 }
 
-/// Builds `x·y + z` (x in fx, y in fy, z binary32) rounded once to binary32, with the
-/// golden FMA's special cases, zero signs, `ftz` and flags.
+/// Builds `x·y + z` (x in fx, y in fy, z in fz) rounded once to fr, with the golden FMA's
+/// special cases, zero signs, `ftz` and flags.
 #[allow(clippy::too_many_arguments)]
 pub fn fma_datapath(
     b: &mut ModuleBuilder,
@@ -54,40 +55,38 @@ pub fn fma_datapath(
     fy: &Format,
     y: &Expr,
     z: &Expr,
+    fz: &Format,
+    fr: &Format,
     modes: &Modes,
     ftz: bool,
     scales: Option<(&Format, &Expr, &Expr)>,
 ) -> FmaOut {
     let p = product_scaled(b, fx, x, fy, y, false, scales);
-    add_round(
-        b,
-        &p,
-        z,
-        &Format::BINARY32,
-        fma_ieee_zero(fx, fy),
-        modes,
-        ftz,
-    )
+    add_round(b, &p, z, fz, fr, fma_ieee_zero(fx, fy), modes, ftz)
 }
 
 /// `p + z` for an exact product-like operand `p` (the FMA's product, the dot product's sum)
-/// and a binary32 `z`, rounded once to `fr` with the golden FMA's special cases, zero signs,
-/// `ftz` (binary32 results only) and flags; `ieee_zero` false makes every zero result +0
-/// (P3109 / FNUZ operands).
+/// and an addend `z` of format `fz` (binary32, binary16, bfloat16 or a small format, decoded
+/// by [`unpack`]), rounded once to `fr` with the golden FMA's special cases, zero signs,
+/// `ftz` (binary32 addend and result only) and flags; `ieee_zero` false makes every zero
+/// result +0 (P3109 / FNUZ operands).
+#[allow(clippy::too_many_arguments)]
 pub fn add_round(
     b: &mut ModuleBuilder,
     p: &Product,
     z: &Expr,
+    fz: &Format,
     fr: &Format,
     ieee_zero: bool,
     modes: &Modes,
     ftz: bool,
 ) -> FmaOut {
     let b32 = Format::BINARY32;
-    let to_b32 = *fr == b32;
-    debug_assert!(to_b32 || !ftz);
+    debug_assert!((*fr == b32 && *fz == b32) || !ftz);
+    // z's precision, trailing bits and smallest normal exponent
+    let (pz, mz, zmin) = (fz.p, fz.man_bits(), fz.emin() as i64);
     b.comment_owned(vec![
-        "Unpack z: binary32".to_string(),
+        format!("Unpack z: {}", fz.name()),
         if ftz {
             "ftz: a subnormal z is flushed to zero (sign kept)".to_string()
         } else {
@@ -96,20 +95,21 @@ pub fn add_round(
         },
     ]);
     // A subnormal z needs normalizing only if it can be the operand with the larger exponent,
-    // i.e. if products can lie below 2^-125; otherwise it enters as 0.T * 2^-126 (exact, MSB
-    // not set) and only ever is the smaller, aligned operand.
+    // i.e. if products can lie below 2^(emin_z + 1); otherwise it enters as 0.T * 2^emin_z
+    // (exact, MSB not set) and only ever is the smaller, aligned operand.
     let (plo0, _) = p.exp_range;
-    let norm_z = !ftz && plo0 <= -126;
-    let mut uz = unpack(b, &b32, z, norm_z, "z");
-    if !ftz && !norm_z {
+    let z_sub = fz.has_subnormals() && mz > 0;
+    let norm_z = !ftz && z_sub && plo0 <= zmin;
+    let mut uz = unpack(b, fz, z, norm_z, "z");
+    if !ftz && z_sub && !norm_z {
         uz.exp = b.wire_note(
             "z_exp_sub",
             uz.exp.add(&uz.sub.zext(uz.exp.width)),
-            "subnormal: exponent -126 (MSB of 0.T)",
+            &format!("subnormal: exponent {zmin} (MSB of 0.T)"),
         );
         uz.sig = b.wire_note(
             "z_sig_sub",
-            concat(&[uz.sub.not(), uz.sig.slice(22, 0)]),
+            concat(&[uz.sub.not(), uz.sig.slice(mz - 1, 0)]),
             "subnormal: 0.T, not normalized",
         );
     }
@@ -134,7 +134,8 @@ pub fn add_round(
     let inf_sign = Expr::mux(&p.inf, &p.sign, &uz.sign);
     // ---- swap ----
     let wp = p.sig.width;
-    let f = wp.max(24);
+    // wide enough for either operand and for the result's precision + 2 above the sticky bit
+    let f = wp.max(pz).max(fr.p);
     let g = GUARD;
     let (plo, phi) = p.exp_range;
     let (zlo, zhi) = uz.exp_range;
@@ -155,8 +156,8 @@ pub fn add_round(
     } else {
         p.sig.clone()
     };
-    let z_f = if f > 24 {
-        concat(&[uz.sig.clone(), Expr::c(0, f - 24)])
+    let z_f = if f > pz {
+        concat(&[uz.sig.clone(), Expr::c(0, f - pz)])
     } else {
         uz.sig.clone()
     };
@@ -180,7 +181,10 @@ pub fn add_round(
     let dp = b.wire("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)));
     let d = b.wire("al_d", Expr::mux(&dz.msb(), &dp, &dz));
     let sw = ubits(fg as u128);
-    let amt = if dw > sw || (1u128 << (dw - 1)) > fg as u128 {
+    // The clamp is needed only when an exponent difference can exceed F+G (it always can with
+    // a binary32 addend; small addend formats may never reach it).
+    let max_d = (zhi - plo).max(phi - zlo);
+    let amt = if (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64 {
         let fgc = Expr::ci(fg as i64, dw);
         let big = Expr::mux(&dz.msb(), &fgc.slt(&dp), &fgc.slt(&dz));
         Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
@@ -251,21 +255,28 @@ pub fn add_round(
     let zero = b.wire("f_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let sign = Expr::mux(&inf, &inf_sign, &Expr::mux(&zero, &zero_sign, &r_sign));
     let sign = b.wire("f_sign", sign);
-    // Tiny sums. When every nonzero product lies at 2^(plo-1) or above and its quantum and that
-    // of a binary32 z near it (2^(plo-Wp+1), 2^(plo-24)) are at least 2^-126, a nonzero x·y ± z
-    // is never below 2^emin = 2^-126 (no cancellation: at least 2^(max(ep, ez) - 1); heavy
-    // cancellation: a nonzero multiple of the common quantum). Then only 0·y + z with z
-    // subnormal is tiny, and that sum is exactly z (flags 0; under ftz such a z is zero): the
-    // rounder needs no denormalization, and this one case passes z through.
-    let tiny_free = to_b32 && plo0 > -126 && plo0 - wp as i64 - 24 >= -126;
+    // Tiny sums (z and r of one format with subnormals, emin = emin_z). When every nonzero
+    // product lies at 2^(plo-1) or above and its quantum and that of a z near it
+    // (2^(plo-Wp+1), 2^(plo-Pz)) are at least 2^emin, a nonzero x·y ± z is never below 2^emin
+    // (no cancellation: at least 2^(max(ep, ez) - 1); heavy cancellation: a nonzero multiple
+    // of the common quantum). Then only 0·y + z with z subnormal is tiny, and that sum is
+    // exactly z (flags 0; under ftz such a z is zero): the rounder needs no denormalization,
+    // and this one case passes z through.
+    let tiny_free = fr == fz && z_sub && plo0 > zmin && plo0 - wp as i64 - pz as i64 >= zmin;
     let z_pass = (tiny_free && !ftz).then(|| b.wire("f_z_pass", p.zero.and(&uz.sub)));
-    // z = {sign, 8'b0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
-    let z_code = concat(&[
-        sign.clone(),
-        Expr::c(0, 8),
-        mag.slice(g + f - 2, g + f - 24),
-    ]);
-    let r_lo = if tiny_free { e_lo.max(-126) } else { e_lo };
+    // z = {sign, exponent 0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
+    let z_code = if tiny_free {
+        let mut parts = vec![];
+        if fz.signed {
+            parts.push(sign.clone());
+        }
+        parts.push(Expr::c(0, fz.exp_bits()));
+        parts.push(mag.slice(g + f - 2, g + f - pz));
+        concat(&parts)
+    } else {
+        Expr::c(0, fr.k)
+    };
+    let r_lo = if tiny_free { e_lo.max(zmin) } else { e_lo };
     let rin = RoundIn {
         nan,
         inf,
@@ -349,11 +360,21 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         Format::new(f.k, f.p, f.bias, f.signed, f.specials)
             .map_err(|e| GenError::BadRequest(format!("{what} format {}: {e}", f.name())))?;
     }
-    if req.formats.r != Format::BINARY32 {
+    let (fz, fr) = (z_format(req), req.formats.r);
+    if req.unit != iface::Unit::Fma && (fr != Format::BINARY32 || fz != Format::BINARY32) {
         return Err(GenError::Unsupported(format!(
             "{} accumulates in binary32; result format {} is not supported",
             req.unit.name(),
-            req.formats.r.name()
+            fr.name()
+        )));
+    }
+    check_addend_result(req, &fz, &fr)?;
+    if req.options.ftz && (fz != Format::BINARY32 || fr != Format::BINARY32) {
+        return Err(GenError::Unsupported(format!(
+            "--ftz flushes a binary32 addend and result; this {} has addend {} and result {} (subnormals are exact without --ftz)",
+            req.unit.name(),
+            fz.name(),
+            fr.name()
         )));
     }
     if req.random_bits() > 0
@@ -365,6 +386,36 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         return Err(GenError::Unsupported(format!(
             "{} supports the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto); stochastic rounding is available for mul and project",
             req.unit.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the addend and result formats of an `fma` or `dot`: binary32, binary16, bfloat16
+/// or a valid small format; the result of at most 30 bits of precision; a `--nan-code` that
+/// fits a NaN-less result.
+pub(crate) fn check_addend_result(
+    req: &GenRequest,
+    fz: &Format,
+    fr: &Format,
+) -> Result<(), GenError> {
+    let ieee = [Format::BINARY32, Format::BINARY16, Format::BFLOAT16];
+    for (f, what) in [(fz, "addend"), (fr, "result")] {
+        if !ieee.contains(f) {
+            Format::new(f.k, f.p, f.bias, f.signed, f.specials).map_err(|e| {
+                GenError::BadRequest(format!(
+                    "{what} format {}: {e}; use binary32, binary16, bfloat16 or a small format",
+                    f.name()
+                ))
+            })?;
+        }
+    }
+    if !fr.has_nan() && req.options.nonan_code > fr.code_mask() {
+        return Err(GenError::BadRequest(format!(
+            "--nan-code {:#x} does not fit in the {}-bit format {}",
+            req.options.nonan_code,
+            fr.k,
+            fr.name()
         )));
     }
     Ok(())
@@ -383,6 +434,16 @@ pub struct FmaModel {
     unit: golden::FmaUnit,
     scale: Option<Format>,
     rto_overflow: golden::RtoOverflow,
+    nonan_code: u32,
+}
+
+/// The golden FMA options of a request: ftz, addend and result formats.
+fn opts(req: &GenRequest) -> FmaOptions {
+    FmaOptions {
+        ftz: req.options.ftz,
+        z: z_format(req),
+        r: req.formats.r,
+    }
 }
 
 impl FmaModel {
@@ -400,10 +461,9 @@ impl FmaModel {
                 req.formats.x,
                 y_format(req),
                 golden::Spec::ieee(golden::Rounding::Rne),
-                FmaOptions {
-                    ftz: req.options.ftz,
-                },
+                opts(req),
             ),
+            nonan_code: req.options.nonan_code,
             scale: req.formats.scale,
             rto_overflow: req.options.rto_overflow,
         })
@@ -427,8 +487,14 @@ impl FmaModel {
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
         if let Some((sx, sy)) = super::modes::read_scales(&mut it, self.scale) {
             let z = it.next().unwrap_or(0) as u32;
-            let (mut spec, _) =
-                spec_from_ports(&mut it, self.rounding, self.saturation, 0, self.tininess, 0);
+            let (mut spec, _) = spec_from_ports(
+                &mut it,
+                self.rounding,
+                self.saturation,
+                0,
+                self.tininess,
+                self.nonan_code,
+            );
             spec.rto_overflow = self.rto_overflow;
             // block scales exclude ftz (crate::validate)
             let (c, fl) = golden::fma_scaled(
@@ -440,7 +506,10 @@ impl FmaModel {
                 sy,
                 z,
                 &spec,
-                FmaOptions::default(),
+                FmaOptions {
+                    ftz: false,
+                    ..*self.unit.options()
+                },
             );
             return [c as u64, fl.0 as u64];
         }
@@ -457,8 +526,14 @@ impl FmaModel {
         z: u32,
         modes: &mut impl Iterator<Item = u64>,
     ) -> [u64; 2] {
-        let (mut spec, _) =
-            spec_from_ports(modes, self.rounding, self.saturation, 0, self.tininess, 0);
+        let (mut spec, _) = spec_from_ports(
+            modes,
+            self.rounding,
+            self.saturation,
+            0,
+            self.tininess,
+            self.nonan_code,
+        );
         spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = self.unit.eval_spec(x, y, z, &spec);
         if self.signaling_nan
@@ -476,13 +551,22 @@ pub fn golden_outputs(req: &GenRequest, inputs: &[u64]) -> Result<Vec<u64>, GenE
     Ok(FmaModel::new(req)?.eval(inputs).to_vec())
 }
 
-/// Top module name: `fp8_fma_<x>[_x_<y>]_<rounding>_<saturation>[_ftz]_s<N>`.
+/// Top module name:
+/// `fp8_fma_<x>[_x_<y>][_z_<addend>][_to_<result>]_<rounding>_<saturation>[_ftz]_s<N>`
+/// (addend and result named when they are not binary32).
 pub fn top_name(req: &GenRequest, unit: &str) -> String {
     let fx = req.formats.x;
     let fy = y_format(req);
     let mut name = format!("fp8_{unit}_{}", fx.ident());
     if fy != fx {
         name.push_str(&format!("_x_{}", fy.ident()));
+    }
+    let (fz, fr) = (z_format(req), req.formats.r);
+    if fz != Format::BINARY32 {
+        name.push_str(&format!("_z_{}", fz.ident()));
+    }
+    if fr != Format::BINARY32 {
+        name.push_str(&format!("_to_{}", fr.ident()));
     }
     name.push_str(&format!("_{}", mode_tag(req)));
     if req.options.ftz {
@@ -500,8 +584,14 @@ pub(crate) fn header_lines(req: &GenRequest) -> Vec<String> {
     let mut h = vec![
         format!("x:           {}", describe(&fx)),
         format!("y:           {}", describe(&fy)),
-        "z, r:        binary32 (IEEE 754), canonical NaN 0x7fc00000".to_string(),
     ];
+    let (fz, fr) = (z_format(req), req.formats.r);
+    if fz == Format::BINARY32 && fr == Format::BINARY32 {
+        h.push("z, r:        binary32 (IEEE 754), canonical NaN 0x7fc00000".to_string());
+    } else {
+        h.push(format!("z:           {}", describe(&fz)));
+        h.push(format!("r:           {}", describe(&fr)));
+    }
     h.extend(mode_lines(req));
     h.push(format!(
         "Options:     tininess {}; {}; zero results: {}",
@@ -540,7 +630,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         .formats
         .scale
         .map(|f| (f, b.input("sx_i", f.k), b.input("sy_i", f.k)));
-    let z = b.input("z_i", 32);
+    let (fz, fr) = (z_format(req), req.formats.r);
+    let z = b.input("z_i", fz.k);
     let modes = mode_ports(&mut b, req);
     let out = fma_datapath(
         &mut b,
@@ -549,6 +640,8 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         &fy,
         &y,
         &z,
+        &fz,
+        &fr,
         &modes,
         req.options.ftz,
         scales.as_ref().map(|(f, a, c)| (f, a, c)),
@@ -557,10 +650,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     b.output("flags_o", out.flags);
     let mut header = vec!["Unit:        fma  r = x * y + z, one rounding".to_string()];
     header.extend(header_lines(req));
-    header.push(
-        "Outputs:     r_o = binary32, flags_o = {invalid, overflow, underflow, inexact}"
-            .to_string(),
-    );
+    header.push(format!(
+        "Outputs:     r_o = {}, flags_o = {{invalid, overflow, underflow, inexact}}",
+        fr.name()
+    ));
     finish_core(req, b, &top, header)
 }
 
@@ -585,9 +678,9 @@ impl super::UnitDef for Fma {
         use iface::Role;
         super::operand_ports(req, v);
         super::scale_ports(req, v);
-        v.push(input("z_i", 32, Role::Z));
+        v.push(input("z_i", z_format(req).k, Role::Z));
         super::mode_ports(req, v, false);
-        v.push(output("r_o", 32, Role::Result));
+        v.push(output("r_o", req.formats.r.k, Role::Result));
         v.push(output("flags_o", FLAGS_WIDTH, Role::Flags));
     }
 

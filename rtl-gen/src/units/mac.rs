@@ -260,7 +260,19 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let y = b.input("y_i", fy.k);
     let z = b.input("z_i", 32);
     let modes = super::modes::mode_ports(&mut b, &freq);
-    let out = super::fma::fma_datapath(&mut b, &fx, &x, &fy, &y, &z, &modes, req.options.ftz, None);
+    let out = super::fma::fma_datapath(
+        &mut b,
+        &fx,
+        &x,
+        &fy,
+        &y,
+        &z,
+        &golden::Format::BINARY32,
+        &golden::Format::BINARY32,
+        &modes,
+        req.options.ftz,
+        None,
+    );
     b.output("r_o", out.code);
     b.output("flags_o", out.flags);
     let mut fh = vec![format!(

@@ -15,6 +15,16 @@ pub fn y_format(req: &GenRequest) -> Format {
     req.formats.y.unwrap_or(req.formats.x)
 }
 
+/// The addend format of an `fma` or `dot` core (`formats.z`, else the unit's default:
+/// fma the result format, dot binary32; binary32 for units without a selectable one).
+pub fn z_format(req: &GenRequest) -> Format {
+    req.unit
+        .spec()
+        .formats
+        .addend(&req.formats)
+        .unwrap_or(Format::BINARY32)
+}
+
 /// The scale codes `sx`, `sy` read from `it` when the core has block scales of format `f`.
 pub fn read_scales(
     it: &mut impl Iterator<Item = u64>,
