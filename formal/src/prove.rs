@@ -1465,8 +1465,11 @@ fn prove_request_in(
         ..req.clone()
     };
     let comb = rtl::generate(&comb_req).map_err(|e| FormalError::Generate(e.to_string()))?;
-    let mut reports = vec![prove_core_against_reference(&comb_req, &comb, opts)?];
-    if req.stages > 0 && reports[0].verdict == Verdict::Proven {
+    let mut reports = match req.unit {
+        Unit::Dot => crate::compose::prove_dot(&comb_req, &comb, opts)?,
+        _ => vec![prove_core_against_reference(&comb_req, &comb, opts)?],
+    };
+    if req.stages > 0 && reports.iter().all(|r| r.verdict == Verdict::Proven) {
         let pipe = rtl::generate(req).map_err(|e| FormalError::Generate(e.to_string()))?;
         reports.push(prove_pipeline(&pipe, &comb, &mode_assumptions(req), opts)?);
     }

@@ -28,6 +28,8 @@ use crate::FormalError;
 mod add;
 mod dot;
 
+pub use dot::sum_geometry as dot_sum_geometry;
+
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {
     (64 - v.leading_zeros()).max(1)
