@@ -87,22 +87,56 @@ fn add_port(verilog: &str, top: &str, decl: &str) -> Result<String, FormalError>
 
 /// `top` with the wire `name` (`width` bits) also driven out on the new port [`SUM_OUT`].
 pub fn expose(verilog: &str, top: &str, name: &str, width: u32) -> Result<String, FormalError> {
-    let v = add_port(
-        verilog,
-        top,
-        &format!("output wire [{}:0] {SUM_OUT}", width - 1),
-    )?;
+    expose_as(verilog, top, name, width, SUM_OUT)
+}
+
+/// `top` with the wire or register `name` (`width` bits) also driven out on a new output
+/// port `port`.
+pub fn expose_as(
+    verilog: &str,
+    top: &str,
+    name: &str,
+    width: u32,
+    port: &str,
+) -> Result<String, FormalError> {
+    let (s, e) = module_span(verilog, top)?;
+    let name_only = name.split('[').next().unwrap_or(name);
+    let declared = verilog[s..e].lines().any(|l| {
+        let l = l.trim_start();
+        (l.starts_with("reg ") || l.starts_with("wire "))
+            && l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == name_only)
+    });
+    if !declared {
+        return Err(FormalError::Unsupported(format!(
+            "module {top} has no signal {name} to compare"
+        )));
+    }
+    let range = if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    };
+    let v = add_port(verilog, top, &format!("output wire {range}{port}"))?;
     let (_, e) = module_span(&v, top)?;
-    Ok(format!(
-        "{}\n  assign {SUM_OUT} = {name};{}",
-        &v[..e],
-        &v[e..]
-    ))
+    Ok(format!("{}\n  assign {port} = {name};{}", &v[..e], &v[e..]))
 }
 
 /// `top` with the driver of the wire `name` (declared `wire [width-1:0] name = …;`) replaced
 /// by the new input port [`SUM_IN`].
 pub fn cut(verilog: &str, top: &str, name: &str, width: u32) -> Result<String, FormalError> {
+    cut_as(verilog, top, name, width, &[(SUM_IN.to_string(), width)])
+}
+
+/// `top` with the driver of the wire `name` replaced by the concatenation of new input
+/// ports `ports` (name, width; most significant first, widths summing to `width`).
+pub fn cut_as(
+    verilog: &str,
+    top: &str,
+    name: &str,
+    width: u32,
+    ports: &[(String, u32)],
+) -> Result<String, FormalError> {
     let (s, e) = module_span(verilog, top)?;
     let decl = format!("wire [{}:0] {name} = ", width - 1);
     let hits: Vec<usize> = verilog[s..e]
@@ -120,8 +154,78 @@ pub fn cut(verilog: &str, top: &str, name: &str, width: u32) -> Result<String, F
         .find(';')
         .map(|i| rhs + i)
         .ok_or_else(|| FormalError::Unsupported(format!("module {top}: `{decl}` has no `;`")))?;
-    let v = format!("{}{SUM_IN}{}", &verilog[..rhs], &verilog[semi..]);
-    add_port(&v, top, &format!("input  wire [{}:0] {SUM_IN}", width - 1))
+    let names: Vec<&str> = ports.iter().map(|(n, _)| n.as_str()).collect();
+    let driver = if names.len() == 1 {
+        names[0].to_string()
+    } else {
+        format!("{{{}}}", names.join(", "))
+    };
+    let mut v = format!("{}{driver}{}", &verilog[..rhs], &verilog[semi..]);
+    for (n, w) in ports.iter().rev() {
+        v = add_port(&v, top, &format!("input  wire [{}:0] {n}", w - 1))?;
+    }
+    Ok(v)
+}
+
+/// Ports of at most 64 bits covering a `width`-bit signal: `(name, width, lo)` from the least
+/// significant, named `<base><j>_<suffix>`.
+fn chunks(base: &str, suffix: &str, width: u32) -> Vec<(String, u32, u32)> {
+    (0..width.div_ceil(64))
+        .map(|j| {
+            let lo = j * 64;
+            (format!("{base}{j}_{suffix}"), (width - lo).min(64), lo)
+        })
+        .collect()
+}
+
+/// Ports for the miter: `Data` ports with indices from `*next` (so that both sides pair).
+fn data_ports(list: &[(String, u32, u32)], dir: Direction, next: &mut u32) -> Vec<Port> {
+    list.iter()
+        .map(|(n, w, _)| {
+            *next += 1;
+            let mut p = Port::new(n.clone(), dir, *w, Role::Data);
+            p.index = *next;
+            p
+        })
+        .collect()
+}
+
+/// `top` with `name` (`width` bits) driven out on ports `<base><j>_o` (64-bit chunks).
+fn expose_wide(
+    verilog: &str,
+    top: &str,
+    name: &str,
+    width: u32,
+    base: &str,
+    next: &mut u32,
+) -> Result<(String, Vec<Port>), FormalError> {
+    let list = chunks(base, "o", width);
+    let mut v = verilog.to_string();
+    for (p, w, lo) in &list {
+        let sel = if list.len() == 1 {
+            name.to_string()
+        } else {
+            format!("{name}[{}:{lo}]", lo + w - 1)
+        };
+        v = expose_as(&v, top, &sel, *w, p)?;
+    }
+    Ok((v, data_ports(&list, Direction::Output, next)))
+}
+
+/// `top` with the driver of `name` (`width` bits) replaced by ports `<base><j>_i`.
+fn cut_wide(
+    verilog: &str,
+    top: &str,
+    name: &str,
+    width: u32,
+    base: &str,
+    next: &mut u32,
+) -> Result<(String, Vec<Port>), FormalError> {
+    let list = chunks(base, "i", width);
+    let msb_first: Vec<(String, u32)> =
+        list.iter().rev().map(|(n, w, _)| (n.clone(), *w)).collect();
+    let v = cut_as(verilog, top, name, width, &msb_first)?;
+    Ok((v, data_ports(&list, Direction::Input, next)))
 }
 
 /// The port of the exposed or cut sum.
@@ -166,11 +270,27 @@ fn sub_opts(opts: &ProveOptions, sub: &str) -> ProveOptions {
     }
 }
 
+/// The ports every lemma keeps: the inputs and `valid_o`.
+fn base_ports(ports: &[Port]) -> Vec<Port> {
+    ports
+        .iter()
+        .filter(|p| p.direction == Direction::Input || p.role == Role::ValidOut)
+        .cloned()
+        .collect()
+}
+
 /// Proves the combinational `dot` core `gold` (normally `rtl::generate(req)`; tests pass
-/// mutants) equal to the reference of `req` by lemma A, then (when A is proven) lemma B: one
-/// report per lemma, each statement naming its lemma. A counterexample of lemma A is replayed
-/// in Verilator against the golden model; one of lemma B names a value of the free sum, which
-/// may be unreachable, and is reported as found.
+/// mutants) equal to the reference of `req` by three lemmas, each run only when the ones
+/// before are proven; one report per lemma, each statement naming its lemma:
+///
+/// * A1 (the lanes): every lane's signed product term of the core (`l<i>_term`) equals the
+///   reference's `term<i>` (T-bit two's complement on the product grid);
+/// * A2 (the sum): with every lane term cut and driven by one free input per lane, the core's
+///   adder-tree output equals the reference's `ref_sum`;
+/// * B (the tail): with both sums cut and driven by one free input, the outputs are equal.
+///
+/// A counterexample of A1 is replayed in Verilator against the golden model; those of A2
+/// and B set free internal values (possibly unreachable) and are reported as found.
 pub fn prove_dot(
     req: &GenRequest,
     gold: &GeneratedCore,
@@ -179,79 +299,166 @@ pub fn prove_dot(
     let reference = generate_reference(req)?;
     let fx = req.formats.x;
     let fy = req.formats.y.unwrap_or(fx);
-    let (ws, lsb) = crate::reference::dot_sum_geometry(&fx, &fy, req.options.dot.n);
+    let n = req.options.dot.n;
+    let (ws, lsb) = crate::reference::dot_sum_geometry(&fx, &fy, n);
     let (name, t) = core_sum_wire(&gold.verilog, &gold.top)?;
     if t != ws {
         return Err(FormalError::Unsupported(format!(
             "the core's sum {name} is {t} bits wide, the reference's {ws}: the cut needs the same grid"
         )));
     }
-    let inputs = |ports: &[Port]| -> Vec<Port> {
-        ports
-            .iter()
-            .filter(|p| p.direction == Direction::Input || p.role == Role::ValidOut)
-            .cloned()
-            .collect()
-    };
-    let mut a_gold = inputs(&gold.manifest.ports);
-    a_gold.push(sum_port(Direction::Output, t));
-    let mut a_ref = inputs(&reference.manifest.ports);
-    a_ref.push(sum_port(Direction::Output, t));
-    let a = PairSpec {
-        gold_verilog: expose(&gold.verilog, &gold.top, &name, t)?,
-        gold_top: gold.top.clone(),
-        gold_ports: a_gold,
-        gate_verilog: expose(&reference.verilog, &reference.top, "ref_sum", t)?,
-        gate_top: reference.top.clone(),
-        gate_ports: a_ref,
+    let (gt, rt) = (&gold.top, &reference.top);
+    let mut reports = Vec::new();
+    let done = |r: &ProofReport| r.verdict != Verdict::Proven;
+
+    // A1: the lane terms.
+    let (mut gv, mut rv) = (gold.verilog.clone(), reference.verilog.clone());
+    let (mut gp, mut rp) = (
+        base_ports(&gold.manifest.ports),
+        base_ports(&reference.manifest.ports),
+    );
+    let (mut ig, mut ir) = (0, 0);
+    for i in 0..n {
+        let (v, p) = expose_wide(
+            &gv,
+            gt,
+            &format!("l{i}_term"),
+            t,
+            &format!("term{i}_"),
+            &mut ig,
+        )?;
+        gv = v;
+        gp.extend(p);
+        let (v, p) = expose_wide(
+            &rv,
+            rt,
+            &format!("term{i}"),
+            t,
+            &format!("term{i}_"),
+            &mut ir,
+        )?;
+        rv = v;
+        rp.extend(p);
+    }
+    let a1 = PairSpec {
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
         assumptions: mode_assumptions(req),
         split: None,
     };
-    let mut ra = prove_pair(&a, &sub_opts(opts, "lemma_a"))?;
-    ra.statement = format!(
-        "Lemma A (the exact sum of the products): the core's adder-tree output {name} equals the reference's ref_sum ({t}-bit two's complement, LSB 2^({lsb})): {}",
-        ra.statement
+    let mut r = prove_pair(&a1, &sub_opts(opts, "lemma_a1"))?;
+    r.statement = format!(
+        "Lemma A1 (the {n} lane terms): every lane's signed product l<i>_term of the core equals the reference's term<i> ({t}-bit two's complement, LSB 2^({lsb})): {}",
+        r.statement
     );
     if opts.replay {
-        if let Some(c) = &ra.counterexample {
-            let mut r = replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?;
-            r.yosys_vcd = c.yosys_vcd.clone();
-            ra.counterexample = Some(r);
+        if let Some(c) = &r.counterexample {
+            let mut cx = replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?;
+            cx.yosys_vcd = c.yosys_vcd.clone();
+            r.counterexample = Some(cx);
         }
     }
-    if ra.verdict != Verdict::Proven {
-        return Ok(vec![ra]);
+    reports.push(r);
+    if done(&reports[0]) {
+        return Ok(reports);
     }
-    let mut b_gold = gold.manifest.ports.clone();
-    b_gold.push(sum_port(Direction::Input, t));
-    let mut b_ref = reference.manifest.ports.clone();
-    b_ref.push(sum_port(Direction::Input, t));
+
+    // A2: the sum of free lane terms.
+    let (mut gv, mut rv) = (gold.verilog.clone(), reference.verilog.clone());
+    let (mut gp, mut rp) = (
+        base_ports(&gold.manifest.ports),
+        base_ports(&reference.manifest.ports),
+    );
+    let (mut ig, mut ir) = (0, 0);
+    for i in 0..n {
+        let (v, p) = cut_wide(
+            &gv,
+            gt,
+            &format!("l{i}_term"),
+            t,
+            &format!("term{i}_"),
+            &mut ig,
+        )?;
+        gv = v;
+        gp.extend(p);
+        let (v, p) = cut_wide(
+            &rv,
+            rt,
+            &format!("term{i}"),
+            t,
+            &format!("term{i}_"),
+            &mut ir,
+        )?;
+        rv = v;
+        rp.extend(p);
+    }
+    let (v, p) = expose_wide(&gv, gt, &name, t, "sum", &mut ig)?;
+    gv = v;
+    gp.extend(p);
+    let (v, p) = expose_wide(&rv, rt, "ref_sum", t, "sum", &mut ir)?;
+    rv = v;
+    rp.extend(p);
+    let a2 = PairSpec {
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
+        assumptions: mode_assumptions(req),
+        split: None,
+    };
+    let mut r = prove_pair(&a2, &sub_opts(opts, "lemma_a2"))?;
+    r.statement = format!(
+        "Lemma A2 (the exact sum): with every lane term of both cut and driven by one free {t}-bit input per lane, the core's adder-tree output {name} equals the reference's ref_sum: {}",
+        r.statement
+    );
+    if let Some(c) = &mut r.counterexample {
+        c.differs_from_golden.clear();
+    }
+    reports.push(r);
+    if done(&reports[1]) {
+        return Ok(reports);
+    }
+
+    // B: the tail.
+    let mut ig = 0;
+    let mut ir = 0;
+    let (gv, mut gp) = cut_wide(&gold.verilog, gt, &name, t, "sum", &mut ig)?;
+    let (rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
+    gp.extend(gold.manifest.ports.iter().cloned());
+    rp.extend(reference.manifest.ports.iter().cloned());
     let b = PairSpec {
-        gold_verilog: cut(&gold.verilog, &gold.top, &name, t)?,
-        gold_top: gold.top.clone(),
-        gold_ports: b_gold,
-        gate_verilog: cut(&reference.verilog, &reference.top, "ref_sum", t)?,
-        gate_top: reference.top.clone(),
-        gate_ports: b_ref,
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
         assumptions: mode_assumptions(req),
         split: req.options.dot.addend.then(|| ("z_i".to_string(), 30, 23)),
     };
-    let mut rb = prove_pair(&b, &sub_opts(opts, "lemma_b"))?;
-    rb.statement = format!(
-        "Lemma B (the tail: scales, addend, specials, one rounding): with the core's {name} and the reference's ref_sum both cut and driven by the one free input {SUM_IN}[{t}] (every {t}-bit value, more than the reachable sums): {}{}",
-        rb.statement,
-        if rb.verdict == Verdict::Proven {
-            format!("; with lemma A: {} equals {} on every input", gold.top, reference.top)
+    let mut r = prove_pair(&b, &sub_opts(opts, "lemma_b"))?;
+    r.statement = format!(
+        "Lemma B (the tail: scales, addend, specials, one rounding): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input (every value, more than the reachable sums): {}{}",
+        r.statement,
+        if r.verdict == Verdict::Proven {
+            format!("; with lemmas A1 and A2: {gt} equals {rt} on every input")
         } else {
             String::new()
         }
     );
-    if let Some(c) = &mut rb.counterexample {
+    if let Some(c) = &mut r.counterexample {
         c.differs_from_golden.clear();
-        rb.detail = Some(format!(
-            "{}the counterexample sets the free sum {SUM_IN}; it may be a sum no input reaches (not replayed)",
-            rb.detail.as_ref().map(|d| format!("{d}; ")).unwrap_or_default()
+        r.detail = Some(format!(
+            "{}the counterexample sets the free sum; it may be a sum no input reaches (not replayed)",
+            r.detail.as_ref().map(|d| format!("{d}; ")).unwrap_or_default()
         ));
     }
-    Ok(vec![ra, rb])
+    reports.push(r);
+    Ok(reports)
 }

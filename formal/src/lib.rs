@@ -21,6 +21,7 @@
 
 pub mod cnf;
 pub mod compose;
+pub mod induct;
 pub mod prove;
 pub mod reference;
 pub mod tools;
@@ -30,7 +31,7 @@ pub use prove::{
     prove_pair, prove_pipeline, prove_request, CexReport, Engine, PairSpec, ProofReport,
     ProveOptions, Verdict,
 };
-pub use reference::{check_unit, generate_reference};
+pub use reference::{check_request, check_unit, generate_reference};
 
 use std::fmt;
 

@@ -27,6 +27,7 @@ use crate::FormalError;
 
 mod add;
 mod dot;
+pub mod mac;
 
 pub use dot::sum_geometry as dot_sum_geometry;
 
@@ -1156,4 +1157,15 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
         top,
         depth: 0,
     })
+}
+
+/// Whether `prove` covers the request `req` (the check before any solver runs): the reference
+/// can be built for it (for `mac`, the reference accumulator of its core).
+pub fn check_request(req: &GenRequest) -> Result<(), FormalError> {
+    check_unit(req.unit)?;
+    if req.unit == Unit::Mac {
+        let core = rtl::generate(req).map_err(|e| FormalError::Generate(e.to_string()))?;
+        return mac::reference(req, &core.top, &core.manifest.ports).map(|_| ());
+    }
+    generate_reference(req).map(|_| ())
 }

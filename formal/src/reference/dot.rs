@@ -3,8 +3,8 @@
 //!
 //! Every element is decoded to `sig · 2^(qmin + sh)`; each product is one integer multiply of
 //! the two significands placed by a plain left shift `x_sh + y_sh` in the product window
-//! (LSB `2^(qmin_x + qmin_y)`), negated when its sign is set, and the N terms summed by a
-//! chain of N adders into the exact two's-complement sum `ref_sum`. The block scales (powers
+//! (LSB `2^(qmin_x + qmin_y)`), negated when its sign is set (`term<i>`), and the N terms
+//! added pairwise into the exact two's-complement sum `ref_sum`. The block scales (powers
 //! of two) are exponent offsets: `|ref_sum|` is shifted left by `sx_sh + sy_sh` into a window
 //! that also holds every binary32 addend, the addend is placed there by its exponent, one
 //! add or subtract of the two magnitudes gives the exact result, and the plain rounder of
@@ -19,7 +19,7 @@ use golden::Format;
 use rtl::GenRequest;
 
 /// `e` (`from` bits) zero-extended to `to` bits.
-fn zx(e: &str, from: u32, to: u32) -> String {
+pub(super) fn zx(e: &str, from: u32, to: u32) -> String {
     if to > from {
         format!("{{{{{}{{1'b0}}}}, {e}}}", to - from)
     } else {
@@ -29,7 +29,7 @@ fn zx(e: &str, from: u32, to: u32) -> String {
 
 /// Class wires `<n>_nan`, `<n>_inv`, `<n>_inf`, `<n>_zero`, `<n>_sign` of the product of the
 /// values with class wires `a_*` and `b_*` (IEEE 754 §7.2: NaN propagates, `0·∞` is invalid).
-fn class_product(t: &mut Text, n: &str, a: &str, b: &str) {
+pub(super) fn class_product(t: &mut Text, n: &str, a: &str, b: &str) {
     t.wire(&format!("{n}_nanin"), 1, &format!("{a}_nan | {b}_nan"));
     t.wire(
         &format!("{n}_inv"),
@@ -127,9 +127,8 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
     let pp = ox.p + oy.p;
     let shw = bits(ox.sh_max + oy.sh_max);
     t.comment(&format!(
-        "Products: sig_x * sig_y (exact) placed by x_sh + y_sh; terms summed by a chain of adders into ref_sum ({ws}-bit two's complement, LSB 2^({lp}))"
+        "Products: sig_x * sig_y (exact) placed by x_sh + y_sh, negated when negative: term<i> ({ws}-bit two's complement, LSB 2^({lp}))"
     ));
-    t.wire("acc0", ws, &k(ws, 0));
     for i in 0..n {
         let (x, y) = (format!("x{i}"), format!("y{i}"));
         if let Some(_s) = &scales {
@@ -177,12 +176,29 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
             ),
         );
         t.wire(
-            &format!("acc{}", i + 1),
+            &format!("term{i}"),
             ws,
-            &format!("p{i}_sign ? acc{i} - p{i}_mag : acc{i} + p{i}_mag"),
+            &format!("p{i}_sign ? ({} - p{i}_mag) : p{i}_mag", k(ws, 0)),
         );
     }
-    t.wire("ref_sum", ws, &format!("acc{n}"));
+    t.comment("The exact sum: terms added pairwise, level by level (exact integers: any order gives the same sum)");
+    let mut level: Vec<String> = (0..n).map(|i| format!("term{i}")).collect();
+    let mut l = 0;
+    while level.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in level.chunks(2).enumerate() {
+            if let [a, b] = pair {
+                let name = format!("t{l}_{j}");
+                t.wire(&name, ws, &format!("{a} + {b}"));
+                next.push(name);
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        level = next;
+        l += 1;
+    }
+    t.wire("ref_sum", ws, &level[0]);
     t.wire("sum_neg", 1, &format!("ref_sum[{}]", ws - 1));
     t.wire(
         "sum_abs",
