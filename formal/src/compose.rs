@@ -18,8 +18,12 @@
 //! ([`crate::prove::prove_pair`]); the cut is a textual rewrite of one wire's driver in each
 //! module (checked: the wire must exist, with the expected width, exactly once).
 
+use crate::prove::{mode_assumptions, prove_pair, replay, PairSpec, ProofReport, ProveOptions};
+use crate::reference::generate_reference;
 use crate::FormalError;
+use crate::Verdict;
 use rtl::manifest::{Direction, Port, Role};
+use rtl::{GenRequest, GeneratedCore};
 
 /// Name of the exposed sum (lemma A) and of the cut input (lemma B).
 pub const SUM_OUT: &str = "dot_sum_o";
@@ -237,31 +241,6 @@ pub fn sum_port(dir: Direction, width: u32) -> Port {
     Port::new(name, dir, width, Role::Data)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const V: &str = "module m (\n    input  wire [1:0] a_i,\n    output wire [2:0] r_o\n);\n  wire [2:0] s1_0 = a_i + 3'd1;\n  wire [2:0] s_abs = s1_0[2] ? (3'h0 - s1_0) : s1_0;\n  assign r_o = s_abs;\nendmodule\n";
-
-    #[test]
-    fn the_sum_is_found_exposed_and_cut() {
-        assert_eq!(core_sum_wire(V, "m").unwrap(), ("s1_0".to_string(), 3));
-        let e = expose(V, "m", "s1_0", 3).unwrap();
-        assert!(e.contains("output wire [2:0] r_o,\n    output wire [2:0] dot_sum_o\n);"));
-        assert!(e.contains("assign dot_sum_o = s1_0;\nendmodule"));
-        let c = cut(V, "m", "s1_0", 3).unwrap();
-        assert!(c.contains("wire [2:0] s1_0 = dot_sum_i;"));
-        assert!(c.contains("input  wire [2:0] dot_sum_i\n);"));
-        assert!(cut(V, "m", "s_x", 3).is_err());
-        assert!(core_sum_wire(V, "n").is_err());
-    }
-}
-
-use crate::prove::{mode_assumptions, prove_pair, replay, PairSpec, ProofReport, ProveOptions};
-use crate::reference::generate_reference;
-use crate::Verdict;
-use rtl::{GenRequest, GeneratedCore};
-
 /// `opts` with the kept directory (if any) moved to `<keep>/<sub>`.
 fn sub_opts(opts: &ProveOptions, sub: &str) -> ProveOptions {
     ProveOptions {
@@ -461,4 +440,24 @@ pub fn prove_dot(
     }
     reports.push(r);
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V: &str = "module m (\n    input  wire [1:0] a_i,\n    output wire [2:0] r_o\n);\n  wire [2:0] s1_0 = a_i + 3'd1;\n  wire [2:0] s_abs = s1_0[2] ? (3'h0 - s1_0) : s1_0;\n  assign r_o = s_abs;\nendmodule\n";
+
+    #[test]
+    fn the_sum_is_found_exposed_and_cut() {
+        assert_eq!(core_sum_wire(V, "m").unwrap(), ("s1_0".to_string(), 3));
+        let e = expose(V, "m", "s1_0", 3).unwrap();
+        assert!(e.contains("output wire [2:0] r_o,\n    output wire [2:0] dot_sum_o\n);"));
+        assert!(e.contains("assign dot_sum_o = s1_0;\nendmodule"));
+        let c = cut(V, "m", "s1_0", 3).unwrap();
+        assert!(c.contains("wire [2:0] s1_0 = dot_sum_i;"));
+        assert!(c.contains("input  wire [2:0] dot_sum_i\n);"));
+        assert!(cut(V, "m", "s_x", 3).is_err());
+        assert!(core_sum_wire(V, "n").is_err());
+    }
 }

@@ -140,7 +140,10 @@ fn refuted_after(r: &GenRequest, from: &str, to: &str, min_cycle: u32, tag: &str
     let mut core = rtl::generate(r).expect("generate");
     core.verilog = replace(&core.verilog, from, to);
     let rep = formal::induct::prove_mac_core(r, &core, &opts(tag)).expect("prove");
-    eprintln!("{tag}: {:?} in {:.1} s: {:?}", rep.verdict, rep.seconds, rep.detail);
+    eprintln!(
+        "{tag}: {:?} in {:.1} s: {:?}",
+        rep.verdict, rep.seconds, rep.detail
+    );
     assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
     let c = rep.counterexample.expect("counterexample");
     assert!(!c.trace.is_empty());
@@ -173,7 +176,13 @@ fn a_mac_whose_guard_overflow_is_not_sticky_is_refuted() {
         return;
     }
     let r = exact_mac(p("e2m1"), 1);
-    refuted_after(&r, "(~t_clear & ovf_q) | a_ovf", "a_ovf", 4, "mac_ovf_not_sticky");
+    refuted_after(
+        &r,
+        "(~t_clear & ovf_q) | a_ovf",
+        "a_ovf",
+        4,
+        "mac_ovf_not_sticky",
+    );
 }
 
 #[test]

@@ -419,10 +419,10 @@ fn dot_structured(f: Format, n: u32, scale: bool, addend: bool, fr: Format, len:
     let mask = (1u64 << f.k) - 1;
     let s = check(&r, len, |i, v| {
         let h = |j: u64| mix(i.wrapping_mul(0x1000) ^ j);
-        for j in 0..2 * n {
-            v[j] = h(j as u64) & mask;
+        for (j, e) in v.iter_mut().enumerate().take(2 * n) {
+            *e = h(j as u64) & mask;
             if h(100 + j as u64) % 8 == 0 {
-                v[j] &= f.sign_bit() as u64; // a zero
+                *e &= f.sign_bit() as u64; // a zero
             }
         }
         if n >= 2 && h(200) % 3 == 0 {
