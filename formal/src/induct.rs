@@ -2,19 +2,20 @@
 //! every cycle from reset, by k-induction on a sequential miter.
 //!
 //! The miter runs the core and the reference on the same inputs (`rst_ni`, `valid_i`,
-//! `clear_i`, `x_i`, `y_i`, modes: free in every cycle) and raises `trigger` when an output
-//! differs (`acc_o`, `flags_o`, `valid_o`) **or** a pair of corresponding state registers
-//! differs (the accumulator, its class/overflow state, the registered modes, the valid bit):
-//! the equality invariant. For k = 1, 2, 4, … up to [`MAX_K`]:
+//! `clear_i`, `x_i`, `y_i`, modes: free in every cycle); `out_diff` is 1 when an output
+//! differs (`acc_o`, `flags_o`, `valid_o`), `state_diff` when a pair of corresponding state
+//! registers differs (the accumulator, its class/overflow state, the registered modes, the
+//! valid bit): the equality invariant. Lemma O (`sat -seq 1`, every register free): equal
+//! states give equal outputs. Then for k = 1, 2, 4, … up to [`MAX_K`]:
 //!
 //! * base case: yosys `sat -seq k+1` with `rst_ni` low in cycle 1 and every register's
-//!   initial value free proves `trigger = 0` in cycles 2 … k+1; a model is a real trace from
-//!   reset (REFUTED, the trace reported);
-//! * induction step: `sat -seq k+1` from **any** register state, `trigger = 0` assumed in
-//!   cycles 1 … k, proves `trigger = 0` in cycle k+1.
+//!   initial value free proves `state_diff = 0` in cycles 2 … k+1; a model is a real trace
+//!   from reset on which the invariant fails (REFUTED, the trace reported);
+//! * induction step: `sat -seq k+1` from **any** register state, `state_diff = 0` assumed in
+//!   cycles 1 … k, proves it in cycle k+1.
 //!
-//! Base case and step at the same k prove `trigger = 0` in every cycle after reset, however
-//! long the run. A step that fails is not a refutation (its start state may be unreachable);
+//! Base case and step at the same k prove the invariant in every cycle after reset, however
+//! long the run, and with lemma O the outputs. A step that fails is not a refutation (its start state may be unreachable);
 //! the loop then deepens k, and the deeper base case finds the real trace of a design that
 //! fails only after many cycles. No verdict at [`MAX_K`] is reported as such.
 //!
@@ -132,10 +133,12 @@ pub fn prove_mac_core(
         }
         conns.push((p.name.clone(), p.name.clone(), p.name.clone()));
     }
-    decls.push("  output wire trigger".into());
+    decls.push("  output wire state_diff".into());
+    decls.push("  output wire out_diff".into());
     m.push_str(&decls.join(",\n"));
     m.push_str("\n);\n");
     let mut diffs = Vec::new();
+    let mut sdiffs = Vec::new();
     let mut compared = Vec::new();
     let outs: Vec<(String, u32)> = ports
         .iter()
@@ -156,7 +159,11 @@ pub fn prove_mac_core(
         };
         let _ = writeln!(m, "  wire {range}c_{n};\n  wire {range}r_{n};");
         conns.push((n.clone(), format!("c_{n}"), format!("r_{n}")));
-        diffs.push(format!("(c_{n} != r_{n})"));
+        if n.starts_with("st") && n.ends_with("_o") && !ports.iter().any(|p| &p.name == n) {
+            sdiffs.push(format!("(c_{n} != r_{n})"));
+        } else {
+            diffs.push(format!("(c_{n} != r_{n})"));
+        }
     }
     for p in ports.iter().filter(|p| p.direction == Direction::Output) {
         compared.push(format!("{}[{}]", p.name, p.width));
@@ -165,7 +172,8 @@ pub fn prove_mac_core(
     let rc: Vec<String> = conns.iter().map(|(p, _, r)| format!(".{p}({r})")).collect();
     let _ = writeln!(m, "  {} u_core ({});", core.top, cc.join(", "));
     let _ = writeln!(m, "  {} u_ref ({});", mref.top, rc.join(", "));
-    let _ = writeln!(m, "  assign trigger = {};", diffs.join(" | "));
+    let _ = writeln!(m, "  assign out_diff = {};", diffs.join(" | "));
+    let _ = writeln!(m, "  assign state_diff = {};", sdiffs.join(" | "));
     let assumptions = mode_assumptions(req);
     for a in &assumptions {
         let _ = writeln!(m, "  always @* assume({a});");
@@ -184,10 +192,30 @@ pub fn prove_mac_core(
     write(&dir, "ref.v", &mref.verilog)?;
     write(&dir, "miter.v", &m)?;
     let src = ["core.v", "ref.v", "miter.v"];
-    let mut seconds = 0.0;
+    // Lemma O: from any state where the corresponding registers are equal, the outputs are
+    // equal (one cycle, every register and input free).
+    write(
+        &dir,
+        "prove.ys",
+        &sat_script(
+            &src,
+            "fp8_mac_miter",
+            "-seq 1 -set-at 1 state_diff 0 -prove out_diff 0",
+            opts.timeout_secs,
+        ),
+    )?;
+    let out = run_yosys(&dir, opts.timeout_secs)?;
+    let _ = std::fs::rename(dir.join("sat.log"), dir.join("sat_outputs.log"));
+    let mut seconds = out.seconds;
     let mut k = 1;
     let mut last_step = None;
-    let (verdict, run, detail, proven_k) = loop {
+    let (verdict, run, detail, proven_k) = if out.verdict != Verdict::Proven {
+        let d = match out.verdict {
+            Verdict::Refuted => "lemma O: the outputs differ from a state where the corresponding registers are equal (the state is free, it may be unreachable)".to_string(),
+            _ => format!("lemma O: {}", out.detail.clone().unwrap_or_default()),
+        };
+        (out.verdict, out, Some(d), None)
+    } else { loop {
         // Base case: from reset, cycles 2 ..= k+1.
         write(
             &dir,
@@ -196,7 +224,7 @@ pub fn prove_mac_core(
                 &src,
                 "fp8_mac_miter",
                 &format!(
-                    "-seq {} -set-at 1 {} 0 -prove-skip 1 -prove trigger 0",
+                    "-seq {} -set-at 1 {} 0 -prove-skip 1 -prove state_diff 0",
                     k + 1,
                     rst.name
                 ),
@@ -220,7 +248,7 @@ pub fn prove_mac_core(
             break (base.verdict, base, Some(d), None);
         }
         // Induction step: any state, trigger = 0 assumed in cycles 1 ..= k.
-        let hyp: Vec<String> = (1..=k).map(|s| format!("-set-at {s} trigger 0")).collect();
+        let hyp: Vec<String> = (1..=k).map(|s| format!("-set-at {s} state_diff 0")).collect();
         write(
             &dir,
             "prove.ys",
@@ -228,7 +256,7 @@ pub fn prove_mac_core(
                 &src,
                 "fp8_mac_miter",
                 &format!(
-                    "-seq {} {} -prove-skip {k} -prove trigger 0",
+                    "-seq {} {} -prove-skip {k} -prove state_diff 0",
                     k + 1,
                     hyp.join(" ")
                 ),
@@ -258,9 +286,9 @@ pub fn prove_mac_core(
             break (Verdict::NoVerdict, step, Some(d), None);
         }
         k = (k * 2).min(MAX_K);
-    };
+    } };
     let statement = format!(
-        "{c} equals the reference accumulator {r} in every cycle after reset: outputs {outs} and the state invariant {inv} ({state_bits} state bits) are equal in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where they are equal for {kind} consecutive cycles they are equal in the next (induction step){lemma}; free inputs every cycle: {free}{ass}",
+        "{c} equals the reference accumulator {r} in every cycle after reset: (lemma O) from any state where the invariant {inv} ({state_bits} state bits) holds, the outputs {outs} are equal; (induction) the invariant holds in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where it holds for {kind} consecutive cycles it holds in the next (induction step){lemma}; free inputs every cycle: {free}{ass}",
         c = core.top,
         r = mref.top,
         outs = compared.join(", "),
