@@ -215,78 +215,82 @@ pub fn prove_mac_core(
             _ => format!("lemma O: {}", out.detail.clone().unwrap_or_default()),
         };
         (out.verdict, out, Some(d), None)
-    } else { loop {
-        // Base case: from reset, cycles 2 ..= k+1.
-        write(
-            &dir,
-            "prove.ys",
-            &sat_script(
-                &src,
-                "fp8_mac_miter",
-                &format!(
-                    "-seq {} -set-at 1 {} 0 -prove-skip 1 -prove state_diff 0",
-                    k + 1,
-                    rst.name
+    } else {
+        loop {
+            // Base case: from reset, cycles 2 ..= k+1.
+            write(
+                &dir,
+                "prove.ys",
+                &sat_script(
+                    &src,
+                    "fp8_mac_miter",
+                    &format!(
+                        "-seq {} -set-at 1 {} 0 -prove-skip 1 -prove state_diff 0",
+                        k + 1,
+                        rst.name
+                    ),
+                    opts.timeout_secs,
                 ),
-                opts.timeout_secs,
-            ),
-        )?;
-        let base = run_yosys(&dir, opts.timeout_secs)?;
-        seconds += base.seconds;
-        let _ = std::fs::rename(dir.join("sat.log"), dir.join(format!("sat_base_{k}.log")));
-        if base.verdict != Verdict::Proven {
-            let d = match base.verdict {
-                Verdict::Refuted => format!(
-                    "base case: a trace from reset fails in cycle {}",
-                    base.rows.iter().map(|r| r.0).max().unwrap_or(0)
-                ),
-                _ => format!(
-                    "base case at depth {k}: {}",
-                    base.detail.clone().unwrap_or_default()
-                ),
-            };
-            break (base.verdict, base, Some(d), None);
-        }
-        // Induction step: any state, trigger = 0 assumed in cycles 1 ..= k.
-        let hyp: Vec<String> = (1..=k).map(|s| format!("-set-at {s} state_diff 0")).collect();
-        write(
-            &dir,
-            "prove.ys",
-            &sat_script(
-                &src,
-                "fp8_mac_miter",
-                &format!(
-                    "-seq {} {} -prove-skip {k} -prove state_diff 0",
-                    k + 1,
-                    hyp.join(" ")
-                ),
-                opts.timeout_secs,
-            ),
-        )?;
-        let step = run_yosys(&dir, opts.timeout_secs)?;
-        seconds += step.seconds;
-        let _ = std::fs::rename(dir.join("sat.log"), dir.join(format!("sat_step_{k}.log")));
-        match step.verdict {
-            Verdict::Proven => break (Verdict::Proven, step, None, Some(k)),
-            Verdict::NoVerdict => {
-                let d = format!(
-                    "induction step at depth {k}: {}",
-                    step.detail.clone().unwrap_or_default()
-                );
-                break (Verdict::NoVerdict, step, Some(d), None);
+            )?;
+            let base = run_yosys(&dir, opts.timeout_secs)?;
+            seconds += base.seconds;
+            let _ = std::fs::rename(dir.join("sat.log"), dir.join(format!("sat_base_{k}.log")));
+            if base.verdict != Verdict::Proven {
+                let d = match base.verdict {
+                    Verdict::Refuted => format!(
+                        "base case: a trace from reset fails in cycle {}",
+                        base.rows.iter().map(|r| r.0).max().unwrap_or(0)
+                    ),
+                    _ => format!(
+                        "base case at depth {k}: {}",
+                        base.detail.clone().unwrap_or_default()
+                    ),
+                };
+                break (base.verdict, base, Some(d), None);
             }
-            Verdict::Refuted => {}
-        }
-        last_step = Some(k);
-        if k >= MAX_K {
-            let d = format!(
+            // Induction step: any state, trigger = 0 assumed in cycles 1 ..= k.
+            let hyp: Vec<String> = (1..=k)
+                .map(|s| format!("-set-at {s} state_diff 0"))
+                .collect();
+            write(
+                &dir,
+                "prove.ys",
+                &sat_script(
+                    &src,
+                    "fp8_mac_miter",
+                    &format!(
+                        "-seq {} {} -prove-skip {k} -prove state_diff 0",
+                        k + 1,
+                        hyp.join(" ")
+                    ),
+                    opts.timeout_secs,
+                ),
+            )?;
+            let step = run_yosys(&dir, opts.timeout_secs)?;
+            seconds += step.seconds;
+            let _ = std::fs::rename(dir.join("sat.log"), dir.join(format!("sat_step_{k}.log")));
+            match step.verdict {
+                Verdict::Proven => break (Verdict::Proven, step, None, Some(k)),
+                Verdict::NoVerdict => {
+                    let d = format!(
+                        "induction step at depth {k}: {}",
+                        step.detail.clone().unwrap_or_default()
+                    );
+                    break (Verdict::NoVerdict, step, Some(d), None);
+                }
+                Verdict::Refuted => {}
+            }
+            last_step = Some(k);
+            if k >= MAX_K {
+                let d = format!(
                 "not inductive up to depth {MAX_K} and no trace from reset within {} cycles: no verdict",
                 MAX_K + 1
             );
-            break (Verdict::NoVerdict, step, Some(d), None);
+                break (Verdict::NoVerdict, step, Some(d), None);
+            }
+            k = (k * 2).min(MAX_K);
         }
-        k = (k * 2).min(MAX_K);
-    } };
+    };
     let statement = format!(
         "{c} equals the reference accumulator {r} in every cycle after reset: (lemma O) from any state where the invariant {inv} ({state_bits} state bits) holds, the outputs {outs} are equal; (induction) the invariant holds in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where it holds for {kind} consecutive cycles it holds in the next (induction step){lemma}; free inputs every cycle: {free}{ass}",
         c = core.top,
