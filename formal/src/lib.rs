@@ -14,6 +14,10 @@
 //!   replayed in Verilator against the golden model, VCD written) or NO VERDICT (timeout) —
 //!   never a silent pass.
 //!
+//! * [`compose`] — the `dot` proof in lemmas cut at the exact sum (lane terms, the sum of
+//!   free terms, the tail with the sum free); [`induct`] — the `mac` proof by k-induction
+//!   against a reference accumulator ([`reference::mac`]) with a state-equality invariant.
+//!
 //! Entry points: [`prove::prove_request`] (the `fp8gen prove` command), [`prove::prove_pair`]
 //! (two Verilog cores with the same port names, e.g. a core on disk against
 //! [`reference::generate_reference`] of its request) and [`prove::prove_pipeline`].
