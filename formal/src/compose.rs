@@ -1,25 +1,26 @@
-//! The `dot` proof in two lemmas, cut at the exact sum of the products.
+//! The `dot` proof in three lemmas, cut at the lane terms and at the exact sum.
 //!
-//! The optimized core and the reference both form the exact sum of the N products on the
-//! product grid (LSB `2^(qmin_x + qmin_y)`) as a T-bit two's-complement integer: the core's
-//! adder tree output (the signal its `s_abs` is taken of), the reference's `ref_sum`
-//! ([`crate::reference`], dot). The proof of `core ≡ reference` is split there:
+//! The optimized core and the reference both form each lane's signed product and the exact
+//! sum of the N products on the product grid (LSB `2^(qmin_x + qmin_y)`) as T-bit
+//! two's-complement integers: the core's `l<i>_term` and adder-tree output (the signal its
+//! `s_abs` is taken of), the reference's `term<i>` and `ref_sum` ([`crate::reference`], dot).
+//! The proof of `core ≡ reference` is split there ([`prove_dot`]):
 //!
-//! * **Lemma A (the integer sum)**: for every input, the core's sum equals the reference's
-//!   `ref_sum` (a miter whose only compared output is the sum, exposed as a port `dot_sum_o`).
-//! * **Lemma B (the tail)**: with both sums cut and driven by one free T-bit input
-//!   `dot_sum_i` (the sums' drivers removed), the two cores give identical `r_o`, `flags_o`,
-//!   `valid_o` for every input and every value of `dot_sum_i`: scales as exponent offsets, the
-//!   addend, the specials and the rounding are all covered here, for more sums than are
-//!   reachable.
+//! * **Lemma A1 (the lane terms)**: for every input, each `l<i>_term` equals `term<i>`
+//!   (exposed as output ports).
+//! * **Lemma A2 (the sum)**: with the lane terms of both cut and driven by one free input per
+//!   lane, the sums are equal.
+//! * **Lemma B (the tail)**: with both sums cut and driven by one free T-bit input (the sums'
+//!   drivers removed), the two cores give identical `r_o`, `flags_o`, `valid_o` for every
+//!   input and every value of the sum: scales as exponent offsets, the addend, the specials and
+//!   the rounding, for more sums than are reachable.
 //!
-//! Together: `core(in) = tail_core(in, sum_core(in)) = tail_core(in, ref_sum(in)) =
-//! tail_ref(in, ref_sum(in)) = ref(in)`. Both lemmas are ordinary combinational miters
-//! ([`crate::prove::prove_pair`]); the cut is a textual rewrite of one wire's driver in each
-//! module (checked: the wire must exist, with the expected width, exactly once).
+//! Together: `core(in) = tail_core(in, tree_core(terms_core(in))) = tail_ref(in,
+//! tree_ref(terms_ref(in))) = ref(in)`. Every lemma is an ordinary combinational miter
+//! ([`crate::prove::prove_pair`]); a cut is a textual rewrite of one wire's driver in each
+//! module into input ports (checked: the wire must be declared exactly once with the
+//! expected width), an exposure an added output port.
 
-use crate::prove::{mode_assumptions, prove_pair, replay, PairSpec, ProofReport, ProveOptions};
-use crate::reference::generate_reference;
 use crate::FormalError;
 use crate::Verdict;
 use rtl::manifest::{Direction, Port, Role};
