@@ -21,14 +21,16 @@
 //! module into input ports (checked: the wire must be declared exactly once with the
 //! expected width), an exposure an added output port.
 
+use crate::prove::{mode_assumptions, prove_pair, replay, PairSpec, ProofReport, ProveOptions};
+use crate::reference::generate_reference;
 use crate::FormalError;
 use crate::Verdict;
 use rtl::manifest::{Direction, Port, Role};
 use rtl::{GenRequest, GeneratedCore};
 
-/// Name of the exposed sum (lemma A) and of the cut input (lemma B).
+/// Name of the exposed sum and of the cut input of [`expose`] and [`cut`].
 pub const SUM_OUT: &str = "dot_sum_o";
-/// The free input that drives both sums in lemma B.
+/// The free input of [`cut`].
 pub const SUM_IN: &str = "dot_sum_i";
 
 /// The text of module `top` in `verilog`: (start, end) byte offsets of `module top (` …
