@@ -119,8 +119,7 @@ pub(crate) fn print(r: &ProofReport) {
 /// it, the engine and the time limit (also the check of a planned sweep job).
 pub fn checked(a: &ProveArgs) -> Result<(rtl::GenRequest, Engine, u64), CliError> {
     let req = a.gen.request()?;
-    formal::check_unit(req.unit).map_err(cli_err)?;
-    formal::generate_reference(&req).map_err(cli_err)?;
+    formal::check_request(&req).map_err(cli_err)?;
     let engine = Engine::parse(&a.engine).ok_or_else(|| {
         CliError::usage(format!(
             "--engine: unknown engine '{}'; expected cadical, sat or sby-<solver> (e.g. sby-yices)",

@@ -14,12 +14,18 @@
 //!   replayed in Verilator against the golden model, VCD written) or NO VERDICT (timeout) —
 //!   never a silent pass.
 //!
+//! * [`compose`] — the `dot` proof in lemmas cut at the exact sum (lane terms, the sum of
+//!   free terms, the tail with the sum free); [`induct`] — the `mac` proof by k-induction
+//!   against a reference accumulator ([`reference::mac`]) with a state-equality invariant.
+//!
 //! Entry points: [`prove::prove_request`] (the `fp8gen prove` command), [`prove::prove_pair`]
 //! (two Verilog cores with the same port names, e.g. a core on disk against
 //! [`reference::generate_reference`] of its request) and [`prove::prove_pipeline`].
 #![forbid(unsafe_code)]
 
 pub mod cnf;
+pub mod compose;
+pub mod induct;
 pub mod prove;
 pub mod reference;
 pub mod tools;
@@ -29,7 +35,7 @@ pub use prove::{
     prove_pair, prove_pair_with, prove_pipeline, prove_request, prove_unrolled, CexReport, Compare,
     Engine, PairSpec, ProofReport, ProveOptions, Verdict,
 };
-pub use reference::{check_unit, generate_reference};
+pub use reference::{check_request, check_unit, generate_reference};
 
 use std::fmt;
 

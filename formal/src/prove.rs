@@ -247,19 +247,19 @@ fn moved(p: &mut Option<PathBuf>, from: &Path, to: &Path) {
 /// proof ends ([`iface::outdir`]: it must be new, empty or an earlier proof's). Removed if the
 /// proof fails. `dir` is always a directory this run created ([`work_dir`],
 /// `OutDir::stage`), so the removals below never touch a user's directory.
-struct Work {
-    dir: iface::outdir::FreshDir,
+pub(crate) struct Work {
+    pub(crate) dir: iface::outdir::FreshDir,
     out: Option<iface::outdir::OutDir>,
     done: bool,
 }
 
 impl Work {
-    fn keep(&self) -> bool {
+    pub(crate) fn keep(&self) -> bool {
         self.out.is_some()
     }
 
     /// Puts a kept directory in place (paths in `report` follow it) or removes a temporary one.
-    fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
+    pub(crate) fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
         self.done = true;
         match self.out.take() {
             None => self.dir.remove(),
@@ -284,7 +284,7 @@ impl Drop for Work {
 }
 
 /// A fresh work directory (kept or temporary).
-fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
+pub(crate) fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
     if let Some(d) = &opts.work_dir {
         let out = keep_rule_prepare(&d.join(tag))?;
         let dir = out.stage().map_err(out_err)?;
@@ -306,24 +306,24 @@ fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
     })
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
     let p = dir.join(name);
     std::fs::write(&p, text).map_err(|e| FormalError::Io(format!("writing {}", p.display()), e))
 }
 
 /// What one yosys run said.
-struct SatRun {
-    verdict: Verdict,
-    seconds: f64,
-    solver: String,
-    problem: Option<String>,
-    detail: Option<String>,
+pub(crate) struct SatRun {
+    pub(crate) verdict: Verdict,
+    pub(crate) seconds: f64,
+    pub(crate) solver: String,
+    pub(crate) problem: Option<String>,
+    pub(crate) detail: Option<String>,
     /// `-show-inputs` rows: (time step or 0, signal, hex value).
-    rows: Vec<(u32, String, String)>,
+    pub(crate) rows: Vec<(u32, String, String)>,
 }
 
 /// Runs `prove.ys` in `dir` and reads `sat.log`.
-fn run_yosys(dir: &Path, timeout_secs: u64) -> Result<SatRun, FormalError> {
+pub(crate) fn run_yosys(dir: &Path, timeout_secs: u64) -> Result<SatRun, FormalError> {
     let r = run_yosys_with(dir, timeout_secs, "sat.log")?;
     match r.verdict {
         Some(_) => Ok(r.into_run()),
@@ -770,7 +770,7 @@ fn slang_read(file: &str, top: &str) -> String {
     format!("read_slang -j 1 {file} --top {top}")
 }
 
-fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> String {
+pub(crate) fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> String {
     let mut s = String::new();
     for f in sources {
         let _ = writeln!(s, "{}", read_cmd(f));
@@ -1607,13 +1607,19 @@ fn prove_request_in(
     req: &GenRequest,
     opts: &ProveOptions,
 ) -> Result<Vec<ProofReport>, FormalError> {
+    if req.unit == Unit::Mac {
+        return crate::induct::prove_mac(req, opts);
+    }
     let comb_req = GenRequest {
         stages: 0,
         ..req.clone()
     };
     let comb = rtl::generate(&comb_req).map_err(|e| FormalError::Generate(e.to_string()))?;
-    let mut reports = vec![prove_core_against_reference(&comb_req, &comb, opts)?];
-    if req.stages > 0 && reports[0].verdict == Verdict::Proven {
+    let mut reports = match req.unit {
+        Unit::Dot => crate::compose::prove_dot(&comb_req, &comb, opts)?,
+        _ => vec![prove_core_against_reference(&comb_req, &comb, opts)?],
+    };
+    if req.stages > 0 && reports.iter().all(|r| r.verdict == Verdict::Proven) {
         let pipe = rtl::generate(req).map_err(|e| FormalError::Generate(e.to_string()))?;
         reports.push(prove_pipeline(&pipe, &comb, &mode_assumptions(req), opts)?);
     }

@@ -26,6 +26,10 @@ use std::fmt::Write as _;
 use crate::FormalError;
 
 mod add;
+mod dot;
+pub mod mac;
+
+pub use dot::sum_geometry as dot_sum_geometry;
 
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {
@@ -584,9 +588,16 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 /// exhaustive `match`, so a new unit must say here whether it has a reference).
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
-        Unit::Mul | Unit::Fma | Unit::Project | Unit::Convert | Unit::Add | Unit::Quantize => Ok(()),
-        Unit::Decode | Unit::Mac | Unit::Dot => Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma, project, convert, add and quantize, not {unit}; verify other units by simulation (fp8gen verify)"
+        Unit::Mul
+        | Unit::Fma
+        | Unit::Project
+        | Unit::Convert
+        | Unit::Add
+        | Unit::Quantize
+        | Unit::Dot
+        | Unit::Mac => Ok(()),
+        Unit::Decode => Err(FormalError::Unsupported(format!(
+            "prove covers mul, fma, project, convert, add, quantize, dot and mac, not {unit}; verify other units by simulation (fp8gen verify)"
         ))),
     }
 }
@@ -619,7 +630,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
     if req.unit == Unit::Quantize {
         return quantize_reference(req, &opt);
     }
-    if req.formats.scale.is_some() || req.options.acc_guard > 0 {
+    if (req.formats.scale.is_some() && req.unit != Unit::Dot) || req.options.acc_guard > 0 {
         return Err(FormalError::Unsupported(
             "the reference does not implement block scales or the exact accumulator; verify such cores by simulation (fp8gen verify)".into(),
         ));
@@ -796,8 +807,12 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             t.line("  assign r_o = res_code;");
         }
         Unit::Add => add::body(&mut t, req)?,
-        Unit::Decode | Unit::Mac | Unit::Dot | Unit::Quantize => {
-            return Err(check_unit(req.unit).unwrap_err())
+        Unit::Dot => dot::body(&mut t, req)?,
+        Unit::Decode | Unit::Mac | Unit::Quantize => {
+            return Err(FormalError::Unsupported(format!(
+                "the combinational reference does not cover {}",
+                req.unit
+            )))
         }
     }
     t.line("  assign flags_o = res_flags;");
@@ -1161,4 +1176,15 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
         top,
         depth: 0,
     })
+}
+
+/// Whether `prove` covers the request `req` (the check before any solver runs): the reference
+/// can be built for it (for `mac`, the reference accumulator of its core).
+pub fn check_request(req: &GenRequest) -> Result<(), FormalError> {
+    check_unit(req.unit)?;
+    if req.unit == Unit::Mac {
+        let core = rtl::generate(req).map_err(|e| FormalError::Generate(e.to_string()))?;
+        return mac::reference(req, &core.top, &core.manifest.ports).map(|_| ());
+    }
+    generate_reference(req).map(|_| ())
 }

@@ -1,0 +1,345 @@
+//! The reference of `dot`: `r = Σ (x_i·Sx)·(y_i·Sy) + z` written the obvious way (P3109
+//! interim report §5.3.2 BlockDotProduct, OCP MX v1.0 §6.2 with E8M0 scales).
+//!
+//! Every element is decoded to `sig · 2^(qmin + sh)`; each product is one integer multiply of
+//! the two significands placed by a plain left shift `x_sh + y_sh` in the product window
+//! (LSB `2^(qmin_x + qmin_y)`), negated when its sign is set (`term<i>`), and the N terms
+//! added pairwise into the exact two's-complement sum `ref_sum`. The block scales (powers
+//! of two) are exponent offsets: `|ref_sum|` is shifted left by `sx_sh + sy_sh` into a window
+//! that also holds every binary32 addend, the addend is placed there by its exponent, one
+//! add or subtract of the two magnitudes gives the exact result, and the plain rounder of
+//! [`super`] rounds it once. Specials follow P3109 / IEEE 754 §7.2 as the golden model states
+//! them (golden/src/dot.rs): a NaN anywhere or `0·∞` in a product gives NaN (`0·∞` and a
+//! signaling addend raise invalid), `+∞ + −∞` gives NaN and invalid, an exact zero sum has the
+//! common sign of all-zero terms of one sign, else +0 (−0 under rtn).
+
+use super::{bits, decode_operand, k, modes, rounder, Text};
+use crate::FormalError;
+use golden::Format;
+use rtl::GenRequest;
+
+/// `e` (`from` bits) zero-extended to `to` bits.
+pub(super) fn zx(e: &str, from: u32, to: u32) -> String {
+    if to > from {
+        format!("{{{{{}{{1'b0}}}}, {e}}}", to - from)
+    } else {
+        e.to_string()
+    }
+}
+
+/// Class wires `<n>_nan`, `<n>_inv`, `<n>_inf`, `<n>_zero`, `<n>_sign` of the product of the
+/// values with class wires `a_*` and `b_*` (IEEE 754 §7.2: NaN propagates, `0·∞` is invalid).
+pub(super) fn class_product(t: &mut Text, n: &str, a: &str, b: &str) {
+    t.wire(&format!("{n}_nanin"), 1, &format!("{a}_nan | {b}_nan"));
+    t.wire(
+        &format!("{n}_inv"),
+        1,
+        &format!("~{n}_nanin & (({a}_zero & {b}_inf) | ({a}_inf & {b}_zero))"),
+    );
+    t.wire(&format!("{n}_nan"), 1, &format!("{n}_nanin | {n}_inv"));
+    t.wire(
+        &format!("{n}_inf"),
+        1,
+        &format!("~{n}_nan & ({a}_inf | {b}_inf)"),
+    );
+    t.wire(
+        &format!("{n}_zero"),
+        1,
+        &format!("~{n}_nan & ~{n}_inf & ({a}_zero | {b}_zero)"),
+    );
+    t.wire(&format!("{n}_sign"), 1, &format!("{a}_sign ^ {b}_sign"));
+}
+
+/// Geometry of the exact sum of products: `(width of the two's-complement sum, LSB exponent)`.
+pub fn sum_geometry(fx: &Format, fy: &Format, n: u32) -> (u32, i32) {
+    let span = |f: &Format| {
+        let eb = (1u64 << f.exp_bits()) - 1;
+        if f.has_subnormals() {
+            eb - 1
+        } else {
+            eb
+        }
+    };
+    let wp = fx.p as u64 + fy.p as u64 + span(fx) + span(fy);
+    let grow = 64 - (n as u64).saturating_sub(1).leading_zeros() as u64;
+    let qx = fx.emin() - fx.man_bits() as i32;
+    let qy = fy.emin() - fy.man_bits() as i32;
+    ((wp + grow + 1) as u32, qx + qy)
+}
+
+/// Writes the reference body of the `dot` core `req`: wires from the element, scale and addend
+/// ports to `r_o` and the rounder's `res_flags`; the exact sum of the products (without
+/// scales) is the wire `ref_sum` ([`sum_geometry`]).
+pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
+    let fx = req.formats.x;
+    let fy = req.formats.y.unwrap_or(fx);
+    let fr = req.formats.r;
+    let shape = req.options.dot;
+    let n = shape.n;
+    if req.options.signaling_nan {
+        return Err(FormalError::Unsupported(
+            "the reference of dot does not implement --signaling-nan; verify such cores by simulation (fp8gen verify)".into(),
+        ));
+    }
+    let mut ox = None;
+    let mut oy = None;
+    for i in 0..n {
+        ox = Some(decode_operand(
+            t,
+            &fx,
+            &format!("x{i}_i"),
+            &format!("x{i}"),
+        )?);
+        oy = Some(decode_operand(
+            t,
+            &fy,
+            &format!("y{i}_i"),
+            &format!("y{i}"),
+        )?);
+    }
+    let (ox, oy) = match (ox, oy) {
+        (Some(a), Some(b)) => (a, b),
+        _ => {
+            return Err(FormalError::Unsupported(
+                "a dot product of 0 elements".into(),
+            ))
+        }
+    };
+    let scales = match req.formats.scale {
+        Some(sf) => Some((
+            decode_operand(t, &sf, "sx_i", "sx")?,
+            decode_operand(t, &sf, "sy_i", "sy")?,
+        )),
+        None => None,
+    };
+    let b32 = Format::BINARY32;
+    if let Some(fz) = req.formats.z.filter(|f| *f != b32) {
+        return Err(FormalError::Unsupported(format!(
+            "the dot reference adds a binary32 addend, not {}; verify this core by simulation (fp8gen verify)",
+            fz.name()
+        )));
+    }
+    let oz = if shape.addend {
+        let oz = decode_operand(t, &b32, "z_i", "z")?;
+        t.wire("z_snan", 1, "z_nan & ~z_t[22]");
+        Some(oz)
+    } else {
+        None
+    };
+    modes(t, req)?;
+
+    // ---- the exact sum of the products on the product grid ----
+    let (ws, lp) = sum_geometry(&fx, &fy, n);
+    let pp = ox.p + oy.p;
+    let shw = bits(ox.sh_max + oy.sh_max);
+    t.comment(&format!(
+        "Products: sig_x * sig_y (exact) placed by x_sh + y_sh, negated when negative: term<i> ({ws}-bit two's complement, LSB 2^({lp}))"
+    ));
+    for i in 0..n {
+        let (x, y) = (format!("x{i}"), format!("y{i}"));
+        if let Some(_s) = &scales {
+            class_product(t, &format!("xs{i}"), &x, "sx");
+            class_product(t, &format!("ys{i}"), &y, "sy");
+            class_product(t, &format!("p{i}"), &format!("xs{i}"), &format!("ys{i}"));
+            t.wire(
+                &format!("p{i}_anyinv"),
+                1,
+                &format!("xs{i}_inv | ys{i}_inv | p{i}_inv"),
+            );
+        } else {
+            class_product(t, &format!("p{i}"), &x, &y);
+            t.wire(&format!("p{i}_anyinv"), 1, &format!("p{i}_inv"));
+        }
+        t.wire(
+            &format!("p{i}_sig"),
+            pp,
+            &format!(
+                "{{{{{}{{1'b0}}}}, {x}_sig}} * {{{{{}{{1'b0}}}}, {y}_sig}}",
+                oy.p, ox.p
+            ),
+        );
+        t.wire(
+            &format!("p{i}_sh"),
+            shw,
+            &format!(
+                "{} + {}",
+                zx(&format!("{x}_sh"), ox.sh_width, shw),
+                zx(&format!("{y}_sh"), oy.sh_width, shw)
+            ),
+        );
+        t.wire(
+            &format!("p{i}_live"),
+            1,
+            &format!("~p{i}_nan & ~p{i}_inf & ~p{i}_zero"),
+        );
+        t.wire(
+            &format!("p{i}_mag"),
+            ws,
+            &format!(
+                "p{i}_live ? ({} << p{i}_sh) : {}",
+                zx(&format!("p{i}_sig"), pp, ws),
+                k(ws, 0)
+            ),
+        );
+        t.wire(
+            &format!("term{i}"),
+            ws,
+            &format!("p{i}_sign ? ({} - p{i}_mag) : p{i}_mag", k(ws, 0)),
+        );
+    }
+    t.comment("The exact sum: terms added pairwise, level by level (exact integers: any order gives the same sum)");
+    let mut level: Vec<String> = (0..n).map(|i| format!("term{i}")).collect();
+    let mut l = 0;
+    while level.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in level.chunks(2).enumerate() {
+            if let [a, b] = pair {
+                let name = format!("t{l}_{j}");
+                t.wire(&name, ws, &format!("{a} + {b}"));
+                next.push(name);
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        level = next;
+        l += 1;
+    }
+    t.wire("ref_sum", ws, &level[0]);
+    t.wire("sum_neg", 1, &format!("ref_sum[{}]", ws - 1));
+    t.wire(
+        "sum_abs",
+        ws,
+        &format!("sum_neg ? ({} - ref_sum) : ref_sum", k(ws, 0)),
+    );
+    // |sum| <= N * max product < 2^(ws - 1)
+    t.wire("sum_mag", ws - 1, &format!("sum_abs[{}:0]", ws - 2));
+
+    // ---- the scaled sum and the addend in one window ----
+    let mw = ws - 1;
+    let (s_lsb, s_shift_max, s_shw) = match &scales {
+        Some((a, b)) => (
+            lp + a.qmin + b.qmin,
+            a.sh_max + b.sh_max,
+            bits(a.sh_max + b.sh_max),
+        ),
+        None => (lp, 0, 1),
+    };
+    let qr = fr.emin() - fr.man_bits() as i32;
+    let mut lw = s_lsb.min(qr);
+    if let Some(z) = &oz {
+        lw = lw.min(z.qmin);
+    }
+    let offs = (s_lsb - lw) as u64;
+    let mut w = mw as u64 + offs + s_shift_max;
+    let offz = oz.as_ref().map(|z| (z.qmin - lw) as u64);
+    if let (Some(z), Some(o)) = (&oz, offz) {
+        w = w.max(z.p as u64 + z.sh_max + o) + 1;
+    }
+    let w = w as u32;
+    let shift = match &scales {
+        Some((a, b)) => format!(
+            "{} + {}",
+            zx("sx_sh", a.sh_width, s_shw),
+            zx("sy_sh", b.sh_width, s_shw)
+        ),
+        None => k(1, 0),
+    };
+    t.comment(&format!(
+        "Window: value * 2^({lw}), {w} bits: |ref_sum| shifted by the scale exponents sx_sh + sy_sh (+ {offs}){}",
+        if oz.is_some() { ", z placed by its exponent, the sum exact" } else { "" }
+    ));
+    t.wire("sc_shift", s_shw, &shift);
+    let sw = bits(offs + s_shift_max).max(s_shw) + 1;
+    t.wire(
+        "f_s",
+        w,
+        &format!(
+            "{} << ({} + {})",
+            zx("sum_mag", mw, w),
+            zx("sc_shift", s_shw, sw),
+            k(sw, offs)
+        ),
+    );
+    let n_terms = n + oz.is_some() as u32;
+    let mut nans: Vec<String> = (0..n).map(|i| format!("p{i}_nan")).collect();
+    let mut invs: Vec<String> = (0..n).map(|i| format!("p{i}_anyinv")).collect();
+    let mut pinfs: Vec<String> = (0..n).map(|i| format!("(p{i}_inf & ~p{i}_sign)")).collect();
+    let mut ninfs: Vec<String> = (0..n).map(|i| format!("(p{i}_inf & p{i}_sign)")).collect();
+    let mut zeros: Vec<String> = (0..n).map(|i| format!("p{i}_zero")).collect();
+    let mut zpos: Vec<String> = (0..n)
+        .map(|i| format!("(p{i}_zero & ~p{i}_sign)"))
+        .collect();
+    let mut zneg: Vec<String> = (0..n).map(|i| format!("(p{i}_zero & p{i}_sign)")).collect();
+    if let (Some(z), Some(o)) = (&oz, offz) {
+        let zw = bits(z.sh_max + o) + 1;
+        t.wire(
+            "f_z",
+            w,
+            &format!(
+                "(~z_nan & ~z_inf & ~z_zero) ? ({} << ({} + {})) : {}",
+                zx("z_sig", z.p, w),
+                zx("z_sh", z.sh_width, zw),
+                k(zw, o),
+                k(w, 0)
+            ),
+        );
+        t.wire("f_same", 1, "sum_neg == z_sign");
+        t.wire("f_sge", 1, "f_s >= f_z");
+        t.wire(
+            "f_m",
+            w,
+            "f_same ? f_s + f_z : (f_sge ? f_s - f_z : f_z - f_s)",
+        );
+        t.wire(
+            "f_msign",
+            1,
+            "f_same ? sum_neg : (f_sge ? sum_neg : z_sign)",
+        );
+        nans.push("z_nan".into());
+        invs.push("z_snan".into());
+        pinfs.push("(z_inf & ~z_sign)".into());
+        ninfs.push("(z_inf & z_sign)".into());
+        zeros.push("z_zero".into());
+        zpos.push("(z_zero & ~z_sign)".into());
+        zneg.push("(z_zero & z_sign)".into());
+    } else {
+        t.wire("f_m", w, "f_s");
+        t.wire("f_msign", 1, "sum_neg");
+    }
+    t.comment(&format!(
+        "Specials: NaN anywhere or 0*Inf -> NaN; +Inf + -Inf -> NaN + invalid; zero sum of {n_terms} terms: their common sign if all are zeros of one sign, else +0 (-0 under rtn)"
+    ));
+    t.wire("d_anynan", 1, &nans.join(" | "));
+    t.wire("d_inv", 1, &invs.join(" | "));
+    t.wire("d_pinf", 1, &pinfs.join(" | "));
+    t.wire("d_ninf", 1, &ninfs.join(" | "));
+    t.wire("d_allzero", 1, &zeros.join(" & "));
+    t.wire("d_zpos", 1, &zpos.join(" | "));
+    t.wire("d_zneg", 1, &zneg.join(" | "));
+    t.wire("a_nan", 1, "d_anynan | d_inv | (d_pinf & d_ninf)");
+    t.wire("a_inv", 1, "d_inv | (~d_anynan & d_pinf & d_ninf)");
+    t.wire("a_inf", 1, "~a_nan & (d_pinf | d_ninf)");
+    t.wire(
+        "a_zero",
+        1,
+        &format!("~a_nan & ~a_inf & (f_m == {})", k(w, 0)),
+    );
+    t.wire(
+        "a_sign",
+        1,
+        "a_inf ? d_ninf : (a_zero ? ((d_allzero & ~(d_zpos & d_zneg)) ? d_zneg : m_rtn) : f_msign)",
+    );
+    t.wire("a_m", w, "f_m");
+    rounder(t, &fr, w, lw, req.options.tininess, req.options.nonan_code)?;
+    if golden::fma_ieee_zero(&fx, &fy) || !fr.has_neg_zero() {
+        t.line("  assign r_o = res_code;");
+    } else {
+        t.comment("Elements without -0 (P3109, FNUZ): every zero result is +0");
+        t.line(&format!(
+            "  assign r_o = (res_code == {}) ? {} : res_code;",
+            k(fr.k, fr.sign_bit() as u64),
+            k(fr.k, 0)
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! `dot` and `mac` proofs (skipped with a message when yosys is absent).
+//!
+//! * dot: proven in lemmas A1 (lane terms), A2 (the sum of free terms) and B (the tail with
+//!   the sum free); a core with one lane term off by one is refuted in A1 (the counterexample
+//!   replayed in Verilator), one with its tie rule broken in B.
+//! * mac: the exact accumulator proven by 1-induction against the independent reference;
+//!   mutants with a broken guard-overflow rule are refuted with a trace from reset: one
+//!   whose overflow is never raised only after 16 cycles (so the proof is not a bounded
+//!   check), one whose overflow is not sticky; the binary32 accumulator's loop by induction
+//!   around its FMA module (lemma M; lemma F, the FMA module against the FMA reference,
+//!   takes minutes: ignored test).
+
+use formal::{prove_request, ProveOptions, Verdict};
+use golden::{Format, Rounding, Saturation};
+use rtl::manifest::{Formats, Unit};
+use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
+use std::path::PathBuf;
+
+fn yosys() -> bool {
+    match formal::tools::find_yosys() {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+fn p(n: &str) -> Format {
+    Format::parse(n).expect("format")
+}
+
+fn req(unit: Unit, f: Format, r: Format) -> GenRequest {
+    GenRequest {
+        unit,
+        formats: Formats {
+            x: f,
+            y: Some(f),
+            r,
+            scale: None,
+        },
+        rounding: RoundingSel::Fixed(Rounding::Rne),
+        saturation: SaturationSel::Fixed(Saturation::SatFinite),
+        sr_bits: 0,
+        stages: 0,
+        options: GenOptions::default(),
+    }
+}
+
+fn dot(f: Format, n: u32, scale: bool, r: Format) -> GenRequest {
+    let mut q = req(Unit::Dot, f, r);
+    q.formats.scale = scale.then_some(Format::E8M0);
+    q.options.dot = iface::DotShape { n, addend: false };
+    q
+}
+
+fn exact_mac(f: Format, guard: u32) -> GenRequest {
+    let mut q = req(Unit::Mac, f, Format::BINARY32);
+    q.saturation = SaturationSel::Fixed(Saturation::SatNone);
+    q.options.acc_guard = guard;
+    q
+}
+
+fn opts(tag: &str) -> ProveOptions {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("formal-prove-dotmac");
+    let _ = std::fs::remove_dir_all(dir.join(tag));
+    ProveOptions {
+        timeout_secs: 600,
+        work_dir: Some(dir.join(tag)),
+        vcd: dir.join(format!("{tag}.vcd")),
+        ..ProveOptions::default()
+    }
+}
+
+/// `v` with the first occurrence of `from` replaced (which must exist).
+fn replace(v: &str, from: &str, to: &str) -> String {
+    assert!(v.contains(from), "mutation site `{from}` not found");
+    v.replacen(from, to, 1)
+}
+
+#[test]
+fn dot_is_proven_in_three_lemmas() {
+    if !yosys() {
+        return;
+    }
+    for r in [
+        dot(Format::E4M3, 2, false, Format::E4M3),
+        dot(p("e2m1"), 4, true, Format::E4M3),
+    ] {
+        let reports = prove_request(&r, &opts(&format!("dot{}", r.options.dot.n))).expect("prove");
+        assert_eq!(reports.len(), 3);
+        for (rep, lemma) in reports.iter().zip(["Lemma A1", "Lemma A2", "Lemma B"]) {
+            eprintln!("{}: {:?} in {:.1} s", lemma, rep.verdict, rep.seconds);
+            assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+            assert!(rep.statement.starts_with(lemma), "{}", rep.statement);
+        }
+        assert!(reports[2].statement.contains("on every input"));
+    }
+}
+
+#[test]
+fn dot_mutants_are_refuted_in_their_lemma() {
+    if !yosys() {
+        return;
+    }
+    let r = dot(Format::E4M3, 2, false, Format::E4M3);
+    let mut core = rtl::generate(&r).expect("generate");
+    core.verilog = replace(&core.verilog, "l1_term = (", "l1_term = 1'b1 + (");
+    let reps = formal::compose::prove_dot(&r, &core, &opts("dot_lane_mutant")).expect("prove");
+    assert_eq!(reps.len(), 1, "stops at lemma A1");
+    assert_eq!(reps[0].verdict, Verdict::Refuted, "{:#?}", reps[0]);
+    // The counterexample's inputs are replayed in Verilator (the sums differ; the rounded
+    // outputs may agree, e.g. beside a NaN lane).
+    let c = reps[0].counterexample.as_ref().expect("counterexample");
+    assert!(!c.inputs.is_empty() && c.vcd.is_some(), "{c:#?}");
+
+    let mut core = rtl::generate(&r).expect("generate");
+    core.verilog = replace(&core.verilog, "| round_mag_t[0]", "| ~round_mag_t[0]");
+    let reps = formal::compose::prove_dot(&r, &core, &opts("dot_tie_mutant")).expect("prove");
+    assert_eq!(reps.len(), 3);
+    assert_eq!(reps[2].verdict, Verdict::Refuted, "{:#?}", reps[2]);
+}
+
+#[test]
+fn exact_mac_is_proven_by_induction() {
+    if !yosys() {
+        return;
+    }
+    let r = exact_mac(p("e2m1"), 3);
+    let reports = prove_request(&r, &opts("mac_exact")).expect("prove");
+    assert_eq!(reports.len(), 1);
+    let rep = &reports[0];
+    eprintln!("{}: {:?} in {:.1} s", rep.gold, rep.verdict, rep.seconds);
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    assert!(rep.statement.contains("1-induction"), "{}", rep.statement);
+    assert!(rep.statement.contains("ovf_q = ovf"));
+}
+
+/// The mac of `r` with `from` replaced by `to` in its Verilog: refuted by the induction loop
+/// with a trace from reset failing in a cycle >= `min_cycle`.
+fn refuted_after(r: &GenRequest, from: &str, to: &str, min_cycle: u32, tag: &str) {
+    let mut core = rtl::generate(r).expect("generate");
+    core.verilog = replace(&core.verilog, from, to);
+    let rep = formal::induct::prove_mac_core(r, &core, &opts(tag)).expect("prove");
+    eprintln!(
+        "{tag}: {:?} in {:.1} s: {:?}",
+        rep.verdict, rep.seconds, rep.detail
+    );
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    let c = rep.counterexample.expect("counterexample");
+    assert!(!c.trace.is_empty());
+    let cycle = c.cycle.expect("failing cycle");
+    assert!(cycle >= min_cycle, "fails in cycle {cycle}");
+}
+
+#[test]
+fn a_mac_that_never_raises_guard_overflow_is_refuted_after_16_cycles() {
+    if !yosys() {
+        return;
+    }
+    // e2m1: products up to 36 = 144 units of 2^-2; 12-bit register (3 guard bits): the 15th
+    // largest product leaves the range, so no trace shorter than 16 cycles exists.
+    let r = exact_mac(p("e2m1"), 3);
+    let core = rtl::generate(&r).expect("generate");
+    let line = core
+        .verilog
+        .lines()
+        .find(|l| l.trim_start().starts_with("wire a_ovf = "))
+        .expect("a_ovf")
+        .to_string();
+    let rhs = line.split(" = ").nth(1).expect("rhs").trim_end_matches(';');
+    refuted_after(&r, rhs, "1'b0", 16, "mac_no_ovf");
+}
+
+#[test]
+fn a_mac_whose_guard_overflow_is_not_sticky_is_refuted() {
+    if !yosys() {
+        return;
+    }
+    let r = exact_mac(p("e2m1"), 1);
+    refuted_after(
+        &r,
+        "(~t_clear & ovf_q) | a_ovf",
+        "a_ovf",
+        4,
+        "mac_ovf_not_sticky",
+    );
+}
+
+#[test]
+fn binary32_mac_loop_is_proven_by_induction() {
+    if !yosys() {
+        return;
+    }
+    let r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    let core = rtl::generate(&r).expect("generate");
+    let rep = formal::induct::prove_mac_core(&r, &core, &opts("mac_b32_loop")).expect("prove");
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    // A loop that drops the clear is refuted.
+    let mut bad = core.clone();
+    bad.verilog = replace(&bad.verilog, "clear_i ? 32'h0 : acc_q", "acc_q");
+    let rep = formal::induct::prove_mac_core(&r, &bad, &opts("mac_b32_noclear")).expect("prove");
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+}
+
+#[test]
+#[ignore = "about 6 minutes on a loaded 2-core machine: lemma F (the FMA module, 16 CaDiCaL cubes) and lemma M"]
+fn binary32_mac_is_proven_with_lemma_f() {
+    if !yosys() {
+        return;
+    }
+    let r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    let reports = prove_request(&r, &opts("mac_b32")).expect("prove");
+    assert_eq!(reports.len(), 2);
+    for rep in &reports {
+        assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    }
+    assert!(reports[0].statement.starts_with("Lemma F"));
+    assert!(reports[1].statement.starts_with("Lemma M"));
+}
