@@ -1,4 +1,6 @@
-//! The independent reference: `mul`, `fma`, `project`, `convert`, `add` (module `add`) and `quantize`, written the obvious way.
+//! The independent reference: `decode`, `mul`, `fma`, `project`, `convert`, `add` (module `add`) and `quantize`, written the obvious way,
+//! with every generator option of these units (stochastic rounding with `rnd_i`, block scales,
+//! `--ftz`, `--no-flags`, `--rto-overflow ieee`, tininess before rounding, run-time modes).
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
@@ -837,10 +839,11 @@ pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     }
 }
 
-/// Generates the reference core of `req` (unit `mul`, `fma`, `project` or `convert`; deterministic
-/// rounding; any saturation; fixed or run-time modes; result formats with subnormals, i.e.
-/// every family but e8m0; no `--ftz`). It is combinational and has the ports of the
-/// optimized 0-stage core of the same request (same names, widths, roles, order).
+/// Generates the reference core of `req` (every unit [`check_unit`] accepts; every rounding,
+/// stochastic ones included; any saturation; fixed or run-time modes; block scales; `--ftz`,
+/// `--no-flags`, `--rto-overflow`, `--tininess`; result formats with subnormals, i.e. every
+/// family but e8m0). It is combinational and has the ports of the optimized 0-stage core of
+/// the same request (same names, widths, roles, order).
 pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError> {
     let comb = GenRequest {
         stages: 0,
@@ -1156,14 +1159,18 @@ fn decode_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<GeneratedCo
     t.line("  assign sign_o = x_sign & ~x_nan;");
     let pw = bits(p as u64) + 1;
     t.comment("floor(log2 |v|) = qmin + x_sh + (position of the leading one of x_sig)");
-    t.line(&format!("  reg [{}:0] x_msb;", pw - 1));
-    t.line("  integer i;");
-    t.line("  always @* begin");
-    t.line(&format!("    x_msb = {};", k(pw, 0)));
-    t.line(&format!("    for (i = 0; i < {p}; i = i + 1)"));
-    t.line(&format!("      if (x_sig[i]) x_msb = i[{}:0];", pw - 1));
-    t.line("  end");
-    t.declared.push("x_msb".into());
+    if p == 1 {
+        t.wire("x_msb", pw, &k(pw, 0));
+    } else {
+        t.line(&format!("  reg [{}:0] x_msb;", pw - 1));
+        t.line("  integer d;");
+        t.line("  always @* begin");
+        t.line(&format!("    x_msb = {};", k(pw, 0)));
+        t.line(&format!("    for (d = 0; d < {p}; d = d + 1)"));
+        t.line(&format!("      if (x_sig[d]) x_msb = d[{}:0];", pw - 1));
+        t.line("  end");
+        t.declared.push("x_msb".into());
+    }
     let ewide = 32;
     t.wire(
         "x_log2",
