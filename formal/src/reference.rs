@@ -316,7 +316,7 @@ fn rounder(
 ) -> Result<(), FormalError> {
     if !f.has_subnormals() {
         return Err(FormalError::Unsupported(format!(
-            "the reference rounder does not cover the e8m0 family (result format {})",
+            "the reference rounder does not cover the e8m0 family (result format {}): e8m0 has no zero and no subnormal range, so the plain rounder's quantum max(e, emin) - (P-1) does not apply; verify such cores by simulation (fp8gen verify)",
             f.name()
         )));
     }

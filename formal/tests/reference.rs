@@ -617,9 +617,9 @@ fn reference_block_scales_match_the_golden_model() {
         assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
         check(&r, 512 * 256 * 8, |i, v| {
             let h = mix(i);
-            let se = (i % 512) as u64;
+            let se = i % 512;
             v[0] = (se << 23) | (h & 0x7f_ffff);
-            v[1] = (i / 512) % 256 & sf.code_mask() as u64;
+            v[1] = ((i / 512) % 256) & sf.code_mask() as u64;
             v[2] = (h >> 32) % 6;
             v[3] = (h >> 40) % 4;
         });
