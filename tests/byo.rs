@@ -4,7 +4,7 @@
 //! per mode, per flag bit and per class that the planted bugs fix exactly.
 
 mod common;
-use common::{edit_manifest, gen, run, stderr};
+use common::{edit_manifest, gen, run, run_stdin, stderr, stdout};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -305,8 +305,8 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
     // Refusals: a unit without the option, a core that never rounds to odd, a proof.
     for (args, want) in [
         (
-            vec!["-u", "add", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
-            "--rto-overflow ieee applies to mul, fma and project only",
+            vec!["-u", "mac", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
+            "not to the mac unit",
         ),
         (
             vec!["-u", "mul", "-f", "e5m2", "-r", "rne", "-s", "satnone"],
@@ -327,4 +327,55 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `--rto-overflow ieee` reaches every unit whose spec lists it (iface's registry), not only
+/// mul/fma/project: the golden model of add and quantize changes (E4M3 448 + 448 under
+/// rto/satnone: P3109's overflow gives NaN in a format without Inf, IEEE-style hardware the
+/// largest finite value), and generated add and quantize cores verify exhaustively against it.
+#[test]
+fn rto_overflow_ieee_reaches_add_convert_and_quantize() {
+    let rto = ["-r", "rto", "-s", "satnone"];
+    let eval = |unit: &[&str], ieee: bool, line: &str| {
+        let mut a = vec!["eval", "-u"];
+        a.extend(unit);
+        a.extend(rto);
+        if ieee {
+            a.extend(["--rto-overflow", "ieee"]);
+        }
+        let o = run_stdin(&a, line);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).trim().to_string()
+    };
+    assert_eq!(eval(&["add", "-f", "e4m3"], false, "7e 7e"), "7f d");
+    assert_eq!(eval(&["add", "-f", "e4m3"], true, "7e 7e"), "7e 5");
+    // binary32 0x44000000 = 512 > 448 (E4M3's largest finite value), one rounding to E4M3.
+    let conv = ["convert", "--in-format", "binary32", "-f", "e4m3"];
+    assert_eq!(eval(&conv, false, "44000000"), "7f d");
+    assert_eq!(eval(&conv, true, "44000000"), "7e 5");
+    for unit in [
+        vec!["add", "-f", "e4m3"],
+        vec![
+            "quantize",
+            "-f",
+            "e4m3",
+            "--n",
+            "1",
+            "--in-format",
+            "bfloat16",
+            "--scale-policy",
+            "floor",
+        ],
+    ] {
+        let mut a = vec!["verify", "-u"];
+        a.extend(&unit);
+        a.extend(rto);
+        a.extend(["--rto-overflow", "ieee", "--json"]);
+        let o = run(&a);
+        assert!(o.status.success(), "{unit:?}: {}", stderr(&o));
+        let s: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(s["mismatches"], 0, "{unit:?}");
+        assert_eq!(s["vectors"], 65536, "{unit:?}");
+        assert!(s["top"].as_str().unwrap().contains("_rtoieee"), "{s}");
+    }
 }

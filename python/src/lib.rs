@@ -604,6 +604,12 @@ fn make_spec(
 
 /// Checks the random operand against the rounding mode: required (and < 2^N) for stochastic
 /// modes, refused otherwise.
+/// The `rto_overflow` argument: "p3109" (±Inf, P3109 v4.0 §4.7.5) or "ieee" (the largest
+/// finite value).
+fn rto_overflow_arg(s: &str) -> PyResult<golden::RtoOverflow> {
+    golden::RtoOverflow::parse(s).map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))
+}
+
 fn check_rnd(spec: &Spec, rnd: Option<&[u32]>, n: usize) -> PyResult<()> {
     let bits = spec.rounding.random_bits();
     match (bits, rnd) {
@@ -1074,8 +1080,7 @@ fn _project<'py>(
     rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fmt.f)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
     let to = fmt.f;
     if src == "binary64" {
@@ -1174,7 +1179,7 @@ fn _project<'py>(
 /// one rounding), through `golden::convert`; a table of every input code when the input
 /// format has at most 16 bits and the modes are deterministic.
 #[pyfunction]
-#[pyo3(signature = (codes, from, to, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (codes, from, to, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _convert<'py>(
     py: Python<'py>,
@@ -1188,9 +1193,11 @@ fn _convert<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (from, to) = (from.f, to.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let v = codes.as_slice()?;
     py.detach(|| check_codes(&from, v, "codes"))?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
@@ -1225,7 +1232,7 @@ type Quantized<'py> = (
 /// codes, `src`) in blocks of `block` consecutive elements → (element codes, one scale code
 /// per block, the OR of each block's element flags when `flags`). Blocks run in parallel.
 #[pyfunction]
-#[pyo3(signature = (bits, src, block, fmt, scale_fmt, policy, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (bits, src, block, fmt, scale_fmt, policy, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _quantize_block<'py>(
     py: Python<'py>,
@@ -1242,9 +1249,11 @@ fn _quantize_block<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<Quantized<'py>> {
     let (to, sf) = (fmt.f, scale_fmt.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let policy = golden::ScalePolicy::parse(policy).map_err(PyValueError::new_err)?;
     golden::quantize::check_scale_format(&sf)
         .map_err(|e| PyValueError::new_err(format!("scale_format: {e}")))?;
@@ -1368,8 +1377,7 @@ fn _mul<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
     let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -1405,7 +1413,7 @@ fn _mul<'py>(
 
 /// `x + y` (`x − y` when `sub`) rounded once to `out` (golden::add).
 #[pyfunction]
-#[pyo3(signature = (x, y, fx, fy, fr, sub, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (x, y, fx, fy, fr, sub, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _add<'py>(
     py: Python<'py>,
@@ -1422,9 +1430,11 @@ fn _add<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -1643,8 +1653,7 @@ fn _fma<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
     let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",

@@ -406,11 +406,13 @@ def convert(
     nan_code=0,
     sr_bits=8,
     as_values=False,
+    rto_overflow="p3109",
 ):
     """Convert ``codes`` of ``from_fmt`` to ``fmt`` (any format to any other: e5m2 -> e4m3,
     e4m3 -> bfloat16, P3109 <-> OCP): the exact value of each code rounded once (P3109
     Convert), the function of the ``convert`` core (``fp8gen gen -u convert --in-format
-    FROM -f FMT``). Modes, ``flags``, ``rnd`` and ``as_values`` as in :func:`project`."""
+    FROM -f FMT``). Modes, ``flags``, ``rnd``, ``as_values`` and ``rto_overflow`` as in
+    :func:`project`."""
     fi = _format(from_fmt, "from_fmt")
     f = _format(fmt)
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
@@ -419,7 +421,10 @@ def convert(
     av = _bool(as_values, "as_values")
     a = _array(codes, "codes")
     r = _rnd(rnd, a.shape)
-    c, fl = _convert(_codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want)
+    c, fl = _convert(
+        _codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want,
+        rto_overflow=rto_overflow,
+    )
     return _result(c, fl, a.shape, want, f, av, a.ndim == 0)
 
 
@@ -436,6 +441,7 @@ def quantize_block(
     tininess="after",
     nan_code=0,
     sr_bits=8,
+    rto_overflow="p3109",
 ):
     """MX block quantization (the function of the ``quantize`` core, ``fp8gen gen -u quantize
     -f FMT --n BLOCK``): the last axis of ``values`` (float32, float16 or bfloat16; float64
@@ -446,8 +452,8 @@ def quantize_block(
     element is divided by the scale and rounded once to ``fmt``. Returns ``(codes, scales)``
     (``codes`` the shape of ``values``, ``scales`` uint8 of shape ``values.shape[:-1] +
     (values.shape[-1] // block,)``), plus the OR of each block's element flags with
-    ``flags=True``. Modes, ``rnd`` (one random word per element), ``tininess``, ``nan_code``
-    and ``sr_bits`` as in :func:`project`."""
+    ``flags=True``. Modes, ``rnd`` (one random word per element), ``tininess``, ``nan_code``,
+    ``sr_bits`` and ``rto_overflow`` as in :func:`project`."""
     f = _format(fmt)
     sf = _format(scale_format, "scale_format")
     if not isinstance(block, (int, np.integer)) or isinstance(block, bool):
@@ -467,7 +473,10 @@ def quantize_block(
         raise ValueError(f"values: the last axis has {a.shape[-1]} elements, not a multiple of block = {block}")
     bits, src = _float_bits(a)
     r = _rnd(rnd, a.shape)
-    codes, scales, fl = _quantize_block(bits, src, block, f, sf, policy, rounding, sb, saturation, tininess, nc, r, want)
+    codes, scales, fl = _quantize_block(
+        bits, src, block, f, sf, policy, rounding, sb, saturation, tininess, nc, r, want,
+        rto_overflow=rto_overflow,
+    )
     sshape = a.shape[:-1] + (a.shape[-1] // block,)
     out = (codes.reshape(a.shape), scales.reshape(sshape))
     return out + (fl.reshape(sshape),) if want else out
@@ -576,6 +585,7 @@ def add(
     sr_bits=8,
     as_values=False,
     sub=False,
+    rto_overflow="p3109",
 ):
     """``x + y`` (``x - y`` with ``sub=True``) computed exactly and rounded once to ``out_fmt``
     (default ``fmt``). ``x`` holds codes of ``fmt``, ``y`` codes of ``fmt_y`` (default ``fmt``);
@@ -596,7 +606,7 @@ def add(
     r = _rnd(rnd, shape)
     codes, fl = _add(
         _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr, sb_,
-        rounding, sb, saturation, tininess, nc, r, want,
+        rounding, sb, saturation, tininess, nc, r, want, rto_overflow=rto_overflow,
     )
     return _result(codes, fl, shape, want, fr, av, len(shape) == 0)
 
