@@ -142,6 +142,16 @@ fn option_rows() -> Vec<(String, GenRequest, bool)> {
     let mut r = base(Unit::Mul, e4m3, e4m3, rne, Some(SatNone));
     r.options.no_flags = true;
     add("--no-flags", r, false);
+    for unit in [Unit::Convert, Unit::Add] {
+        let fx = if unit == Unit::Add {
+            e5m2
+        } else {
+            f("binary8p3se")
+        };
+        let mut r = base(unit, fx, e5m2, None, None);
+        r.options.rto_overflow = golden::RtoOverflow::Ieee;
+        add("--rto-overflow ieee", r, false);
+    }
     for unit in [Unit::Mul, Unit::Project] {
         let fx = if unit == Unit::Mul { e5m2 } else { b32 };
         let mut r = base(unit, fx, e5m2, Some(Rounding::Rto), Some(SatNone));

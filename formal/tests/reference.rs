@@ -492,7 +492,8 @@ fn reference_stochastic_rounding_matches_the_golden_model() {
 /// `mul --ftz` (E4M3, and E5M2 → E2M3 where results are subnormal more often), `mul
 /// --no-flags` with `--rto-overflow ieee` and tininess before rounding (E5M2), on every pair ×
 /// every rounding × every saturation; `project` with `--rto-overflow ieee` and tininess
-/// before rounding on the structured sample.
+/// before rounding on the structured sample; `convert` (every code) and `add` (every pair)
+/// with `--rto-overflow ieee`.
 #[test]
 fn reference_ftz_no_flags_rto_ieee_and_tininess_before_are_exact() {
     let mut r = req(Unit::Mul, p("e4m3"), p("e4m3"), p("e4m3"), true);
@@ -524,6 +525,18 @@ fn reference_ftz_no_flags_rto_ieee_and_tininess_before_are_exact() {
     r.options.rto_overflow = golden::RtoOverflow::Ieee;
     r.options.tininess = golden::Tininess::BeforeRounding;
     project_structured_req(&r, 6 * 24);
+    // convert and add take --rto-overflow ieee too: every input × every mode.
+    let mut r = req(Unit::Convert, p("binary8p3se"), p("e5m2"), p("e4m3"), true);
+    r.formats.y = None;
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    check(&r, 256 * 24, |i, v| {
+        v[0] = i & 0xff;
+        v[1] = (i >> 8) % 6;
+        v[2] = (i >> 8) / 6;
+    });
+    let mut r = req(Unit::Add, p("e5m2"), p("e5m2"), p("e5m2"), true);
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    mul_exhaustive_req(&r);
 }
 
 /// `fma --ftz` (E4M3): every (x, y) pair × 24 mode pairs with structured addends (subnormal
