@@ -432,8 +432,8 @@ fn reference_decode_is_exact_exhaustively_for_every_family() {
 }
 
 /// Stochastic rounding (rm_i values 6, 7, 8 = sra, srb, src with `rnd_i`): `project`
-/// binary32 → E4M3 on the structured sample, `mul` E4M3 on every pair, `convert`
-/// E4M3 → E2M1 on every code, each with every rounding encoding (the nine and the unused
+/// binary32 → E4M3 on the structured sample, `mul` E4M3 on every pair, `quantize` (two
+/// bfloat16 elements) on random blocks, `convert` E4M3 → E2M1 on every code, each with every rounding encoding (the nine and the unused
 /// ones) and random `rnd_i` and saturation values.
 #[test]
 fn reference_stochastic_rounding_matches_the_golden_model() {
@@ -476,6 +476,36 @@ fn reference_stochastic_rounding_matches_the_golden_model() {
         v[2] = 6 + (i >> 16) % 10;
         v[3] = h % 4;
         v[4] = (h >> 8) % 4;
+    });
+
+    // quantize: two bfloat16 elements → E4M3 with E8M0 scales, one rnd<i>_i per element.
+    let mut r = req(
+        Unit::Quantize,
+        Format::BFLOAT16,
+        Format::BFLOAT16,
+        p("e4m3"),
+        true,
+    );
+    r.formats.y = None;
+    r.formats.scale = Some(Format::E8M0);
+    r.options.block = iface::BlockShape {
+        n: 2,
+        policy: golden::ScalePolicy::Rceil,
+    };
+    r.sr_bits = 3;
+    check(&r, 1 << 20, |i, v| {
+        let h = mix(i);
+        v[0] = h & 0xffff;
+        // the second element near the first (ties and sticky bits after scaling) or anywhere
+        v[1] = if h & (1 << 63) != 0 {
+            (h & 0xffff) ^ ((h >> 16) & 0xf)
+        } else {
+            (h >> 16) & 0xffff
+        };
+        v[2] = (h >> 32) % 16;
+        v[3] = (h >> 36) % 4;
+        v[4] = (h >> 40) % 8;
+        v[5] = (h >> 44) % 8;
     });
 
     let mut r = req(Unit::Convert, p("e4m3"), p("e4m3"), p("e2m1"), true);
