@@ -79,8 +79,13 @@ clean-out:
 # Binary8p3se × rne/rna/rtp/rtn/rtz/rto (satfinite), each optimized core proven equal to the
 # independent reference (CaDiCaL on the miter's CNF; fma in 16 parallel cubes); the table of
 # proof times goes to docs/prove-table.md.
-# PROVE_ARGS narrows it, e.g. PROVE_ARGS="--units fma --formats e4m3 --timeout 600".
+# Then one row per unit and option beyond it (--set options: decode, convert, add, quantize,
+# every saturation, run-time modes, stochastic rounding, block scales, --ftz, --no-flags, ...).
+# PROVE_ARGS narrows the first, e.g. PROVE_ARGS="--units fma --formats e4m3 --timeout 600";
+# PROVE_OPTION_ARGS the second (e.g. "--units decode,mul", or "--slow" for the FMA's rows).
 .PHONY: prove
 PROVE_ARGS ?=
+PROVE_OPTION_ARGS ?=
 prove: setup setup-fpga
-	$(CARGO) run --release -p fp8gen-formal --example prove_matrix -- --out docs/prove-table.md $(PROVE_ARGS)
+	$(CARGO) run --release -p fp8gen-formal --example prove_matrix -- --out docs/prove-table.md --merge $(PROVE_ARGS)
+	$(CARGO) run --release -p fp8gen-formal --example prove_matrix -- --out docs/prove-table.md --merge --set options $(PROVE_OPTION_ARGS)

@@ -2,8 +2,9 @@
 //!
 //! Owns two things:
 //!
-//! * [`reference`](mod@reference) — an independent, deliberately naive second generator path for `mul`,
-//!   `fma` and `project`: operands decoded to integer significand × 2^exponent in one exact
+//! * [`reference`](mod@reference) — an independent, deliberately naive second generator path for
+//!   `decode`, `mul`, `fma`, `project`, `convert`, `add` and `quantize` with every option of
+//!   theirs: operands decoded to integer significand × 2^exponent in one exact
 //!   fixed-point window, the exact product / sum, and a plain rounder written from P3109 v4.0
 //!   §4.7 and docs/semantics.md (not from `rtl-gen`'s blocks). It is checked against the
 //!   golden model by simulation (tests in `formal/tests/`) like every generated unit.

@@ -1,4 +1,6 @@
-//! The independent reference: `mul`, `fma`, `project`, `convert`, `add` (module `add`) and `quantize`, written the obvious way.
+//! The independent reference: `decode`, `mul`, `fma`, `project`, `convert`, `add` (module `add`) and `quantize`, written the obvious way,
+//! with every generator option of these units (stochastic rounding with `rnd_i`, block scales,
+//! `--ftz`, `--no-flags`, `--rto-overflow ieee`, tininess before rounding, run-time modes).
 //!
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
@@ -17,7 +19,7 @@
 //! ports, names and roles. It is deliberately large and slow (a 300-bit window for binary32);
 //! it exists to be obviously right, and to be proven equal to the fast core.
 
-use golden::{Format, Rounding, Saturation, Specials, Tininess};
+use golden::{Format, Saturation, Specials, Tininess};
 use iface::{index_bits, DETERMINISTIC_ROUNDINGS, ROUNDING_ENCODING, SATURATION_ENCODING};
 use rtl::manifest::{Manifest, Unit};
 use rtl::{GenRequest, GeneratedCore, RoundingSel, SaturationSel};
@@ -54,6 +56,12 @@ struct Text {
     body: String,
     /// Every declared helper signal, so that bits left unread are collected in `unused_ok`.
     declared: Vec<String>,
+    /// Random bits of the stochastic modes (set by [`modes`]; 0: no `m_sra`/`m_srb`/`m_src`
+    /// wires and no `rnd_i` port).
+    sr_bits: u32,
+    /// Round-to-odd overflows to the largest finite value (`--rto-overflow ieee`, set by
+    /// [`modes`]).
+    rto_ieee: bool,
 }
 
 impl Text {
@@ -61,6 +69,8 @@ impl Text {
         Text {
             body: String::new(),
             declared: Vec::new(),
+            sr_bits: 0,
+            rto_ieee: false,
         }
     }
 
@@ -94,6 +104,18 @@ struct Operand {
 /// Decodes the code on `port` (format `f`) into wires `<n>_nan`, `<n>_inf`, `<n>_zero`,
 /// `<n>_sign`, `<n>_sig` (P bits) and `<n>_sh` (exponent offset above `qmin`).
 fn decode_operand(t: &mut Text, f: &Format, port: &str, n: &str) -> Result<Operand, FormalError> {
+    decode_operand_ftz(t, f, port, n, false)
+}
+
+/// [`decode_operand`]; with `ftz` a subnormal is read as zero of its sign (`--ftz`: class
+/// zero and `<n>_sig` = 0).
+fn decode_operand_ftz(
+    t: &mut Text,
+    f: &Format,
+    port: &str,
+    n: &str,
+    ftz: bool,
+) -> Result<Operand, FormalError> {
     let man = f.man_bits();
     let eb_w = f.exp_bits();
     let mb = f.mag_bits();
@@ -151,7 +173,13 @@ fn decode_operand(t: &mut Text, f: &Format, port: &str, n: &str) -> Result<Opera
     };
     t.wire(&format!("{n}_inf"), 1, &inf);
     let sub = f.has_subnormals();
-    let zero = if sub {
+    let flush = ftz && sub && man > 0;
+    let zero = if flush {
+        t.comment(&format!(
+            "--ftz: a subnormal {n} (exponent field 0) is zero of its sign"
+        ));
+        format!("~{n}_nan & ({n}_eb == {})", k(eb_w, 0))
+    } else if sub {
         format!("~{n}_nan & ({n}_mag == {})", k(mb, 0))
     } else {
         "1'b0".to_string()
@@ -163,7 +191,9 @@ fn decode_operand(t: &mut Text, f: &Format, port: &str, n: &str) -> Result<Opera
     } else {
         "1'b1".to_string()
     };
-    let sig = if man > 0 {
+    let sig = if flush {
+        format!("{lead} ? {{1'b1, {n}_t}} : {}", k(p, 0))
+    } else if man > 0 {
         format!("{{{lead}, {n}_t}}")
     } else {
         lead
@@ -200,11 +230,18 @@ fn sat_wire(s: Saturation) -> &'static str {
     }
 }
 
-/// One-hot mode wires `m_rne … m_rto`, `s_fin`, `s_prop`, `s_none`, `s_nonev4`; the port
-/// values are the indices into `iface::ROUNDING_ENCODING` / `iface::SATURATION_ENCODING`.
+/// One-hot mode wires `m_rne … m_rto` (and `m_sra`, `m_srb`, `m_src` when the core takes
+/// random bits), `s_fin`, `s_prop`, `s_none`, `s_nonev4`; the port values are the indices
+/// into `iface::ROUNDING_ENCODING` / `iface::SATURATION_ENCODING`.
 fn modes(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
-    let det = &ROUNDING_ENCODING[..DETERMINISTIC_ROUNDINGS];
-    let rm: Vec<String> = det
+    let n = req.random_bits();
+    let count = if n > 0 {
+        ROUNDING_ENCODING.len()
+    } else {
+        DETERMINISTIC_ROUNDINGS
+    };
+    let enc = &ROUNDING_ENCODING[..count];
+    let rm: Vec<String> = enc
         .iter()
         .enumerate()
         .map(|(i, n)| format!("{i} {n}"))
@@ -215,44 +252,46 @@ fn modes(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
         .map(|(i, n)| format!("{i} {n}"))
         .collect();
     t.comment(&format!(
-        "Modes (rm_i: {}, other values {}; sat_i: {})",
+        "Modes (rm_i: {}, other values {}; sat_i: {}){}",
         rm.join(", "),
-        det[0],
-        sat.join(", ")
+        enc[0],
+        sat.join(", "),
+        if n > 0 {
+            format!("; rnd_i: {n} random bits")
+        } else {
+            String::new()
+        }
     ));
-    // Every deterministic mode but the first (rne, the value of the other encodings).
-    let others: Vec<(String, Rounding)> = det[1..]
-        .iter()
-        .filter_map(|n| Some((format!("m_{n}"), Rounding::parse(n, 0).ok()?)))
-        .collect();
-    let first = format!("m_{}", det[0]);
+    // Every mode but the first (rne, the value of the other encodings).
+    let first = format!("m_{}", enc[0]);
     match req.rounding {
         RoundingSel::Dynamic => {
-            for (i, (n, _)) in others.iter().enumerate() {
+            let mut names = Vec::new();
+            for (i, m) in enc.iter().enumerate().skip(1) {
+                let w = format!("m_{m}");
                 t.wire(
-                    n,
+                    &w,
                     1,
-                    &format!(
-                        "rm_i == {}",
-                        k(index_bits(DETERMINISTIC_ROUNDINGS), i as u64 + 1)
-                    ),
+                    &format!("rm_i == {}", k(index_bits(count), i as u64)),
                 );
+                names.push(w);
             }
-            let names: Vec<&str> = others.iter().map(|(n, _)| n.as_str()).collect();
             t.wire(&first, 1, &format!("~({})", names.join(" | ")));
         }
         RoundingSel::Fixed(r) => {
-            if r.random_bits() > 0 {
-                return Err(FormalError::Unsupported(
-                    "the reference covers the deterministic rounding modes (rne, rna, rtp, rtn, rtz, rto); stochastic rounding is not supported".into(),
-                ));
+            if r.random_bits() != n {
+                return Err(FormalError::Unsupported(format!(
+                    "rounding {r} with {n} random bits"
+                )));
             }
-            for (n, m) in &others {
-                t.wire(n, 1, b(r == *m));
+            for m in enc.iter().skip(1) {
+                t.wire(&format!("m_{m}"), 1, b(r.name() == *m));
             }
-            t.wire(&first, 1, b(r.name() == det[0]));
+            t.wire(&first, 1, b(r.name() == enc[0]));
         }
     }
+    t.sr_bits = n;
+    t.rto_ieee = req.options.rto_overflow == golden::RtoOverflow::Ieee;
     let smodes = SATURATION_ENCODING
         .iter()
         .filter_map(|n| Saturation::parse(n).ok());
@@ -281,7 +320,7 @@ fn rounder(
 ) -> Result<(), FormalError> {
     if !f.has_subnormals() {
         return Err(FormalError::Unsupported(format!(
-            "the reference rounder does not cover the e8m0 family (result format {})",
+            "the reference rounder does not cover the e8m0 family (result format {}): e8m0 has no zero and no subnormal range, so the plain rounder's quantum max(e, emin) - (P-1) does not apply; verify such cores by simulation (fp8gen verify)",
             f.name()
         )));
     }
@@ -341,8 +380,12 @@ fn rounder(
         format!("(r_s != 1'b0) & (r_qp[0] ^ {})", b(c))
     };
     t.wire("r_odd", 1, &odd);
-    let away = "(m_rne & (r_gt | (r_eq & r_odd))) | (m_rna & (r_gt | r_eq)) | (m_rtp & r_nz & ~a_sign) | (m_rtn & r_nz & a_sign) | (m_rto & r_nz & ~r_odd)";
-    t.wire("r_away", 1, away);
+    let mut away = "(m_rne & (r_gt | (r_eq & r_odd))) | (m_rna & (r_gt | r_eq)) | (m_rtp & r_nz & ~a_sign) | (m_rtn & r_nz & a_sign) | (m_rto & r_nz & ~r_odd)".to_string();
+    if t.sr_bits > 0 {
+        let sr = stochastic_away(t, "r", "r_rem", w, "r_sh");
+        away.push_str(&format!(" | {sr}"));
+    }
+    t.wire("r_away", 1, &away);
     t.wire(
         "r_sr",
         p + 1,
@@ -394,11 +437,13 @@ fn rounder(
                         b(((q + f.bias) & 1) != 0).to_string()
                     };
                     t.wire("u_odd", 1, &odd_u);
-                    t.wire(
-                        "u_away",
-                        1,
-                        "(m_rne & (u_gt | (u_eq & u_odd))) | (m_rna & (u_gt | u_eq)) | (m_rtp & u_nz & ~a_sign) | (m_rtn & u_nz & a_sign) | (m_rto & u_nz & ~u_odd)",
-                    );
+                    let mut away = "(m_rne & (u_gt | (u_eq & u_odd))) | (m_rna & (u_gt | u_eq)) | (m_rtp & u_nz & ~a_sign) | (m_rtn & u_nz & a_sign) | (m_rto & u_nz & ~u_odd)".to_string();
+                    if t.sr_bits > 0 {
+                        let sr =
+                            stochastic_away(t, "u", "u_rem", shu, &k(bits(shu as u64), shu as u64));
+                        away.push_str(&format!(" | {sr}"));
+                    }
+                    t.wire("u_away", 1, &away);
                 }
                 t.wire(
                     "u_sum",
@@ -463,7 +508,9 @@ fn rounder(
         _ => None,
     };
     let has_nan = f.has_nan();
-    let tow_extra = if !f.signed && f.specials == Specials::P3109Extended {
+    let tow_extra = if (!f.signed && f.specials == Specials::P3109Extended) || t.rto_ieee {
+        // Round-to-odd toward the finite range: unsigned extended formats (P3109 §4.7.5), or
+        // every format with `--rto-overflow ieee` (SoftFloat `round_odd`: the largest finite).
         " | m_rto"
     } else {
         ""
@@ -568,6 +615,201 @@ fn rounder(
     Ok(())
 }
 
+/// The stochastic roundings' away decisions (P3109 v4.0 §4.7.4, StochasticA/B/C with N random
+/// bits `rnd_i`) for the discarded fraction ν = `rem` / 2^`sh` (`rem` has `w` bits, `sh` is
+/// a Verilog expression): wires `<pre>_sra`, `<pre>_srb`, `<pre>_src`; returns their
+/// disjunction under the mode wires.
+///
+/// * A: away iff ⌊ν·2^N⌋ + R ≥ 2^N;
+/// * B: away iff ⌊ν·2^(N+1)⌋ + 2R + 1 ≥ 2^(N+1);
+/// * C: away iff RoundNearestTiesEven(ν·2^N) + R ≥ 2^N.
+fn stochastic_away(t: &mut Text, pre: &str, rem: &str, w: u32, sh: &str) -> String {
+    let n = t.sr_bits;
+    let ww = w + n + 1;
+    t.comment(&format!(
+        "Stochastic rounding (P3109 §4.7.4): {pre}_hi = floor(nu * 2^(N+1)) for nu = {rem} / 2^{pre}_sh, N = {n}"
+    ));
+    t.wire(
+        &format!("{pre}_rn"),
+        ww,
+        &format!("{{{rem}, {}}}", k(n + 1, 0)),
+    );
+    t.wire(&format!("{pre}_hi"), ww, &format!("{pre}_rn >> ({sh})"));
+    t.wire(
+        &format!("{pre}_below"),
+        1,
+        &format!("({pre}_rn & ~({{{ww}{{1'b1}}}} << ({sh}))) != {}", k(ww, 0)),
+    );
+    // floor(nu * 2^N) is {pre}_hi[N:1]; {pre}_hi[0] is the half bit of nu * 2^N.
+    t.wire(
+        &format!("{pre}_suma"),
+        n + 1,
+        &format!("{{1'b0, {pre}_hi[{n}:1]}} + {{1'b0, rnd_i}}"),
+    );
+    t.wire(&format!("{pre}_sra"), 1, &format!("{pre}_suma[{n}]"));
+    t.wire(
+        &format!("{pre}_sumb"),
+        n + 2,
+        &format!("{{1'b0, {pre}_hi[{n}:0]}} + {{1'b0, rnd_i, 1'b1}}"),
+    );
+    t.wire(&format!("{pre}_srb"), 1, &format!("{pre}_sumb[{}]", n + 1));
+    t.wire(
+        &format!("{pre}_rnite"),
+        n + 1,
+        &format!(
+            "{{1'b0, {pre}_hi[{n}:1]}} + {{{n}'d0, {pre}_hi[0] & ({pre}_below | {pre}_hi[1])}}"
+        ),
+    );
+    t.wire(
+        &format!("{pre}_sumc"),
+        n + 2,
+        &format!("{{1'b0, {pre}_rnite}} + {{2'b00, rnd_i}}"),
+    );
+    t.wire(
+        &format!("{pre}_src"),
+        1,
+        &format!("{pre}_sumc[{}] | {pre}_sumc[{n}]", n + 1),
+    );
+    format!("(m_sra & {pre}_sra) | (m_srb & {pre}_srb) | (m_src & {pre}_src)")
+}
+
+/// `a · S` of an operand `a` and a power-of-two block scale `S` (golden::mul_exact of the
+/// two decoded values): wires `<o>_nan`, `<o>_inv` (0 · Inf), `<o>_inf`, `<o>_zero`,
+/// `<o>_sign`, `<o>_sig` = a_sig · s_sig and `<o>_sh` = a_sh + s_sh.
+fn scaled_operand(
+    t: &mut Text,
+    o: &str,
+    (a, oa): (&str, &Operand),
+    (s, os): (&str, &Operand),
+) -> Operand {
+    t.comment(&format!(
+        "{o} = {a} * {s} (block scale, P3109 §5.5): exact, NaN for 0 * Inf"
+    ));
+    t.wire(&format!("{o}_nan"), 1, &format!("{a}_nan | {s}_nan"));
+    t.wire(
+        &format!("{o}_inv"),
+        1,
+        &format!("~{o}_nan & (({a}_inf & {s}_zero) | ({a}_zero & {s}_inf))"),
+    );
+    t.wire(
+        &format!("{o}_inf"),
+        1,
+        &format!("~{o}_nan & ~{o}_inv & ({a}_inf | {s}_inf)"),
+    );
+    t.wire(
+        &format!("{o}_zero"),
+        1,
+        &format!("~{o}_nan & ~{o}_inv & ~{o}_inf & ({a}_zero | {s}_zero)"),
+    );
+    t.wire(&format!("{o}_sign"), 1, &format!("{a}_sign ^ {s}_sign"));
+    let p = oa.p + os.p;
+    t.wire(
+        &format!("{o}_sig"),
+        p,
+        &format!(
+            "{{{{{}{{1'b0}}}}, {a}_sig}} * {{{{{}{{1'b0}}}}, {s}_sig}}",
+            os.p, oa.p
+        ),
+    );
+    let sw = oa.sh_width.max(os.sh_width) + 1;
+    t.wire(
+        &format!("{o}_sh"),
+        sw,
+        &format!(
+            "{{{{{}{{1'b0}}}}, {a}_sh}} + {{{{{}{{1'b0}}}}, {s}_sh}}",
+            sw - oa.sh_width,
+            sw - os.sh_width
+        ),
+    );
+    Operand {
+        p,
+        sh_max: oa.sh_max + os.sh_max,
+        sh_width: sw,
+        qmin: oa.qmin + os.qmin,
+    }
+}
+
+/// P3109 §5.1.2 ωBlockProject's value (golden::convert_scaled): the element `z` divided by
+/// the scale `s` (decoded operands `z`, `s`, with `z_snan`), as the rounder's inputs `a_*`
+/// in a window `a_m · 2^lw` holding every quotient and 1. Returns `(w, lw)`.
+///
+/// NaN element or scale: NaN; S = 0: +0; S = ±Inf: ±1 for a nonzero element, +0 for a zero
+/// one; an infinite element: ±Inf; otherwise `z_sig · 2^(qz + z_sh − qs − s_sh)` (a nonzero
+/// scale has significand 1).
+fn scaled_quotient(t: &mut Text, oz: &Operand, os: &Operand, qr: i32) -> (u32, i32) {
+    let s_top = os.qmin as i64 + os.sh_max as i64;
+    let lw = (oz.qmin as i64 - s_top).min(qr as i64).min(0);
+    let c = oz.qmin as i64 - os.qmin as i64 - lw; // shift of z_sig when z_sh = s_sh = 0
+    let max_shift = oz.sh_max as i64 + c;
+    let w = (oz.p + max_shift as u32).max((-lw) as u32 + 1);
+    let shw = bits(max_shift as u64 + os.sh_max) + 1;
+    t.comment(&format!(
+        "Quotient z / S in a window: a_m * 2^({lw}), {w} bits; shift = z_sh + {c} - s_sh (never negative)"
+    ));
+    t.wire(
+        "q_shift",
+        shw,
+        &format!(
+            "{{{{{}{{1'b0}}}}, z_sh}} + {} - {{{{{}{{1'b0}}}}, s_sh}}",
+            shw - oz.sh_width,
+            k(shw, c as u64),
+            shw - os.sh_width
+        ),
+    );
+    t.wire(
+        "q_m",
+        w,
+        &format!("{{{{{}{{1'b0}}}}, z_sig}} << q_shift", w - oz.p),
+    );
+    t.comment("P3109 §5.1.2: NaN if S or z is NaN; +0 if S = 0 or (z = 0 and S = Inf); +-1 if S = Inf; else z / S");
+    t.wire("a_nan", 1, "z_nan | s_nan");
+    t.wire("a_inv", 1, "z_snan");
+    t.wire("q_pos0", 1, "s_zero | (z_zero & s_inf)");
+    t.wire("q_one", 1, "~a_nan & s_inf & ~z_zero");
+    t.wire("a_zero", 1, "~a_nan & (s_zero | z_zero)");
+    t.wire("a_inf", 1, "~a_nan & ~a_zero & ~s_inf & z_inf");
+    t.wire("a_sign", 1, "q_pos0 ? 1'b0 : (z_sign ^ s_sign)");
+    let one = format!("{{{{{}{{1'b0}}}}, 1'b1}} << {}", w - 1, -lw);
+    t.wire("a_m", w, &format!("q_one ? ({one}) : q_m"));
+    (w, lw as i32)
+}
+
+/// The `--ftz` output flush (golden::flush_result): a subnormal code of `f` in `code`
+/// (exponent field 0, trailing field nonzero) becomes zero, of its sign when `f` has −0,
+/// with underflow and inexact. Wires `ftz_code`, `ftz_flags` (from `res_flags`).
+fn flush_result(t: &mut Text, f: &Format, code: &str) {
+    let man = f.man_bits();
+    let mb = f.mag_bits();
+    let kk = f.k;
+    t.comment(&format!(
+        "--ftz: a subnormal result code of {} is flushed to zero with underflow and inexact",
+        f.name()
+    ));
+    let sub = if f.has_subnormals() && man > 0 {
+        format!(
+            "({code}[{}:{man}] == {}) & ({code}[{}:0] != {})",
+            mb - 1,
+            k(mb - man, 0),
+            man - 1,
+            k(man, 0)
+        )
+    } else {
+        "1'b0".to_string()
+    };
+    t.wire("ftz_sub", 1, &sub);
+    let zero = if f.has_neg_zero() {
+        format!("{code} & {}", k(kk, f.sign_bit() as u64))
+    } else {
+        k(kk, 0)
+    };
+    t.wire("ftz_code", kk, &format!("ftz_sub ? ({zero}) : {code}"));
+    t.wire(
+        "ftz_flags",
+        4,
+        "ftz_sub ? (res_flags | 4'b0011) : res_flags",
+    );
+}
+
 /// Places `<n>_sig << (<n>_sh + off)` into a `w`-bit window, as wire `name`.
 fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), off: u64, w: u32) {
     let sw = bits(sh_max + off).max(shw);
@@ -588,7 +830,8 @@ fn place(t: &mut Text, name: &str, n: &str, (p, shw, sh_max): (u32, u32, u64), o
 /// exhaustive `match`, so a new unit must say here whether it has a reference).
 pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
     match unit {
-        Unit::Mul
+        Unit::Decode
+        | Unit::Mul
         | Unit::Fma
         | Unit::Project
         | Unit::Convert
@@ -596,55 +839,51 @@ pub fn check_unit(unit: Unit) -> Result<(), FormalError> {
         | Unit::Quantize
         | Unit::Dot
         | Unit::Mac => Ok(()),
-        Unit::Decode => Err(FormalError::Unsupported(format!(
-            "prove covers mul, fma, project, convert, add, quantize, dot and mac, not {unit}; verify other units by simulation (fp8gen verify)"
-        ))),
     }
 }
 
-/// Generates the reference core of `req` (unit `mul`, `fma`, `project` or `convert`; deterministic
-/// rounding; any saturation; fixed or run-time modes; result formats with subnormals, i.e.
-/// every family but e8m0; no `--ftz`). It is combinational and has the ports of the
-/// optimized 0-stage core of the same request (same names, widths, roles, order).
+/// Generates the reference core of `req` (every unit [`check_unit`] accepts; every rounding,
+/// stochastic ones included; any saturation; fixed or run-time modes; block scales; `--ftz`,
+/// `--no-flags`, `--rto-overflow`, `--tininess`; result formats with subnormals, i.e. every
+/// family but e8m0). It is combinational and has the ports of the optimized 0-stage core of
+/// the same request (same names, widths, roles, order).
 pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError> {
     let comb = GenRequest {
         stages: 0,
         ..req.clone()
     };
     let opt = rtl::generate(&comb).map_err(|e| FormalError::Generate(e.to_string()))?;
-    if req.random_bits() > 0 {
-        return Err(FormalError::Unsupported(
-            "the reference covers the deterministic rounding modes only (no stochastic rounding, no rnd_i port)".into(),
-        ));
-    }
-    if req.options.ftz || req.options.no_flags {
-        return Err(FormalError::Unsupported(
-            "the reference does not implement --ftz or --no-flags; verify such cores by simulation (exhaustive for mul)".into(),
-        ));
-    }
-    if req.options.rto_overflow != golden::RtoOverflow::P3109 {
-        return Err(FormalError::Unsupported(
-            "the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation".into(),
-        ));
-    }
-    if req.unit == Unit::Quantize {
-        return quantize_reference(req, &opt);
-    }
-    if (req.formats.scale.is_some() && req.unit != Unit::Dot) || req.options.acc_guard > 0 {
-        return Err(FormalError::Unsupported(
-            "the reference does not implement block scales or the exact accumulator; verify such cores by simulation (fp8gen verify)".into(),
-        ));
-    }
     check_unit(req.unit)?;
+    match req.unit {
+        Unit::Quantize => return quantize_reference(req, &opt),
+        Unit::Decode => return decode_reference(req, &opt),
+        _ => {}
+    }
     let top = format!("ref_{}", opt.top);
     let mut t = Text::new();
     let fr = req.formats.r;
+    // The flags output: the rounder's, or after a --ftz flush.
+    let mut flags = "res_flags";
     match req.unit {
         Unit::Mul | Unit::Fma => {
             let fx = req.formats.x;
             let fy = req.formats.y.unwrap_or(fx);
-            let ox = decode_operand(&mut t, &fx, "x_i", "x")?;
-            let oy = decode_operand(&mut t, &fy, "y_i", "y")?;
+            // mul --ftz flushes the operands; fma --ftz the addend z only (golden::fma_tail).
+            let ftz_xy = req.options.ftz && req.unit == Unit::Mul;
+            let ox = decode_operand_ftz(&mut t, &fx, "x_i", "x", ftz_xy)?;
+            let oy = decode_operand_ftz(&mut t, &fy, "y_i", "y", ftz_xy)?;
+            // With block scales the operands are x·Sx and y·Sy (wires `xs_*`, `ys_*`).
+            let (xn, yn, ox, oy) = match req.formats.scale {
+                Some(sf) => {
+                    let osx = decode_operand(&mut t, &sf, "sx_i", "sx")?;
+                    let osy = decode_operand(&mut t, &sf, "sy_i", "sy")?;
+                    let a = scaled_operand(&mut t, "xs", ("x", &ox), ("sx", &osx));
+                    let b = scaled_operand(&mut t, "ys", ("y", &oy), ("sy", &osy));
+                    ("xs", "ys", a, b)
+                }
+                None => ("x", "y", ox, oy),
+            };
+            let scaled = req.formats.scale.is_some();
             modes(&mut t, req)?;
             t.comment("Exact product: integer significands multiplied, shifts added (IEEE 754 §7.2 for 0 * Inf)");
             let pp = ox.p + oy.p;
@@ -652,7 +891,7 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 "p_sig",
                 pp,
                 &format!(
-                    "{{{{{}{{1'b0}}}}, x_sig}} * {{{{{}{{1'b0}}}}, y_sig}}",
+                    "{{{{{}{{1'b0}}}}, {xn}_sig}} * {{{{{}{{1'b0}}}}, {yn}_sig}}",
                     oy.p, ox.p
                 ),
             );
@@ -661,24 +900,39 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 "p_sh",
                 psw,
                 &format!(
-                    "{{{{{}{{1'b0}}}}, x_sh}} + {{{{{}{{1'b0}}}}, y_sh}}",
+                    "{{{{{}{{1'b0}}}}, {xn}_sh}} + {{{{{}{{1'b0}}}}, {yn}_sh}}",
                     psw - ox.sh_width,
                     psw - oy.sh_width
                 ),
             );
-            t.wire("p_nan_in", 1, "x_nan | y_nan");
+            if scaled {
+                // golden::mul_scaled: x·Sx and y·Sy are NaN (invalid for 0 · Inf) on their
+                // own; the product of two non-NaN factors as for plain operands.
+                t.wire("p_nan_in", 1, "xs_nan | ys_nan | xs_inv | ys_inv");
+                t.wire(
+                    "p_inv",
+                    1,
+                    "xs_inv | ys_inv | (~p_nan_in & ((xs_inf & ys_zero) | (xs_zero & ys_inf)))",
+                );
+            } else {
+                t.wire("p_nan_in", 1, "x_nan | y_nan");
+                t.wire(
+                    "p_inv",
+                    1,
+                    "~p_nan_in & ((x_inf & y_zero) | (x_zero & y_inf))",
+                );
+            }
             t.wire(
-                "p_inv",
+                "p_inf",
                 1,
-                "~p_nan_in & ((x_inf & y_zero) | (x_zero & y_inf))",
+                &format!("~p_nan_in & ~p_inv & ({xn}_inf | {yn}_inf)"),
             );
-            t.wire("p_inf", 1, "~p_nan_in & ~p_inv & (x_inf | y_inf)");
             t.wire(
                 "p_zero",
                 1,
-                "~p_nan_in & ~p_inv & ~p_inf & (x_zero | y_zero)",
+                &format!("~p_nan_in & ~p_inv & ~p_inf & ({xn}_zero | {yn}_zero)"),
             );
-            t.wire("p_sign", 1, "x_sign ^ y_sign");
+            t.wire("p_sign", 1, &format!("{xn}_sign ^ {yn}_sign"));
             let lp = ox.qmin + oy.qmin;
             let p_sh_max = ox.sh_max + oy.sh_max;
             if req.unit == Unit::Mul {
@@ -703,11 +957,18 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                     req.options.tininess,
                     req.options.nonan_code,
                 )?;
-                t.line("  assign r_o = res_code;");
+                if req.options.ftz {
+                    flush_result(&mut t, &fr, "res_code");
+                    t.line("  assign r_o = ftz_code;");
+                    flags = "ftz_flags";
+                } else {
+                    t.line("  assign r_o = res_code;");
+                }
             } else {
-                // z in its format (P3109 FMA<fx, fy, fz, fr>), the result rounded to fr
+                // z in its format (P3109 FMA<fx, fy, fz, fr>), the result rounded to fr; --ftz
+                // (binary32 z and result only, rtl::validate) flushes a subnormal z to zero
                 let fz = rtl::units::modes::z_format(req);
-                let oz = decode_operand(&mut t, &fz, "z_i", "z")?;
+                let oz = decode_operand_ftz(&mut t, &fz, "z_i", "z", req.options.ftz)?;
                 if fz.specials == Specials::Ieee && fz.k >= 16 {
                     // binary32/16, bfloat16: a NaN with a clear top trailing bit is signaling
                     t.wire("z_snan", 1, &format!("z_nan & ~z_t[{}]", fz.man_bits() - 1));
@@ -759,13 +1020,20 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                     req.options.tininess,
                     req.options.nonan_code,
                 )?;
+                let code = if req.options.ftz {
+                    flush_result(&mut t, &fr, "res_code");
+                    flags = "ftz_flags";
+                    "ftz_code"
+                } else {
+                    "res_code"
+                };
                 let ieee_zero = fx.has_neg_zero() && fy.has_neg_zero();
                 if ieee_zero || !fr.has_neg_zero() {
-                    t.line("  assign r_o = res_code;");
+                    t.line(&format!("  assign r_o = {code};"));
                 } else {
                     t.comment("Operands without -0 (P3109, FNUZ): every zero result is +0");
                     t.line(&format!(
-                        "  assign r_o = (res_code[{}:0] == {}) ? {} : res_code;",
+                        "  assign r_o = ({code}[{}:0] == {}) ? {} : {code};",
                         fr.k - 2,
                         k(fr.k - 1, 0),
                         k(fr.k, 0)
@@ -784,18 +1052,28 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 t.comment("Small formats: every NaN is quiet (OCP, P3109)");
                 t.wire("z_snan", 1, "1'b0");
             }
+            let scale = match req.formats.scale {
+                Some(sf) => Some(decode_operand(&mut t, &sf, "s_i", "s")?),
+                None => None,
+            };
             modes(&mut t, req)?;
             let qr = fr.emin() - fr.man_bits() as i32;
-            let lw = oz.qmin.min(qr);
-            let off = (oz.qmin - lw) as u64;
-            let w = (oz.p as u64 + oz.sh_max + off) as u32;
-            t.comment(&format!("Window: a_m * 2^({lw}), {w} bits"));
-            place(&mut t, "a_m", "z", (oz.p, oz.sh_width, oz.sh_max), off, w);
-            t.wire("a_nan", 1, "z_nan");
-            t.wire("a_inv", 1, "z_snan");
-            t.wire("a_inf", 1, "z_inf");
-            t.wire("a_zero", 1, "z_zero");
-            t.wire("a_sign", 1, "z_sign");
+            let w = if let Some(os) = scale {
+                scaled_quotient(&mut t, &oz, &os, qr)
+            } else {
+                let lw = oz.qmin.min(qr);
+                let off = (oz.qmin - lw) as u64;
+                let w = (oz.p as u64 + oz.sh_max + off) as u32;
+                t.comment(&format!("Window: a_m * 2^({lw}), {w} bits"));
+                place(&mut t, "a_m", "z", (oz.p, oz.sh_width, oz.sh_max), off, w);
+                t.wire("a_nan", 1, "z_nan");
+                t.wire("a_inv", 1, "z_snan");
+                t.wire("a_inf", 1, "z_inf");
+                t.wire("a_zero", 1, "z_zero");
+                t.wire("a_sign", 1, "z_sign");
+                (w, lw)
+            };
+            let (w, lw) = w;
             rounder(
                 &mut t,
                 &fr,
@@ -815,7 +1093,12 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
             )))
         }
     }
-    t.line("  assign flags_o = res_flags;");
+    if req.options.no_flags {
+        t.comment("--no-flags: the core has no flags_o port");
+        t.declared.push(flags.to_string());
+    } else {
+        t.line(&format!("  assign flags_o = {flags};"));
+    }
     t.line("  assign valid_o = valid_i;");
     let unused: Vec<String> = t.declared.clone();
     t.line("\n  // Helper bits a configuration does not read.");
@@ -861,6 +1144,137 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
         top: top.clone(),
         verilog: rtl::manifest::FileList(vec![format!("{top}.v")]),
         ..opt.manifest
+    };
+    Ok(GeneratedCore {
+        verilog: v,
+        manifest,
+        top,
+        depth: 0,
+    })
+}
+
+/// The reference of a `decode` core: the class from the family's codes, the exact value
+/// `sig · 2^(qmin + sh)` of [`decode_operand`], `⌊log2 |v|⌋` from a loop over the
+/// significand's bits, and `r_o` (when the core has it: every value exact in binary32) as the
+/// projection of the exact value to binary32 by the plain rounder (rne, satnone, so exact).
+fn decode_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<GeneratedCore, FormalError> {
+    let f = req.formats.x;
+    let top = format!("ref_{}", opt.top);
+    let port = |name: &str| opt.manifest.ports.iter().find(|p| p.name == name);
+    let ew = port("exp_o")
+        .map(|p| p.width)
+        .ok_or_else(|| FormalError::Generate("the decode core has no exp_o port".into()))?;
+    let mut t = Text::new();
+    let o = decode_operand(&mut t, &f, "x_i", "x")?;
+    let man = f.man_bits();
+    let p = f.p;
+    let sub = if f.has_subnormals() && man > 0 {
+        format!(
+            "~x_nan & (x_eb == {}) & (x_t != {})",
+            k(f.exp_bits(), 0),
+            k(man, 0)
+        )
+    } else {
+        "1'b0".to_string()
+    };
+    t.comment("Class {nan, inf, zero, subnormal} (normal = 0)");
+    t.wire("x_sub", 1, &sub);
+    t.wire("x_finite_nz", 1, "~x_nan & ~x_inf & ~x_zero");
+    t.line("  assign class_o = {x_nan, x_inf, x_zero, x_sub};");
+    t.line("  assign sign_o = x_sign & ~x_nan;");
+    let pw = bits(p as u64) + 1;
+    t.comment("floor(log2 |v|) = qmin + x_sh + (position of the leading one of x_sig)");
+    if p == 1 {
+        t.wire("x_msb", pw, &k(pw, 0));
+    } else {
+        t.line(&format!("  reg [{}:0] x_msb;", pw - 1));
+        t.line("  integer d;");
+        t.line("  always @* begin");
+        t.line(&format!("    x_msb = {};", k(pw, 0)));
+        t.line(&format!("    for (d = 0; d < {p}; d = d + 1)"));
+        t.line(&format!("      if (x_sig[d]) x_msb = d[{}:0];", pw - 1));
+        t.line("  end");
+        t.declared.push("x_msb".into());
+    }
+    let ewide = 32;
+    t.wire(
+        "x_log2",
+        ewide,
+        &format!(
+            "$signed({{{{{}{{1'b0}}}}, x_sh}}) + $signed({{{{{}{{1'b0}}}}, x_msb}}) + $signed({})",
+            ewide - o.sh_width,
+            ewide - pw,
+            if o.qmin < 0 {
+                format!("-{ewide}'sd{}", -(o.qmin as i64))
+            } else {
+                format!("{ewide}'sd{}", o.qmin)
+            }
+        ),
+    );
+    t.line(&format!(
+        "  assign exp_o = x_finite_nz ? x_log2[{}:0] : {};",
+        ew - 1,
+        k(ew, 0)
+    ));
+    t.line(&format!(
+        "  assign sig_o = x_finite_nz ? (x_sig << ({} - x_msb)) : {};",
+        k(pw, (p - 1) as u64),
+        k(p, 0)
+    ));
+    if port("r_o").is_some() {
+        let b32 = Format::BINARY32;
+        modes(&mut t, req)?;
+        let qr = b32.emin() - b32.man_bits() as i32;
+        let lw = o.qmin.min(qr);
+        let off = (o.qmin - lw) as u64;
+        let w = (o.p as u64 + o.sh_max + off) as u32;
+        t.comment(&format!(
+            "r_o: the exact value projected to binary32 (rne, satnone); window a_m * 2^({lw}), {w} bits"
+        ));
+        place(&mut t, "a_m", "x", (o.p, o.sh_width, o.sh_max), off, w);
+        t.wire("a_nan", 1, "x_nan");
+        t.wire("a_inv", 1, "1'b0");
+        t.wire("a_inf", 1, "x_inf");
+        t.wire("a_zero", 1, "x_zero");
+        t.wire("a_sign", 1, "x_sign");
+        rounder(&mut t, &b32, w, lw, Tininess::AfterRounding, 0)?;
+        t.declared.push("res_flags".into());
+        t.line("  assign r_o = res_code;");
+    }
+    t.line("  assign valid_o = valid_i;");
+    unused_line(&mut t);
+    let ports: Vec<(bool, u32, String)> = opt
+        .manifest
+        .ports
+        .iter()
+        .map(|p| {
+            (
+                p.direction == rtl::manifest::Direction::Input,
+                p.width,
+                p.name.clone(),
+            )
+        })
+        .collect();
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "// Independent reference of {} (fp8gen-formal {}): the code's class and exact value, written from the format description.",
+        opt.top,
+        golden::VERSION
+    );
+    let _ = writeln!(
+        v,
+        "// Deliberately naive; shares nothing with the optimized datapath. Do not edit."
+    );
+    v.push_str("`default_nettype none\n");
+    v.push_str(&module_header(&top, &ports));
+    v.push_str(&t.body);
+    v.push_str("endmodule\n`default_nettype wire\n");
+    let manifest = Manifest {
+        generator: format!("fp8gen-formal {} (reference)", golden::VERSION),
+        top: top.clone(),
+        verilog: rtl::manifest::FileList(vec![format!("{top}.v")]),
+        ..opt.manifest.clone()
     };
     Ok(GeneratedCore {
         verilog: v,
@@ -975,11 +1389,20 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
         (true, fin.k, "z_i".to_string()),
         (true, sf.k, "s_i".to_string()),
     ];
+    let sr = req.random_bits();
     if dyn_rm {
-        eports.push((true, 3, "rm_i".to_string()));
+        let count = if sr > 0 {
+            ROUNDING_ENCODING.len()
+        } else {
+            DETERMINISTIC_ROUNDINGS
+        };
+        eports.push((true, index_bits(count), "rm_i".to_string()));
     }
     if dyn_sat {
         eports.push((true, 2, "sat_i".to_string()));
+    }
+    if sr > 0 {
+        eports.push((true, sr, "rnd_i".to_string()));
     }
     eports.push((false, fr.k, "r_o".to_string()));
     eports.push((false, 4, "flags_o".to_string()));
@@ -1140,6 +1563,9 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
         }
         if dyn_sat {
             conns.push(".sat_i(sat_i)".into());
+        }
+        if sr > 0 {
+            conns.push(format!(".rnd_i(rnd{i}_i)"));
         }
         conns.push(format!(".r_o(r{i}_o)"));
         conns.push(format!(".flags_o(f{i})"));

@@ -397,12 +397,327 @@ fn reference_add_is_exact_exhaustively_more_formats() {
     add_exhaustive(p("binary8p3se"), p("e4m3fnuz"), p("binary8p4ue"));
 }
 
-/// splitmix64: reproducible pseudo-random vectors.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// A well-mixed 64-bit hash of `i` (splitmix64), for sampled vectors.
+fn mix(i: u64) -> u64 {
+    let mut h = (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// `decode`: every code of one format of each family (ieee, fn, fnuz, p3109 finite and
+/// extended, nonan, e8m0, and a P3109 format whose values are not all binary32 values, so
+/// the core has no `r_o`): class, binary32 image, sign, exponent and significand.
+#[test]
+fn reference_decode_is_exact_exhaustively_for_every_family() {
+    for f in [
+        "e8m0",
+        "binary10p1se",
+        "e5m2",
+        "e4m3",
+        "e4m3fnuz",
+        "binary8p3uf",
+        "binary8p3se",
+        "e2m1",
+    ] {
+        let r = GenRequest::decode(p(f));
+        let core = formal::generate_reference(&r).expect("reference");
+        let l = lint(&core);
+        assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+        let k = r.formats.x.k;
+        let s = check(&r, 1 << k, |i, v| v[0] = i);
+        assert_eq!(s.vectors, 1 << k);
+    }
+}
+
+/// Stochastic rounding (rm_i values 6, 7, 8 = sra, srb, src with `rnd_i`): `project`
+/// binary32 → E4M3 on the structured sample, `mul` E4M3 on every pair, `quantize` (two
+/// bfloat16 elements) on random blocks, `convert` E4M3 → E2M1 on every code, each with every rounding encoding (the nine and the unused
+/// ones) and random `rnd_i` and saturation values.
+#[test]
+fn reference_stochastic_rounding_matches_the_golden_model() {
+    let mut r = req(
+        Unit::Project,
+        Format::BINARY32,
+        Format::BINARY32,
+        p("e4m3"),
+        true,
+    );
+    r.sr_bits = 3;
+    let core = formal::generate_reference(&r).expect("reference");
+    let l = lint(&core);
+    assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+    check(&r, 512 * 24 * 6 * 16, |i, v| {
+        let h = mix(i);
+        let j = i / 16;
+        let se = (j % 512) as u32;
+        let bit = ((j / 512) % 24) as u32;
+        let mant = match (j / 512 / 24) % 6 {
+            0 => 1u32 << bit,
+            1 => (1u32 << bit).wrapping_sub(1),
+            2 => (1u32 << bit) + 1,
+            3 => ((1u32 << bit) - 1) ^ 0x55_5555,
+            4 => !(1u32 << bit),
+            _ => (h >> 20) as u32,
+        } & 0x7f_ffff;
+        v[0] = ((se << 23) | mant) as u64;
+        v[1] = i % 16;
+        v[2] = (h >> 8) % 4;
+        v[3] = h % 8;
+    });
+
+    let mut r = req(Unit::Mul, p("e4m3"), p("e4m3"), p("e4m3"), true);
+    r.sr_bits = 2;
+    check(&r, (1 << 16) * 10, |i, v| {
+        let h = mix(i);
+        v[0] = i & 0xff;
+        v[1] = (i >> 8) & 0xff;
+        v[2] = 6 + (i >> 16) % 10;
+        v[3] = h % 4;
+        v[4] = (h >> 8) % 4;
+    });
+
+    // quantize: two bfloat16 elements → E4M3 with E8M0 scales, one rnd<i>_i per element.
+    let mut r = req(
+        Unit::Quantize,
+        Format::BFLOAT16,
+        Format::BFLOAT16,
+        p("e4m3"),
+        true,
+    );
+    r.formats.y = None;
+    r.formats.scale = Some(Format::E8M0);
+    r.options.block = iface::BlockShape {
+        n: 2,
+        policy: golden::ScalePolicy::Rceil,
+    };
+    r.sr_bits = 3;
+    check(&r, 1 << 20, |i, v| {
+        let h = mix(i);
+        v[0] = h & 0xffff;
+        // the second element near the first (ties and sticky bits after scaling) or anywhere
+        v[1] = if h & (1 << 63) != 0 {
+            (h & 0xffff) ^ ((h >> 16) & 0xf)
+        } else {
+            (h >> 16) & 0xffff
+        };
+        v[2] = (h >> 32) % 16;
+        v[3] = (h >> 36) % 4;
+        v[4] = (h >> 40) % 8;
+        v[5] = (h >> 44) % 8;
+    });
+
+    let mut r = req(Unit::Convert, p("e4m3"), p("e4m3"), p("e2m1"), true);
+    r.formats.y = None;
+    r.sr_bits = 4;
+    check(&r, 256 * 16 * 16 * 4, |i, v| {
+        v[0] = i & 0xff;
+        v[1] = (i >> 8) % 16;
+        v[2] = (i >> 16) % 4;
+        v[3] = (i >> 12) % 16;
+    });
+}
+
+/// `mul --ftz` (E4M3, and E5M2 → E2M3 where results are subnormal more often), `mul
+/// --no-flags` with `--rto-overflow ieee` and tininess before rounding (E5M2), on every pair ×
+/// every rounding × every saturation; `project` with `--rto-overflow ieee` and tininess
+/// before rounding on the structured sample; `convert` (every code) and `add` (every pair)
+/// with `--rto-overflow ieee`.
+#[test]
+fn reference_ftz_no_flags_rto_ieee_and_tininess_before_are_exact() {
+    let mut r = req(Unit::Mul, p("e4m3"), p("e4m3"), p("e4m3"), true);
+    r.options.ftz = true;
+    mul_exhaustive_req(&r);
+    let mut r = req(Unit::Mul, p("e5m2"), p("e5m2"), p("e2m3"), true);
+    r.options.ftz = true;
+    mul_exhaustive_req(&r);
+    let mut r = req(Unit::Mul, p("e5m2"), p("e5m2"), p("e5m2"), true);
+    r.options.no_flags = true;
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    r.options.tininess = golden::Tininess::BeforeRounding;
+    let core = formal::generate_reference(&r).expect("reference");
+    assert!(
+        !core.verilog.contains("wire [3:0] flags_o") && !core.verilog.contains("assign flags_o"),
+        "{}",
+        core.verilog
+    );
+    let l = lint(&core);
+    assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+    mul_exhaustive_req(&r);
+    let mut r = req(
+        Unit::Project,
+        Format::BINARY32,
+        Format::BINARY32,
+        p("e5m2"),
+        true,
+    );
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    r.options.tininess = golden::Tininess::BeforeRounding;
+    project_structured_req(&r, 6 * 24);
+    // convert and add take --rto-overflow ieee too: every input × every mode.
+    let mut r = req(Unit::Convert, p("binary8p3se"), p("e5m2"), p("e4m3"), true);
+    r.formats.y = None;
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    check(&r, 256 * 24, |i, v| {
+        v[0] = i & 0xff;
+        v[1] = (i >> 8) % 6;
+        v[2] = (i >> 8) / 6;
+    });
+    let mut r = req(Unit::Add, p("e5m2"), p("e5m2"), p("e5m2"), true);
+    r.options.rto_overflow = golden::RtoOverflow::Ieee;
+    mul_exhaustive_req(&r);
+}
+
+/// `fma --ftz` (E4M3): every (x, y) pair × 24 mode pairs with structured addends (subnormal
+/// ones among them, flushed) whose sums are often binary32 subnormals (flushed).
+#[test]
+fn reference_fma_ftz_is_exact_on_every_pair_with_structured_addends() {
+    let f = p("e4m3");
+    let mut r = req(Unit::Fma, f, f, Format::BINARY32, true);
+    r.options.ftz = true;
+    let core = formal::generate_reference(&r).expect("reference");
+    let l = lint(&core);
+    assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+    check(&r, (1 << 16) * 24, |i, v| {
+        let x = (i & 0xff) as u32;
+        let y = ((i >> 8) & 0xff) as u32;
+        let m = i >> 16;
+        let h = mix(i);
+        let z = match h % 4 {
+            // binary32 subnormals and values near 2^-126 (the flushed range)
+            0 => (h >> 8) as u32 & 0x80ff_ffff,
+            1 => {
+                ((h >> 8) as u32 & 0x8000_0000)
+                    | (((h >> 40) % 3) as u32) << 23
+                    | (h >> 12) as u32 & 0x7f_ffff
+            }
+            _ => addends(&f, &f, x, y, (h >> 16) % 400),
+        };
+        v[0] = x as u64;
+        v[1] = y as u64;
+        v[2] = z as u64;
+        v[3] = m % 6;
+        v[4] = m / 6;
+    });
+}
+
+/// Block scales: `mul` and `fma` with E8M0 scales and with the signed P3109 scale format
+/// binary8p1se (zero, ±Inf, NaN scales), `project` with E8M0 and binary8p1ue scales: every
+/// (x, y) pair (every binary32 exponent for project) against sampled scales (the extremes,
+/// the unit scale, NaN, random), random modes.
+#[test]
+fn reference_block_scales_match_the_golden_model() {
+    let e4m3 = p("e4m3");
+    for sf in [Format::E8M0, p("binary8p1se")] {
+        let mut r = req(Unit::Mul, e4m3, e4m3, e4m3, true);
+        r.formats.scale = Some(sf);
+        let core = formal::generate_reference(&r).expect("reference");
+        let l = lint(&core);
+        assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+        check(&r, (1 << 16) * 8, |i, v| {
+            let h = mix(i);
+            v[0] = i & 0xff;
+            v[1] = (i >> 8) & 0xff;
+            v[2] = scale_sample(&sf, h);
+            v[3] = scale_sample(&sf, h >> 16);
+            v[4] = (h >> 32) % 6;
+            v[5] = (h >> 40) % 4;
+        });
+        let mut r = req(Unit::Fma, e4m3, e4m3, Format::BINARY32, true);
+        r.formats.scale = Some(sf);
+        let core = formal::generate_reference(&r).expect("reference");
+        let l = lint(&core);
+        assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+        check(&r, (1 << 16) * 8, |i, v| {
+            let h = mix(i);
+            let (x, y) = ((i & 0xff) as u32, ((i >> 8) & 0xff) as u32);
+            v[0] = x as u64;
+            v[1] = y as u64;
+            v[2] = scale_sample(&sf, h);
+            v[3] = scale_sample(&sf, h >> 16);
+            // Addends around the unscaled product, or anywhere.
+            v[4] = if h & (1 << 60) != 0 {
+                addends(&e4m3, &e4m3, x, y, (h >> 44) % 400) as u64
+            } else {
+                (h >> 24) & 0xffff_ffff
+            };
+            v[5] = (h >> 32) % 6;
+            v[6] = (h >> 40) % 4;
+        });
+    }
+    for sf in [Format::E8M0, p("binary8p1ue")] {
+        let mut r = req(
+            Unit::Project,
+            Format::BINARY32,
+            Format::BINARY32,
+            e4m3,
+            true,
+        );
+        r.formats.scale = Some(sf);
+        let core = formal::generate_reference(&r).expect("reference");
+        let l = lint(&core);
+        assert!(l.trim().is_empty(), "{}:\n{l}", core.top);
+        check(&r, 512 * 256 * 8, |i, v| {
+            let h = mix(i);
+            let se = i % 512;
+            v[0] = (se << 23) | (h & 0x7f_ffff);
+            v[1] = ((i / 512) % 256) & sf.code_mask() as u64;
+            v[2] = (h >> 32) % 6;
+            v[3] = (h >> 40) % 4;
+        });
+    }
+}
+
+/// A scale code: the extremes, the unit scale, NaN, zero, ±Inf (where the format has them)
+/// or a random code.
+fn scale_sample(sf: &Format, h: u64) -> u64 {
+    let mask = sf.code_mask() as u64;
+    let one = sf.bias as u64;
+    match h % 8 {
+        0 => 0,
+        1 => mask,
+        2 => one,
+        3 => mask - 1,
+        4 => sf.sign_bit() as u64 | one,
+        _ => (h >> 3) & mask,
+    }
+}
+
+fn mul_exhaustive_req(r: &GenRequest) {
+    let (kx, ky) = (r.formats.x.k, r.formats.y.unwrap_or(r.formats.x).k);
+    let len = (1u64 << (kx + ky)) * 24;
+    let s = check(r, len, |i, v| {
+        v[0] = i & ((1 << kx) - 1);
+        v[1] = (i >> kx) & ((1 << ky) - 1);
+        let m = i >> (kx + ky);
+        v[2] = m % 6;
+        v[3] = m / 6;
+    });
+    assert_eq!(s.vectors, len);
+}
+
+fn project_structured_req(r: &GenRequest, patterns: u64) {
+    check(r, 512 * patterns * 24, |i, v| {
+        let m = i % 24;
+        let j = i / 24;
+        let se = (j % 512) as u32;
+        let pat = j / 512;
+        let bit = (pat % 24) as u32;
+        let mant = match pat / 24 {
+            0 => 1u32 << bit,
+            1 => (1u32 << bit).wrapping_sub(1),
+            2 => (1u32 << bit) + 1,
+            3 => ((1u32 << bit) - 1) ^ 0x55_5555,
+            4 => !(1u32 << bit),
+            5 => 0,
+            _ => (pat as u32).wrapping_mul(0x9e37_79b9) >> 9,
+        } & 0x7f_ffff;
+        v[0] = ((se << 23) | mant) as u64;
+        v[1] = m % 6;
+        v[2] = m / 6;
+    });
 }
 
 /// `dot` of `n` elements `f x f` with optional E8M0 scales and binary32 addend through
