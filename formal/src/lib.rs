@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cnf;
+pub mod compose;
 pub mod prove;
 pub mod reference;
 pub mod tools;

@@ -145,6 +145,10 @@ pub struct ProofReport {
     pub counterexample: Option<CexReport>,
     /// The build directory, when kept.
     pub work_dir: Option<PathBuf>,
+    /// The lemmas of a compositional proof ([`crate::compose`]), each with its verdict; the
+    /// report's verdict is Proven only if every lemma is. Empty for a single miter.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lemmas: Vec<crate::compose::Lemma>,
 }
 
 /// Two cores to compare; ports are matched by role (`rtl::manifest::Role`), so the names of
@@ -171,7 +175,7 @@ pub struct PairSpec {
     pub split: Option<(String, u32, u32)>,
 }
 
-fn decl(p: &Port, prefix: &str) -> String {
+pub(crate) fn decl(p: &Port, prefix: &str) -> String {
     if p.width == 1 {
         format!("{prefix}{}", p.name)
     } else {
@@ -179,7 +183,11 @@ fn decl(p: &Port, prefix: &str) -> String {
     }
 }
 
-fn matching<'a>(ports: &'a [Port], p: &Port, what: &str) -> Result<&'a Port, FormalError> {
+pub(crate) fn matching<'a>(
+    ports: &'a [Port],
+    p: &Port,
+    what: &str,
+) -> Result<&'a Port, FormalError> {
     let m = ports
         .iter()
         .find(|q| q.role == p.role && q.index == p.index && q.direction == p.direction)
@@ -247,19 +255,19 @@ fn moved(p: &mut Option<PathBuf>, from: &Path, to: &Path) {
 /// proof ends ([`iface::outdir`]: it must be new, empty or an earlier proof's). Removed if the
 /// proof fails. `dir` is always a directory this run created ([`work_dir`],
 /// `OutDir::stage`), so the removals below never touch a user's directory.
-struct Work {
-    dir: iface::outdir::FreshDir,
+pub(crate) struct Work {
+    pub(crate) dir: iface::outdir::FreshDir,
     out: Option<iface::outdir::OutDir>,
     done: bool,
 }
 
 impl Work {
-    fn keep(&self) -> bool {
+    pub(crate) fn keep(&self) -> bool {
         self.out.is_some()
     }
 
     /// Puts a kept directory in place (paths in `report` follow it) or removes a temporary one.
-    fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
+    pub(crate) fn finish(mut self, report: &mut ProofReport) -> Result<(), FormalError> {
         self.done = true;
         match self.out.take() {
             None => self.dir.remove(),
@@ -284,7 +292,7 @@ impl Drop for Work {
 }
 
 /// A fresh work directory (kept or temporary).
-fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
+pub(crate) fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
     if let Some(d) = &opts.work_dir {
         let out = keep_rule_prepare(&d.join(tag))?;
         let dir = out.stage().map_err(out_err)?;
@@ -306,7 +314,7 @@ fn work_dir(opts: &ProveOptions, tag: &str) -> Result<Work, FormalError> {
     })
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), FormalError> {
     let p = dir.join(name);
     std::fs::write(&p, text).map_err(|e| FormalError::Io(format!("writing {}", p.display()), e))
 }
@@ -653,7 +661,11 @@ pub const CUBE_BITS: u32 = 4;
 
 /// Runs a yosys script in `dir` (no verdict: an artifact-producing step); an error with the
 /// log's tail when yosys fails.
-fn run_yosys_script(dir: &Path, script: &str, timeout_secs: u64) -> Result<f64, FormalError> {
+pub(crate) fn run_yosys_script(
+    dir: &Path,
+    script: &str,
+    timeout_secs: u64,
+) -> Result<f64, FormalError> {
     let exe = tools::find_yosys().map_err(FormalError::Tool)?;
     let t0 = Instant::now();
     let mut cmd = Command::new(&exe);
@@ -1043,6 +1055,7 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
         detail: run.detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)
@@ -1251,6 +1264,7 @@ pub fn prove_pipeline(
         detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)
@@ -1401,6 +1415,16 @@ pub fn prove_core_against_reference(
     opts: &ProveOptions,
 ) -> Result<ProofReport, FormalError> {
     let reference = generate_reference(req)?;
+    if crate::compose::applies(req, opts) {
+        let mut report = crate::compose::prove_quantize(req, gold, &reference, opts)?;
+        if opts.replay {
+            if let Some(c) = &report.counterexample {
+                report.counterexample =
+                    Some(replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?);
+            }
+        }
+        return Ok(report);
+    }
     let spec = PairSpec {
         gold_verilog: gold.verilog.clone(),
         gold_top: gold.top.clone(),
