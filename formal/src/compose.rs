@@ -24,7 +24,7 @@ use rtl::manifest::{Direction, Port, Role};
 use rtl::{GenRequest, GeneratedCore};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -472,11 +472,16 @@ pub fn prove_quantize(
         })
     };
     let next = AtomicUsize::new(0);
+    // A real counterexample settles the verdict: the lemmas not started by then are skipped.
+    let stop = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<(Outcome, Option<Outcome>), FormalError>>>> =
         Mutex::new((0..goals.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, goals.len()) {
             s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= goals.len() {
                     break;
@@ -491,6 +496,14 @@ pub fn prove_quantize(
                         Ok((o, None))
                     }
                 });
+                let real = match &r {
+                    Ok((o, None)) => o.verdict == Verdict::Refuted && g.lemma != "C",
+                    Ok((_, Some(again))) => again.verdict == Verdict::Refuted,
+                    Err(_) => true,
+                };
+                if real {
+                    stop.store(true, Ordering::Relaxed);
+                }
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);
                 }
@@ -508,8 +521,18 @@ pub fn prove_quantize(
     let mut seconds = t_yosys;
     let mut largest: Option<String> = None;
     for (g, r) in goals.iter().zip(results) {
-        let (first, second) =
-            r.unwrap_or_else(|| Err(FormalError::Tool(format!("lemma {} was not run", g.lemma))))?;
+        let Some(r) = r else {
+            lemmas.push(Lemma {
+                name: g.lemma.clone(),
+                statement: g.statement.clone(),
+                verdict: Verdict::NoVerdict,
+                seconds: 0.0,
+                problem: None,
+                detail: Some("not run: another lemma was refuted".into()),
+            });
+            continue;
+        };
+        let (first, second) = r?;
         seconds += first.seconds + second.as_ref().map_or(0.0, |o| o.seconds);
         if g.lemma == "A" {
             largest = first.problem.clone();
