@@ -1,26 +1,28 @@
 //! The compositional proof of a block quantizer (`quantize` with N > 1 elements).
 //!
 //! The flat miter of a 32-element quantizer against its reference gives the solver 32
-//! element datapaths tied together by the block maximum; it is split into lemmas on one
-//! miter, each solved by CaDiCaL on its own cone of influence ([`crate::cnf::Aig::cone`]):
+//! element datapaths tied together by the block maximum (binary32 → E4M3, N = 32: 1.47 M AND
+//! gates, no verdict from CaDiCaL within 20 minutes). It is split into lemmas on one miter of
+//! the two cores with cuts, each lemma solved by CaDiCaL on its own cone of influence
+//! ([`crate::cnf::Aig::cone`]). In both cores the scale wire (optimized `scale_code`,
+//! reference `s_code`) and each element's flags wire (`z<k>_flags`, `f<k>`) are cut: driven
+//! by inputs shared by both cores, their original drivers tapped ([`cut_wire`],
+//! [`tap_wire`]).
 //!
-//! * **(A) scale**: the whole cores, every input free; compared: `s_o`, `valid_o` and the
-//!   scale wire itself (optimized `scale_code`, reference `s_code`).
-//! * **(B_k) element k** (k = 0 … N−1): both cores with their scale wire cut (its driver
-//!   replaced by one free input shared by both cores); compared: `r<k>_o` and element k's
-//!   flags wire (optimized `z<k>_flags`, reference `f<k>`), for every input and every scale
-//!   value. Where that fails, the same comparison with the cut fed by the reference's own
-//!   scale of the block (a counterexample of this form is a real block).
-//! * **(C) flags**: both cores with every element's flags wire cut to free inputs shared by
-//!   both; compared: `flags_o`.
+//! * **(A) scale**: the scale wire's driver and `valid_o` equal on every input.
+//! * **(B_k) element k** (k = 0 … N−1): `r<k>_o` and the driver of element k's flags wire
+//!   equal on every input and every value of the cut wires. Where that fails, the same
+//!   comparison with the scale cut fed by the reference's own scale of the block (a
+//!   counterexample of this form is a real block).
+//! * **(C) flags**: `flags_o` and `s_o` equal on every input and every value of the cut wires.
 //!
-//! A cut core computes exactly the original core when its cut input carries the value the
-//! cut wire had (the cut only replaces that wire's driver: [`cut_wire`]), so (A), (B_k) for
-//! every k and (C) together give every output of the cores equal on every input: the scale
-//! wires agree by (A); fed with that common value the elements and their flags agree by
-//! (B_k); fed with those common flags `flags_o` agrees by (C).
+//! A cut core computes exactly the original core when each cut input carries the value of
+//! its wire's original driver (the cut only replaces that wire's driver), so (A), (B_k) for
+//! every k and (C) give every output of the cores equal on every input: the scale wires agree
+//! by (A); fed with that common scale the elements and their flags agree by (B_k); fed with
+//! the common scale and flags, `flags_o` and `s_o` agree by (C).
 
-use rtl::manifest::{Direction, Port, Role};
+use rtl::manifest::{Direction, Role};
 use rtl::{GenRequest, GeneratedCore};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -162,14 +164,6 @@ pub fn tap_wire(v: &str, top: &str, name: &str, port: &str) -> Result<String, Fo
     Ok(out)
 }
 
-/// Module `top` of `v` alone, renamed `new`, and the rest of `v` (its other modules).
-fn split_module(v: &str, top: &str, new: &str) -> Result<(String, String), FormalError> {
-    let (start, end) = module_span(v, top)?;
-    let m = v[start..end].replacen(&format!("module {top} ("), &format!("module {new} ("), 1);
-    let rest = format!("{}{}", &v[..start], &v[end..]);
-    Ok((m + "\n", rest))
-}
-
 /// The lemma outputs of the miter: (output name, lemma name, statement).
 struct Goal {
     output: String,
@@ -201,38 +195,20 @@ pub fn prove_quantize(
     let (gt, rt) = (gold.top.as_str(), reference.top.as_str());
     let sk = req.formats.scale.map_or(8, |f| f.k);
 
-    // The variants: (A) taps of the scale wires, (B) scale cut + taps of the element flags,
-    // (C) element flags cut.
-    let ga = tap_wire(&gold.verilog, gt, GOLD_SCALE, "lemma_scale_o")?;
-    let ra = tap_wire(&reference.verilog, rt, REF_SCALE, "lemma_scale_o")?;
-    let mut gb = cut_wire(&gold.verilog, gt, GOLD_SCALE, "lemma_scale_i")?;
-    let mut rb = cut_wire(&reference.verilog, rt, REF_SCALE, "lemma_scale_i")?;
-    let mut gc = gold.verilog.clone();
-    let mut rc = reference.verilog.clone();
-    for k in 0..n {
-        gb = tap_wire(
-            &gb,
-            gt,
-            &format!("z{k}_flags"),
-            &format!("lemma_flags{k}_o"),
-        )?;
-        rb = tap_wire(&rb, rt, &format!("f{k}"), &format!("lemma_flags{k}_o"))?;
-        gc = cut_wire(
-            &gc,
-            gt,
-            &format!("z{k}_flags"),
-            &format!("lemma_flags{k}_i"),
-        )?;
-        rc = cut_wire(&rc, rt, &format!("f{k}"), &format!("lemma_flags{k}_i"))?;
-    }
-    let (ga_m, g_rest) = split_module(&ga, gt, &format!("{gt}_lemma_a"))?;
-    let (gb_m, _) = split_module(&gb, gt, &format!("{gt}_lemma_b"))?;
-    let (gc_m, _) = split_module(&gc, gt, &format!("{gt}_lemma_c"))?;
-    let (ra_m, r_rest) = split_module(&ra, rt, &format!("{rt}_lemma_a"))?;
-    let (rb_m, _) = split_module(&rb, rt, &format!("{rt}_lemma_b"))?;
-    let (rc_m, _) = split_module(&rc, rt, &format!("{rt}_lemma_c"))?;
-    let gold_v = format!("{g_rest}\n{ga_m}{gb_m}{gc_m}");
-    let gate_v = format!("{r_rest}\n{ra_m}{rb_m}{rc_m}");
+    // One copy of each core with every cut: the scale wire and each element's flags wire
+    // driven by inputs shared by both cores, their original drivers (`<wire>_uncut`) tapped.
+    let cut_all = |v: &str, top: &str, scale: &str, flags: &dyn Fn(u32) -> String| {
+        let mut v = cut_wire(v, top, scale, "lemma_scale_i")?;
+        v = tap_wire(&v, top, &format!("{scale}_uncut"), "lemma_scale_o")?;
+        for k in 0..n {
+            let f = flags(k);
+            v = cut_wire(&v, top, &f, &format!("lemma_flags{k}_i"))?;
+            v = tap_wire(&v, top, &format!("{f}_uncut"), &format!("lemma_flags{k}_o"))?;
+        }
+        Ok::<String, FormalError>(v)
+    };
+    let gold_v = cut_all(&gold.verilog, gt, GOLD_SCALE, &|k| format!("z{k}_flags"))?;
+    let gate_v = cut_all(&reference.verilog, rt, REF_SCALE, &|k| format!("f{k}"))?;
 
     // The miter.
     let assumptions = mode_assumptions(req);
@@ -273,19 +249,19 @@ pub fn prove_quantize(
         "bad_a".into(),
         "A".into(),
         format!(
-            "s_o, valid_o and the scale wire ({GOLD_SCALE} / {REF_SCALE}) equal on every input"
+            "the scale wire's driver ({GOLD_SCALE} / {REF_SCALE}) and valid_o equal on every input"
         ),
     );
     goal(
         "bad_c".into(),
         "C".into(),
-        "with every element's flags wire (z<k>_flags / f<k>) cut to free values shared by both cores, flags_o equal on every input".into(),
+        "with the scale wire and every element's flags wire (z<k>_flags / f<k>) cut to free values shared by both cores, flags_o and s_o equal on every input and every value of the cut wires".into(),
     );
     for k in 0..n {
         goal(
             format!("bad_b{k}"),
             format!("B{k}"),
-            format!("with the scale wire of both cores cut to one free value, r{k}_o and element {k}'s flags wire (z{k}_flags / f{k}) equal on every input and every scale value"),
+            format!("with the scale wire and the element flags wires of both cores cut to shared free values, r{k}_o and the driver of element {k}'s flags wire (z{k}_flags / f{k}) equal on every input and every value of the cut wires"),
         );
     }
     for g in &goals {
@@ -298,81 +274,55 @@ pub fn prove_quantize(
     m.push_str("\n);\n");
     // Instance connections: inputs by role (the gold core's names may differ), outputs to
     // prefixed wires.
-    let conns = |ports: &[Port],
-                 pre: &str,
-                 other: &[Port],
-                 what: &str|
-     -> Result<(Vec<String>, String), FormalError> {
-        let mut c = Vec::new();
-        let mut w = String::new();
-        for p in ports {
-            let r = matching(other, p, what)?;
-            match p.direction {
-                Direction::Input => c.push(format!(".{}({})", p.name, r.name)),
-                Direction::Output => {
-                    let _ = writeln!(w, "  wire {};", decl(r, &format!("{pre}_")));
-                    c.push(format!(".{}({pre}_{})", p.name, r.name));
-                }
-            }
-        }
-        Ok((c, w))
-    };
-    let mut diffs_a = Vec::new();
-    for (tag, gtop, rtop) in [
-        ("a", format!("{gt}_lemma_a"), format!("{rt}_lemma_a")),
-        ("b", format!("{gt}_lemma_b"), format!("{rt}_lemma_b")),
-        ("c", format!("{gt}_lemma_c"), format!("{rt}_lemma_c")),
-    ] {
-        let (mut gcn, gw) = conns(gports, &format!("g{tag}"), rports, rt)?;
-        let (mut rcn, rw) = conns(rports, &format!("r{tag}"), rports, rt)?;
-        m.push_str(&gw);
-        m.push_str(&rw);
-        match tag {
-            "a" => {
-                let _ = writeln!(m, "  wire [{}:0] ga_scale, ra_scale;", sk - 1);
-                gcn.push(".lemma_scale_o(ga_scale)".into());
-                rcn.push(".lemma_scale_o(ra_scale)".into());
-            }
-            "b" => {
-                let _ = writeln!(
-                    m,
-                    "  // free scale, or (lemma_free_i = 0) the reference's scale of the block\n  wire [{}:0] lemma_scale = lemma_free_i ? lemma_scale_i : ra_scale;",
-                    sk - 1
-                );
-                gcn.push(".lemma_scale_i(lemma_scale)".into());
-                rcn.push(".lemma_scale_i(lemma_scale)".into());
-                for k in 0..n {
-                    let _ = writeln!(m, "  wire [3:0] gb_f{k}, rb_f{k};");
-                    gcn.push(format!(".lemma_flags{k}_o(gb_f{k})"));
-                    rcn.push(format!(".lemma_flags{k}_o(rb_f{k})"));
-                }
-            }
-            _ => {
-                for k in 0..n {
-                    gcn.push(format!(".lemma_flags{k}_i(lemma_flags{k}_i)"));
-                    rcn.push(format!(".lemma_flags{k}_i(lemma_flags{k}_i)"));
-                }
-            }
-        }
-        let _ = writeln!(m, "  {gtop} u_g{tag} ({});", gcn.join(", "));
-        let _ = writeln!(m, "  {rtop} u_r{tag} ({});", rcn.join(", "));
-    }
-    for p in rports.iter().filter(|p| p.direction == Direction::Output) {
-        if !matches!(p.role, Role::Result | Role::Flags) {
-            diffs_a.push(format!("(ga_{0} != ra_{0})", p.name));
+    let mut gcn = Vec::new();
+    let mut rcn = Vec::new();
+    for p in gports {
+        let r = matching(rports, p, rt)?;
+        match p.direction {
+            Direction::Input => gcn.push(format!(".{}({})", p.name, r.name)),
+            Direction::Output => gcn.push(format!(".{}(g_{})", p.name, r.name)),
         }
     }
-    diffs_a.push("(ga_scale != ra_scale)".into());
-    let _ = writeln!(m, "  assign bad_a = ({}){assume};", diffs_a.join(" | "));
-    let flags = rports
-        .iter()
-        .find(|p| p.role == Role::Flags && p.direction == Direction::Output)
-        .ok_or_else(|| FormalError::Unsupported(format!("{rt} has no flags_o")))?;
+    for p in rports {
+        matching(gports, p, gt)?;
+        match p.direction {
+            Direction::Input => rcn.push(format!(".{0}({0})", p.name)),
+            Direction::Output => {
+                let _ = writeln!(m, "  wire {};", decl(p, "g_"));
+                let _ = writeln!(m, "  wire {};", decl(p, "r_"));
+                rcn.push(format!(".{0}(r_{0})", p.name));
+            }
+        }
+    }
     let _ = writeln!(
         m,
-        "  assign bad_c = (gc_{0} != rc_{0}){assume};",
-        flags.name
+        "  wire [{0}:0] g_scale, r_scale;\n  // a free scale, or (lemma_free_i = 0) the reference's scale of the block\n  wire [{0}:0] lemma_scale = lemma_free_i ? lemma_scale_i : r_scale;",
+        sk - 1
     );
+    for (c, pre) in [(&mut gcn, "g"), (&mut rcn, "r")] {
+        c.push(".lemma_scale_i(lemma_scale)".into());
+        c.push(format!(".lemma_scale_o({pre}_scale)"));
+        for k in 0..n {
+            c.push(format!(".lemma_flags{k}_i(lemma_flags{k}_i)"));
+            c.push(format!(".lemma_flags{k}_o({pre}_f{k})"));
+        }
+    }
+    for k in 0..n {
+        let _ = writeln!(m, "  wire [3:0] g_f{k}, r_f{k};");
+    }
+    let _ = writeln!(m, "  {gt} u_gold ({});", gcn.join(", "));
+    let _ = writeln!(m, "  {rt} u_gate ({});", rcn.join(", "));
+    let mut diffs_a = vec!["(g_scale != r_scale)".to_string()];
+    let mut diffs_c = Vec::new();
+    for p in rports.iter().filter(|p| p.direction == Direction::Output) {
+        match p.role {
+            Role::Result => {}
+            Role::Flags | Role::ScaleOut => diffs_c.push(format!("(g_{0} != r_{0})", p.name)),
+            _ => diffs_a.push(format!("(g_{0} != r_{0})", p.name)),
+        }
+    }
+    let _ = writeln!(m, "  assign bad_a = ({}){assume};", diffs_a.join(" | "));
+    let _ = writeln!(m, "  assign bad_c = ({}){assume};", diffs_c.join(" | "));
     let mut all = vec!["bad_a".to_string(), "bad_c".to_string()];
     for k in 0..n {
         let r = rports
@@ -381,7 +331,7 @@ pub fn prove_quantize(
             .ok_or_else(|| FormalError::Unsupported(format!("{rt} has no result {k}")))?;
         let _ = writeln!(
             m,
-            "  wire diff{k} = (gb_{0} != rb_{0}) | (gb_f{k} != rb_f{k});",
+            "  wire diff{k} = (g_{0} != r_{0}) | (g_f{k} != r_f{k});",
             r.name
         );
         let _ = writeln!(m, "  assign bad_b{k} = diff{k} & lemma_free_i{assume};");
@@ -615,7 +565,7 @@ pub fn prove_quantize(
         .map(|p| format!("{}[{}]", p.name, p.width))
         .collect();
     let statement = format!(
-        "{gt} and {rt} give identical {} for every value of the free inputs {}{}; proven compositionally from {} lemmas on one miter, each solved on its own cone: (A) {}; (B0..B{}) {}; (C) {}. A cut core computes the original core when its cut input carries the cut wire's own value, so the lemmas together give every output equal on every input",
+        "{gt} and {rt} give identical {} for every value of the free inputs {}{}; proven compositionally from {} lemmas on one miter, each solved on its own cone: (A) {}; (B0..B{}) {}; (C) {}. A cut core computes the original core when each cut input carries its wire's own driver value, so the lemmas together give every output equal on every input",
         compared.join(", "),
         free.join(", "),
         if assumptions.is_empty() {
@@ -626,7 +576,7 @@ pub fn prove_quantize(
         goals.len(),
         goals[0].statement,
         n - 1,
-        "with the scale wire of both cores cut to one free value (or, where that fails, fed the reference's scale of the block), r<k>_o and element k's flags wire (z<k>_flags / f<k>) equal on every input",
+        "with the scale wire and the element flags wires of both cores cut to shared free values (or, where that fails, the scale cut fed the reference's scale of the block), r<k>_o and the driver of element k's flags wire (z<k>_flags / f<k>) equal on every input",
         goals[1].statement,
     );
     let inputs_names: Vec<String> = rports
