@@ -236,6 +236,13 @@ def test_unit_stages():
     assert qor.unit_stages("mul", [0, 1, 2, 3]) == ([0, 1, 2, 3], [])
 
 
+def test_quantize_unit_args():
+    assert qor.unit_args("quantize32") == [
+        "--unit", "quantize", "--n", "32", "--scale-format", "e8m0", "--scale-policy", "floor",
+        "--saturation", "satfinite"]
+    assert qor.unit_args("quantize") == ["--unit", "quantize"]
+
+
 def test_committed_data_files_parse():
     refs = qor.read_reference(qor.DEFAULT_REFERENCE)
     goals = qor.read_targets(qor.DEFAULT_TARGETS)
