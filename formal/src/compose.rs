@@ -424,7 +424,7 @@ pub fn prove_quantize(
     let next = AtomicUsize::new(0);
     // A real counterexample settles the verdict: the lemmas not started by then are skipped.
     let stop = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<(Outcome, Option<Outcome>), FormalError>>>> =
+    let results: Mutex<Vec<Option<LemmaRun>>> =
         Mutex::new((0..goals.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, goals.len()) {
@@ -620,6 +620,10 @@ pub fn prove_quantize(
     work.finish(&mut report)?;
     Ok(report)
 }
+
+/// A lemma's run: with a free scale, and (element lemmas refuted with a free scale) again
+/// with the block's own scale.
+type LemmaRun = Result<(Outcome, Option<Outcome>), FormalError>;
 
 /// One lemma run.
 struct Outcome {
