@@ -171,12 +171,22 @@ struct Goal {
     statement: String,
 }
 
-/// Whether `prove` takes the compositional route for `req` (a quantizer of several elements,
-/// CaDiCaL engine).
-pub fn applies(req: &GenRequest, opts: &ProveOptions) -> bool {
+/// Whether `prove` takes the compositional route for `gold`: a quantizer of several elements,
+/// the CaDiCaL engine, and a core that declares the wires the lemmas cut (`scale_code` and
+/// `z<k>_flags`, each with its driver: every generated quantizer; a core brought by the user
+/// may name them otherwise and is proven by the flat miter).
+pub fn applies(req: &GenRequest, gold: &GeneratedCore, opts: &ProveOptions) -> bool {
+    let n = req.options.block.n;
+    let declares = |w: &str| {
+        module_span(&gold.verilog, &gold.top)
+            .and_then(|(a, b)| find_decl(&gold.verilog[a..b], w))
+            .is_ok_and(|(_, line, _)| line.contains(" = "))
+    };
     req.unit == rtl::manifest::Unit::Quantize
-        && req.options.block.n > 1
+        && n > 1
         && opts.engine == crate::prove::Engine::Cadical
+        && declares(GOLD_SCALE)
+        && (0..n).all(|k| declares(&format!("z{k}_flags")))
 }
 
 /// Proves the quantizer `gold` (0 stages) equal to `reference` by the lemmas of the module

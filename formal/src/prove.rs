@@ -1415,7 +1415,7 @@ pub fn prove_core_against_reference(
     opts: &ProveOptions,
 ) -> Result<ProofReport, FormalError> {
     let reference = generate_reference(req)?;
-    if crate::compose::applies(req, opts) {
+    if crate::compose::applies(req, gold, opts) {
         let mut report = crate::compose::prove_quantize(req, gold, &reference, opts)?;
         if opts.replay {
             if let Some(c) = &report.counterexample {
