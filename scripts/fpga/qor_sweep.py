@@ -175,7 +175,7 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         return row
     row["seconds"] = round(time.monotonic() - t0, 1)
     if p.returncode != 0:
-        row["error"] = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        row["error"] = failure_text(p.stderr, p.returncode)
         return row
     try:
         rep = json.loads(p.stdout)
@@ -190,6 +190,19 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         "fmax_min_mhz": rep.get("fmax_min_mhz", ""), "fmax_max_mhz": rep.get("fmax_max_mhz", ""),
     })
     return row
+
+
+def failure_text(stderr, returncode):
+    """The error cell of a failed point: nextpnr's `ERROR:` line when there is one (a design
+    that does not fit: "no BELs remaining to implement cell type 'ICESTORM_LC'", the
+    generated cell name left out), else the last line of stderr (nextpnr ends with a
+    summary such as "1 warning, 1 error", which says nothing)."""
+    lines = [l.strip() for l in stderr.strip().splitlines() if l.strip()]
+    errors = [l for l in lines if l.startswith("ERROR:")]
+    if errors:
+        e = re.sub(r"Unable to place cell '[^']*'", "Unable to place a cell", errors[-1])
+        return "nextpnr " + e
+    return lines[-1] if lines else "exit %d" % returncode
 
 
 def write_csv(rows, path):
