@@ -378,14 +378,14 @@ pub fn prove_quantize(
     let solve = |output: &str, sub: &str| -> Result<Outcome, FormalError> {
         let Some(lit) = aig.output(output, 0) else {
             // yosys leaves constant outputs out of the map: the difference folded to a
-            // constant. Proven only if every unmapped output literal is constant false.
-            let mapped: Vec<u32> = aig.outputs.iter().map(|o| o.2).collect();
-            let unmapped: Vec<u32> = aig
-                .output_lits
-                .iter()
-                .copied()
-                .filter(|l| !mapped.contains(l))
-                .collect();
+            // constant. Proven only if every unmapped output (the AIGER outputs left when
+            // each mapped one is taken away once) is constant false.
+            let mut unmapped: Vec<u32> = aig.output_lits.clone();
+            for o in &aig.outputs {
+                if let Some(i) = unmapped.iter().position(|&l| l == o.2) {
+                    unmapped.swap_remove(i);
+                }
+            }
             return Ok(
                 if !unmapped.is_empty() && unmapped.iter().all(|&l| l == 0) {
                     Outcome {
