@@ -363,8 +363,8 @@ pub fn prove_quantize(
         "aiger.ys",
         &crate::cnf::aiger_script(&["gold.v", "gate.v", "miter.v"], "fp8_lemmas"),
     )?;
-    let t0 = Instant::now();
     let t_yosys = crate::prove::run_yosys_script(&dir, "aiger.ys", opts.timeout_secs)?;
+    let t0 = Instant::now();
     let aig = crate::cnf::read_aiger(&dir).map_err(FormalError::Tool)?;
     let jobs = if opts.jobs == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
