@@ -1297,12 +1297,13 @@ pub fn replay(
     // The counterexample names the inputs of the last core (the reference, whose names the
     // miter uses); other cores' ports are matched by role, so their names may differ.
     let naming = cores[cores.len() - 1];
-    let by_role = |role: Role| {
+    // A role and an index name one port (`z3_i` of a quantizer: role z, index 3).
+    let by_role = |(role, index): (Role, u32)| {
         naming
             .manifest
             .ports
             .iter()
-            .find(|q| q.role == role && q.direction == Direction::Input)
+            .find(|q| q.role == role && q.index == index && q.direction == Direction::Input)
             .and_then(|q| inputs.iter().find(|(n, _)| *n == q.name))
             .map(|(_, v)| parse_hex(v))
             .unwrap_or(0)
@@ -1312,8 +1313,8 @@ pub fn replay(
             .ports
             .iter()
             .find(|q| q.name == name)
-            .map(|q| q.role)
-            .unwrap_or(Role::Data)
+            .map(|q| (q.role, q.index))
+            .unwrap_or((Role::Data, 0))
     };
     // Golden outputs over the data ports (no clock/reset/valid), by role.
     let data_in: Vec<u64> = base
@@ -1321,7 +1322,7 @@ pub fn replay(
         .ports
         .iter()
         .filter(|p| p.direction == Direction::Input && !matches!(p.role, Role::ValidIn))
-        .map(|p| by_role(p.role) & sim::width_mask(p.width))
+        .map(|p| by_role((p.role, p.index)) & sim::width_mask(p.width))
         .collect();
     let gold_out = model.eval(&data_in);
     let out_ports: Vec<&Port> = base
@@ -1337,7 +1338,7 @@ pub fn replay(
         .collect();
     golden.push((
         "valid_out".into(),
-        format!("{:x}", by_role(Role::ValidIn) & 1),
+        format!("{:x}", by_role((Role::ValidIn, 0)) & 1),
     ));
     let mut replayed = Vec::new();
     let mut differs = Vec::new();
@@ -1366,12 +1367,12 @@ pub fn replay(
                 .ports
                 .iter()
                 .find(|q| q.name == p.name)
-                .map(|q| q.role);
+                .map(|q| (q.role, q.index));
             let want = match role {
-                Some(Role::ValidOut) => Some(by_role(Role::ValidIn) & 1),
-                Some(r) => out_ports
+                Some((Role::ValidOut, _)) => Some(by_role((Role::ValidIn, 0)) & 1),
+                Some((r, i)) => out_ports
                     .iter()
-                    .position(|q| q.role == r)
+                    .position(|q| q.role == r && q.index == i)
                     .map(|i| gold_out[i]),
                 None => None,
             };
