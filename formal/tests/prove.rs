@@ -374,8 +374,8 @@ fn quantize_is_proven_and_an_off_by_one_binade_scale_is_refuted() {
 /// decomposition misses nothing: a mutant whose scale is one binade up when the block maximum
 /// is a power of two (a binade edge), and a mutant that corrupts the last element only, are
 /// both refuted with a counterexample that is a real block (replayed in Verilator as a
-/// golden-model mismatch of the mutant). ~10 minutes here with the machine loaded (yosys
-/// writing the AIGER takes most of it).
+/// golden-model mismatch of the mutant). 271 s here with the machine loaded (yosys writing
+/// the three AIGERs takes most of it).
 #[test]
 fn a_quantizer_is_proven_by_lemmas_and_its_mutants_are_refuted() {
     quantizer_lemmas_and_mutants(8);
