@@ -140,6 +140,10 @@ enum Cmd {
         /// A binary32 addend: one more column z.
         #[arg(long)]
         addend: bool,
+        /// Small IEEE-style NaNs with a clear top trailing bit are signaling and raise invalid
+        /// (IEEE 754 §6.2; CVFPU does this), as `verify --signaling-nan`.
+        #[arg(long)]
+        signaling_nan: bool,
         #[command(flatten)]
         modes: ModeArgs,
         #[command(flatten)]
@@ -636,6 +640,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             n,
             scale_format,
             addend,
+            signaling_nan,
             modes,
             out,
         } => {
@@ -670,7 +675,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     (0, 0)
                 };
                 let z = if addend { v[v.len() - 1] } else { 0 };
-                unit.eval(&v[..n], &v[n..k], sx, sy, z, &spec)
+                let (c, mut fl) = unit.eval(&v[..n], &v[n..k], sx, sy, z, &spec);
+                if signaling_nan && unit.has_small_signaling_nan(&v[..n], &v[n..k]) {
+                    fl.0 |= golden::Flags::INVALID;
+                }
+                (c, fl)
             })?;
             Ok(())
         }

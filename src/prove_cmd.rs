@@ -23,7 +23,8 @@ pub struct ProveArgs {
     #[arg(long)]
     pub keep: Option<PathBuf>,
     /// Where the Verilator replay of a counterexample writes its VCD (default
-    /// fp8gen-prove-counterexample.vcd; a given path is checked before the proof).
+    /// a new file in the counterexamples directory of fp8gen's cache, printed; a given path
+    /// is checked before the proof).
     #[arg(long)]
     pub vcd: Option<PathBuf>,
     /// Engine of the combinational proof: `cadical` (the miter as CNF, CaDiCaL in parallel
@@ -159,7 +160,7 @@ pub fn prove(a: &ProveArgs) -> Result<(), CliError> {
         vcd: a
             .vcd
             .clone()
-            .unwrap_or_else(|| PathBuf::from("fp8gen-prove-counterexample.vcd")),
+            .unwrap_or_else(|| crate::verify::default_vcd("fp8gen-prove-counterexample")),
         replay: true,
         engine,
         jobs: a.jobs,

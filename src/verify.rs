@@ -50,6 +50,11 @@ pub struct VerifyArgs {
     /// Seed of every random choice (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The random space of a dot product: `structured` (the default: random lanes, exact and
+    /// near cancellation, ties, specials, extreme scales, addends around the sum) or
+    /// `uniform` (every operand code equally likely).
+    #[arg(long, value_name = "uniform|structured", conflicts_with = "exhaustive")]
+    pub space: Option<String>,
     /// Run part i of n (0-based) of the space: `--shard 3/16`.
     #[arg(long)]
     pub shard: Option<String>,
@@ -82,8 +87,9 @@ pub struct VerifyArgs {
     /// Refuse runs estimated to take longer than this (hours, default 24).
     #[arg(long)]
     pub max_hours: Option<f64>,
-    /// Where to write the VCD replay of the first counterexample (default
-    /// fp8gen-counterexample.vcd; a given path is checked before the run).
+    /// Where to write the VCD replay of the first counterexample (default: a new file in the
+    /// counterexamples directory of fp8gen's cache, printed; a given path is checked before
+    /// the run).
     #[arg(long)]
     pub vcd: Option<PathBuf>,
     /// Print only the JSON summary.
@@ -98,8 +104,24 @@ pub struct VerifyArgs {
     pub timeout: Option<u64>,
 }
 
-/// Where the VCD of a counterexample goes when --vcd is not given.
-const DEFAULT_VCD: &str = "fp8gen-counterexample.vcd";
+/// Where the VCD of a counterexample goes when --vcd is not given: a new file
+/// `<kind>-<unix seconds>-<pid>[-k].vcd` in the `counterexamples` directory of fp8gen's cache
+/// (`fp8gen cache` shows where), never the working directory and never an existing file;
+/// the run prints the path.
+pub(crate) fn default_vcd(kind: &str) -> PathBuf {
+    let dir = sim::default_cache_dir().join("counterexamples");
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("{kind}-{secs}-{}", std::process::id());
+    let mut path = dir.join(format!("{base}.vcd"));
+    let mut k = 1;
+    while path.symlink_metadata().is_ok() {
+        path = dir.join(format!("{base}-{k}.vcd"));
+        k += 1;
+    }
+    path
+}
 
 impl VerifyArgs {
     /// The VCD path: a given one must be writable now, not after an hour of simulation.
@@ -109,7 +131,7 @@ impl VerifyArgs {
                 check_writable("--vcd", p)?;
                 Ok(p.clone())
             }
-            None => Ok(PathBuf::from(DEFAULT_VCD)),
+            None => Ok(default_vcd("fp8gen-counterexample")),
         }
     }
 }
@@ -174,27 +196,6 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             ))
         }
     };
-    if v.prove {
-        return prove(&dut, v);
-    }
-    if v.timeout.is_some() {
-        return Err(CliError::usage(
-            "--timeout limits the solver of --prove; a simulation run is bounded by --max-hours (its estimate) instead",
-        ));
-    }
-    let max_hours = v.max_hours.unwrap_or(24.0);
-    if !(max_hours.is_finite() && max_hours > 0.0) {
-        return Err(CliError::usage(format!(
-            "--max-hours {max_hours}: give a positive number of hours (default 24)"
-        )));
-    }
-    let vcd = v.vcd_path()?;
-    let shard = match &v.shard {
-        Some(s) => s
-            .parse::<sim::Shard>()
-            .map_err(|e| CliError::usage(format!("--shard: {e}")))?,
-        None => sim::Shard::default(),
-    };
     // `--ignore flags.underflow`: one flag bit (by the manifest's name); `--ignore flags`:
     // the whole port.
     let ignore_flags: Vec<String> = v
@@ -223,6 +224,52 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
             })
         })
         .collect::<Result<Vec<Role>, CliError>>()?;
+    let uniform = match v.space.as_deref().map(str::trim) {
+        None | Some("structured") => false,
+        Some("uniform") => true,
+        Some(o) => {
+            return Err(CliError::usage(format!(
+                "--space '{}': expected uniform or structured",
+                crate::args::shown(o)
+            )))
+        }
+    };
+    if v.space.is_some() && dut.request.unit.spec().space != iface::SpaceKind::Dot {
+        return Err(CliError::usage(format!(
+            "--space chooses between the dot product's random spaces; {} has one (--random N: uniform random vectors)",
+            dut.request.unit
+        )));
+    }
+    if v.prove && v.space.is_some() {
+        return Err(CliError::usage(
+            "--space chooses the vectors of a simulation run; --prove covers every input: drop --space",
+        ));
+    }
+    if v.prove {
+        let w = verify::Waivers {
+            roles: ignore,
+            flags: ignore_flags,
+        };
+        return prove(&dut, v, &w);
+    }
+    if v.timeout.is_some() {
+        return Err(CliError::usage(
+            "--timeout limits the solver of --prove; a simulation run is bounded by --max-hours (its estimate) instead",
+        ));
+    }
+    let max_hours = v.max_hours.unwrap_or(24.0);
+    if !(max_hours.is_finite() && max_hours > 0.0) {
+        return Err(CliError::usage(format!(
+            "--max-hours {max_hours}: give a positive number of hours (default 24)"
+        )));
+    }
+    let vcd = v.vcd_path()?;
+    let shard = match &v.shard {
+        Some(s) => s
+            .parse::<sim::Shard>()
+            .map_err(|e| CliError::usage(format!("--shard: {e}")))?,
+        None => sim::Shard::default(),
+    };
     let plan = Plan {
         choice: match (v.exhaustive, v.random) {
             (true, _) => Choice::Exhaustive,
@@ -242,6 +289,7 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
         max_counterexamples: v.max_counterexamples.unwrap_or(8),
         vcd: Some(vcd),
         max_hours,
+        uniform,
         ..Plan::default()
     };
     let bar = if v.json {
@@ -282,18 +330,18 @@ pub fn verify(unit: Option<&str>, gen: &GenRest, v: &VerifyArgs) -> Result<(), C
 }
 
 /// `verify --from DIR --prove`.
-fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
+fn prove(dut: &Dut, v: &VerifyArgs, w: &verify::Waivers) -> Result<(), CliError> {
     let sim_only = [
         (v.exhaustive, "--exhaustive"),
         (v.random.is_some(), "--random"),
         (v.shard.is_some(), "--shard"),
-        (!v.ignore.is_empty(), "--ignore"),
         (
             !v.run_rounding.is_empty() || !v.run_saturation.is_empty(),
             "--run-rounding/--run-saturation",
         ),
         (v.lanes.is_some(), "--lanes"),
         (v.seed.is_some(), "--seed"),
+        (v.space.is_some(), "--space"),
         (v.max_counterexamples.is_some(), "--max-counterexamples"),
     ];
     if let Some((_, opt)) = sim_only.iter().find(|(given, _)| *given) {
@@ -317,7 +365,7 @@ fn prove(dut: &Dut, v: &VerifyArgs) -> Result<(), CliError> {
     };
     let r = {
         let _quiet = crate::out::CoreOutputToStderr::new()?;
-        verify::prove(dut, &opts).map_err(verr)?
+        verify::prove_with(dut, w, &opts).map_err(verr)?
     };
     if v.json {
         let mut j = serde_json::to_value(&r).unwrap_or_default();

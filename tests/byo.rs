@@ -4,7 +4,7 @@
 //! per mode, per flag bit and per class that the planted bugs fix exactly.
 
 mod common;
-use common::{edit_manifest, gen, run, stderr};
+use common::{edit_manifest, gen, run, run_stdin, stderr, stdout, verilog_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -224,10 +224,365 @@ fn native_encoding_mistakes_name_the_key() {
     let (code, s, e) = verify(&d, &[]);
     assert_eq!(code, Some(0), "{e}");
     assert_eq!(s["vectors"], 4 * 65536);
-    // --prove cannot honour encodings yet: an error, never a partial proof.
+    // --prove honours the custom map: exactly its four modes.
     let o = run(&["verify", "--from", d.to_str().unwrap(), "--prove"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("frm = rm_i in the core's encoding (rne 0, rtz 1, rtn 2, rtp 3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("modes: rounding rne, rtz, rtn, rtp (every legal value of the rounding port)"),
+        "{out}"
+    );
+}
+
+/// `verify --from acme --prove` (PROVEN/REFUTED and the statement).
+fn prove(d: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let vcd = d.join("cx.vcd");
+    let mut a = vec!["verify", "--from", d.to_str().unwrap(), "--prove"];
+    a.extend_from_slice(&["--vcd", vcd.to_str().unwrap()]);
+    a.extend_from_slice(extra);
+    let o = run(&a);
+    (o.status.code(), format!("{}{}", stdout(&o), stderr(&o)))
+}
+
+/// The walk-through's core proven as it is: the RISC-V rounding encoding mapped for each
+/// legal mode, the fflags layout (DZ checked 0), the tied op; each planted bug REFUTED and
+/// replayed as a golden-model mismatch, waivers as in simulation.
+#[test]
+fn prove_honours_the_cores_encodings_flag_layout_and_ties() {
+    let t = tempfile::tempdir().unwrap();
+    let d = acme(t.path());
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.starts_with("PROVEN: acme_fmul vs ref_fp8_mul_e4m3"),
+        "{out}"
+    );
+    for want in [
+        "give identical r_o[8], flags_o[4], fp8gen_zero_o bits 0x8 = 0 for every value",
+        "satisfying (rm_i == 3'h0) || (rm_i == 3'h4) || (rm_i == 3'h3) || (rm_i == 3'h2) || (rm_i == 3'h1)",
+        "frm = rm_i in the core's encoding (rne 0, rtz 1, rtn 2, rtp 3, rna 4)",
+        "op tied to 0x1",
+        "flags_o = fflags: invalid = fflags[4], overflow = fflags[2], underflow = fflags[1], inexact = fflags[0]; fflags bits 3 (divzero) never raised: checked 0",
+        "valid_o not compared (the core has none)",
+        "modes: rounding rne, rtz, rtn, rtp, rna (every legal value of the rounding port), saturation satfinite (fixed)",
+        "parameters: none; waived: none",
+        "acme_fmul.v (defines: none;",
+        "read by yosys-slang (read_slang)",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    // The RTZ ulp bug: refuted at a = 1.0 under rtz (rm_i 4 = frm 1).
+    edit_manifest(&d, |m| {
+        m["defines"] = serde_json::json!({"ACME_ULP_BUG": ""})
+    });
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED:"), "{out}");
+    assert!(
+        out.contains("x_i=0x38") && out.contains("rm_i=0x4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("differs from the golden model: acme_fmul"),
+        "{out}"
+    );
+    // The underflow bug: refuted; waived, proven, and the statement says what was waived.
+    edit_manifest(&d, |m| {
+        m["defines"] = serde_json::json!({"ACME_UF_BUG": ""})
+    });
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("differs from the golden model: acme_fmul"),
+        "{out}"
+    );
+    let (code, out) = prove(&d, &["--ignore", "flags.underflow"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("flags_o[4] bits 0xd"), "{out}");
+    assert!(out.contains("waived: flags.underflow"), "{out}");
+    // DZ driven with the overflow bit: refuted on the must-be-zero bit alone.
+    edit_manifest(&d, |m| {
+        m.as_object_mut().unwrap().remove("defines");
+    });
+    let v = d.join("acme_fmul.v");
+    let text = std::fs::read_to_string(&v).unwrap();
+    let text = text.replace("{f_bug[3], 1'b0, f_bug[2]", "{f_bug[3], f_bug[2], f_bug[2]");
+    std::fs::write(&v, text).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("fp8gen_zero_o=0x8"), "{out}");
+    assert!(
+        out.contains("differs from the golden model: acme_fmul"),
+        "{out}"
+    );
+    let (code, out) = prove(&d, &["--ignore", "flags.divzero"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("give identical r_o[8], flags_o[4] for every"),
+        "{out}"
+    );
+}
+
+/// A clocked core: fp8gen's own 2-stage multiplier proven against the reference by unrolling
+/// 3 cycles from an arbitrary register state; a stage-2 register that keeps a stale value
+/// for negative products is REFUTED (its output depends on more than the inputs 2 cycles
+/// earlier).
+#[test]
+fn a_pipelined_core_is_proven_unrolled_and_a_stale_register_is_refuted() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("p2");
+    gen(
+        &d,
+        &[
+            "-u",
+            "mul",
+            "-f",
+            "e4m3",
+            "-r",
+            "dyn",
+            "-s",
+            "satfinite",
+            "--stages",
+            "2",
+        ],
+    );
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "PROVEN: fp8_mul_e4m3_to_e4m3_rmdyn_satfinite_s2 vs ref_",
+        "(latency 2) equals ref_fp8_mul_e4m3_to_e4m3_rmdyn_satfinite_s0 delayed by 2 cycles: unrolled 3 cycles from an arbitrary register state (every register's initial value free, reset rst_ni held inactive)",
+        "in cycle 3, valid_o equals the valid of cycle 1 and, when it is 1, the other outputs equal the outputs of",
+        "(compared: r_o[8], flags_o[4], valid_o[1])",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    let v = verilog_of(&d);
+    let text = std::fs::read_to_string(&v).unwrap();
+    let stale = text.replacen(
+        "    round_sticky_q2 <= round_sticky;",
+        "    if (!p_sign_q1) round_sticky_q2 <= round_sticky;",
+        1,
+    );
+    assert_ne!(stale, text);
+    std::fs::write(&v, stale).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED:"), "{out}");
+    assert!(out.contains("failing cycle: 3"), "{out}");
+    assert!(out.contains("golden model: r_o="), "{out}");
+}
+
+/// A clocked SystemVerilog core with its own names, an active-high reset, the RISC-V
+/// rounding encoding and fflags layout: proven unrolled; the same core with a latency one
+/// cycle short in its manifest is REFUTED.
+#[test]
+fn a_clocked_core_with_its_own_encodings_is_proven_and_a_wrong_latency_refuted() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("gen");
+    gen(
+        &g,
+        &[
+            "-u",
+            "mul",
+            "-f",
+            "e4m3",
+            "-r",
+            "dyn",
+            "-s",
+            "satfinite",
+            "--stages",
+            "2",
+        ],
+    );
+    let d = t.path().join("pipe");
+    std::fs::create_dir_all(&d).unwrap();
+    let src = verilog_of(&g);
+    let inner = src.file_stem().unwrap().to_str().unwrap().to_string();
+    std::fs::copy(&src, d.join(src.file_name().unwrap())).unwrap();
+    std::fs::write(
+        d.join("pipe_fmul.sv"),
+        format!(
+            "module pipe_fmul (\n\
+               input logic clk, input logic rst, input logic in_valid,\n\
+               input logic [7:0] a, input logic [7:0] b, input logic [2:0] frm,\n\
+               output logic out_valid, output logic [7:0] res, output logic [4:0] fflags);\n\
+               logic [2:0] rm;\n\
+               always_comb case (frm)\n\
+                 3'd1: rm = 3'd4; 3'd2: rm = 3'd3; 3'd3: rm = 3'd2; 3'd4: rm = 3'd1; default: rm = 3'd0;\n\
+               endcase\n\
+               logic [3:0] f;\n\
+               {inner} u (.clk_i(clk), .rst_ni(~rst), .valid_i(in_valid), .x_i(a), .y_i(b), .rm_i(rm), .r_o(res), .flags_o(f), .valid_o(out_valid));\n\
+               assign fflags = {{f[3], 1'b0, f[2], f[1], f[0]}};\n\
+             endmodule\n"
+        ),
+    )
+    .unwrap();
+    let manifest = format!(
+        r#"{{"unit":"mul","top":"pipe_fmul","verilog":["{}","pipe_fmul.sv"],
+          "formats":{{"x":"e4m3","y":"e4m3","r":"e4m3"}},"latency":2,
+          "modes":{{"saturation":"satfinite","rounding_encoding":"riscv","flags":"riscv"}},
+          "ports":[{{"name":"clk","direction":"input","width":1,"role":"clock"}},
+                   {{"name":"rst","direction":"input","width":1,"role":"reset"}},
+                   {{"name":"in_valid","direction":"input","width":1,"role":"valid_in"}},
+                   {{"name":"a","direction":"input","width":8,"role":"x"}},
+                   {{"name":"b","direction":"input","width":8,"role":"y"}},
+                   {{"name":"frm","direction":"input","width":3,"role":"rounding"}},
+                   {{"name":"out_valid","direction":"output","width":1,"role":"valid_out"}},
+                   {{"name":"res","direction":"output","width":8,"role":"result"}},
+                   {{"name":"fflags","direction":"output","width":5,"role":"flags"}}]}}"#,
+        src.file_name().unwrap().to_str().unwrap()
+    );
+    std::fs::write(d.join("manifest.json"), manifest).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "PROVEN: pipe_fmul vs ref_fp8_mul_e4m3_to_e4m3_rmdyn_satfinite_s0",
+        "`pipe_fmul` (latency 2) equals",
+        "unrolled 3 cycles from an arbitrary register state",
+        "(compared: r_o[8], flags_o[4], valid_o[1], fp8gen_zero_o bits 0x8 = 0)",
+        "clk = clk_i; rst = ~rst_ni (active high); in_valid = valid_i",
+        "frm = rm_i in the core's encoding (rne 0, rtz 1, rtn 2, rtp 3, rna 4)",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    edit_manifest(&d, |m| m["latency"] = 1.into());
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED: pipe_fmul"), "{out}");
+    assert!(out.contains("unrolled 2 cycles"), "{out}");
+}
+
+/// A multi-file SystemVerilog core (an include directory, a define, a parameter that
+/// changes its function) proven from Verilator's preprocessed text read by yosys-slang; the
+/// manifest's parameter reaches the proof (without it the core is REFUTED).
+#[test]
+fn a_multi_file_sv_core_with_a_parameter_is_proven() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("gen");
+    gen(
+        &g,
+        &["-u", "mul", "-f", "e4m3", "-r", "rne", "-s", "satfinite"],
+    );
+    let d = t.path().join("sv");
+    std::fs::create_dir_all(d.join("rtl/include")).unwrap();
+    let src = verilog_of(&g);
+    let inner = src.file_stem().unwrap().to_str().unwrap().to_string();
+    std::fs::copy(&src, d.join("rtl").join(src.file_name().unwrap())).unwrap();
+    std::fs::write(
+        d.join("rtl/include/fp8_defs.svh"),
+        "`define FP8_W 8\n`define FP8_FLAGS_W 4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("rtl/my_mul_top.sv"),
+        format!(
+            "`include \"fp8_defs.svh\"\n\
+             module my_mul_top #(parameter int SWAP = 1) (\n\
+               input  logic [`FP8_W-1:0] a_in,\n  input  logic [`FP8_W-1:0] b_in,\n\
+               output logic [`FP8_W-1:0] res,\n  output logic [`FP8_FLAGS_W-1:0] status);\n\
+               logic [`FP8_W-1:0] x, y;\n\
+               always_comb begin\n    x = a_in; y = b_in;\n\
+                 if (SWAP == 0 && a_in == 8'h38) y = 8'h40;\n  end\n\
+             `ifdef USE_INNER\n\
+               logic v;\n\
+               {inner} u_core (.valid_i(1'b1), .x_i(x), .y_i(y), .r_o(res), .flags_o(status), .valid_o(v));\n\
+             `endif\n\
+             endmodule\n"
+        ),
+    )
+    .unwrap();
+    let manifest = format!(
+        r#"{{"unit":"mul","top":"my_mul_top","generator":"hand-written",
+          "verilog":["rtl/{}","rtl/my_mul_top.sv"],
+          "include_dirs":["rtl/include"],"defines":{{"USE_INNER":""}},"parameters":{{"SWAP":1}},
+          "formats":{{"x":"e4m3","y":"e4m3","r":"e4m3"}},
+          "modes":{{"rounding":"rne","saturation":"satfinite"}},
+          "ports":[{{"name":"a_in","direction":"input","width":8,"role":"x"}},
+                   {{"name":"b_in","direction":"input","width":8,"role":"y"}},
+                   {{"name":"res","direction":"output","width":8,"role":"result"}},
+                   {{"name":"status","direction":"output","width":4,"role":"flags"}}]}}"#,
+        src.file_name().unwrap().to_str().unwrap()
+    );
+    std::fs::write(d.join("manifest.json"), manifest).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "PROVEN: my_mul_top vs ref_fp8_mul_e4m3_to_e4m3_rne_satfinite_s0",
+        "a_in = x_i; b_in = y_i; r_o = res; flags_o = status",
+        "parameters: SWAP=1",
+        "rtl/my_mul_top.sv, ",
+        "rtl/include/fp8_defs.svh (defines: USE_INNER;",
+        "read by yosys-slang (read_slang)",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    // The parameter's default (0) swaps y for a = 1.0: refuted, so the manifest's value is
+    // what was proven.
+    edit_manifest(&d, |m| m["parameters"] = serde_json::json!({"SWAP": 0}));
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("x_i=0x38"), "{out}");
+    assert!(
+        out.contains("differs from the golden model: my_mul_top"),
+        "{out}"
+    );
+}
+
+/// Everything that keeps a core from a proof is said at once, one reason a line.
+#[test]
+fn every_reason_a_core_cannot_be_proven_is_reported_at_once() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("rto");
+    gen(
+        &d,
+        &[
+            "-u",
+            "mul",
+            "-f",
+            "e5m2",
+            "-r",
+            "rto",
+            "-s",
+            "satnone",
+            "--rto-overflow",
+            "ieee",
+            "--stages",
+            "2",
+            "--no-flags",
+        ],
+    );
+    let o = run(&[
+        "verify",
+        "--from",
+        d.to_str().unwrap(),
+        "--prove",
+        "--ignore",
+        "class,flags.inexact",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--prove cannot yet honour the core's own encodings"));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: --prove cannot prove `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2`; every reason:\n  \
+         - the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation\n  \
+         - --ignore class: `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2` has no output with role class; waive an output the core has\n  \
+         - --ignore flags.inexact: `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2` has no flags port"
+    );
+    let m = t.path().join("mac");
+    gen(
+        &m,
+        &["-u", "mac", "-f", "e4m3", "-r", "rne", "-s", "satfinite"],
+    );
+    let o = run(&["verify", "--from", m.to_str().unwrap(), "--prove"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("  - a mac core keeps state across inputs (an accumulator): a proof of a user's mac core is out of reach; verify it by simulation (streams from reset)\n"),
+        "{e}"
+    );
 }
 
 /// docs/byo.md shows the fixture's core and manifest as they are, so the page's walk-through
@@ -305,8 +660,8 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
     // Refusals: a unit without the option, a core that never rounds to odd, a proof.
     for (args, want) in [
         (
-            vec!["-u", "add", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
-            "--rto-overflow ieee applies to mul, fma and project only",
+            vec!["-u", "mac", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
+            "not to the mac unit",
         ),
         (
             vec!["-u", "mul", "-f", "e5m2", "-r", "rne", "-s", "satnone"],
@@ -327,4 +682,55 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `--rto-overflow ieee` reaches every unit whose spec lists it (iface's registry), not only
+/// mul/fma/project: the golden model of add and quantize changes (E4M3 448 + 448 under
+/// rto/satnone: P3109's overflow gives NaN in a format without Inf, IEEE-style hardware the
+/// largest finite value), and generated add and quantize cores verify exhaustively against it.
+#[test]
+fn rto_overflow_ieee_reaches_add_convert_and_quantize() {
+    let rto = ["-r", "rto", "-s", "satnone"];
+    let eval = |unit: &[&str], ieee: bool, line: &str| {
+        let mut a = vec!["eval", "-u"];
+        a.extend(unit);
+        a.extend(rto);
+        if ieee {
+            a.extend(["--rto-overflow", "ieee"]);
+        }
+        let o = run_stdin(&a, line);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).trim().to_string()
+    };
+    assert_eq!(eval(&["add", "-f", "e4m3"], false, "7e 7e"), "7f d");
+    assert_eq!(eval(&["add", "-f", "e4m3"], true, "7e 7e"), "7e 5");
+    // binary32 0x44000000 = 512 > 448 (E4M3's largest finite value), one rounding to E4M3.
+    let conv = ["convert", "--in-format", "binary32", "-f", "e4m3"];
+    assert_eq!(eval(&conv, false, "44000000"), "7f d");
+    assert_eq!(eval(&conv, true, "44000000"), "7e 5");
+    for unit in [
+        vec!["add", "-f", "e4m3"],
+        vec![
+            "quantize",
+            "-f",
+            "e4m3",
+            "--n",
+            "1",
+            "--in-format",
+            "bfloat16",
+            "--scale-policy",
+            "floor",
+        ],
+    ] {
+        let mut a = vec!["verify", "-u"];
+        a.extend(&unit);
+        a.extend(rto);
+        a.extend(["--rto-overflow", "ieee", "--json"]);
+        let o = run(&a);
+        assert!(o.status.success(), "{unit:?}: {}", stderr(&o));
+        let s: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(s["mismatches"], 0, "{unit:?}");
+        assert_eq!(s["vectors"], 65536, "{unit:?}");
+        assert!(s["top"].as_str().unwrap().contains("_rtoieee"), "{s}");
+    }
 }

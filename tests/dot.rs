@@ -243,6 +243,104 @@ fn batch(args: &[&str], input: &str) -> (bool, String, String) {
 }
 
 #[test]
+fn batch_dot_signaling_nan_raises_invalid() {
+    // E5M2 0x7d: a NaN with the top trailing bit clear (signaling under IEEE 754 §6.2),
+    // 0x7e quiet. Default: every small-format NaN is quiet (no flag).
+    let input = "7d 3c 3c 3c\n7e 3c 3c 3c\n3c 3c 3c 3c\n";
+    let (ok, out, err) = batch(&["-f", "e5m2", "--n", "2", "--flags"], input);
+    assert!(ok, "{err}");
+    assert_eq!(out, "7fc00000 0\n7fc00000 0\n40000000 0\n");
+    let (ok, out, err) = batch(
+        &["-f", "e5m2", "--n", "2", "--flags", "--signaling-nan"],
+        input,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "7fc00000 8\n7fc00000 0\n40000000 0\n");
+    // the same rule as verify's golden model: a core that raises invalid passes only with it
+    let (_, out, _) = batch(
+        &[
+            "-f",
+            "e5m2",
+            "--format-y",
+            "e4m3",
+            "--n",
+            "1",
+            "--flags",
+            "--signaling-nan",
+        ],
+        "3c 7f\n",
+    );
+    assert_eq!(out, "7fc00000 0\n", "E4M3 has no signaling NaN");
+}
+
+#[test]
+fn verify_dot_space_uniform_or_structured() {
+    let j = verify_passes(
+        &[
+            "-f", "e4m3", "--n", "4", "--random", "3000", "--space", "uniform",
+        ],
+        3000,
+    );
+    assert_eq!(
+        j["meta"]["space"].as_str().unwrap_or_default(),
+        "random: 3000 uniform vectors per mode, seed 1"
+    );
+    let j = verify_passes(
+        &[
+            "-f",
+            "e4m3",
+            "--n",
+            "4",
+            "--random",
+            "3000",
+            "--space",
+            "structured",
+        ],
+        3000,
+    );
+    let space = j["meta"]["space"].as_str().unwrap_or_default().to_string();
+    assert!(
+        space.starts_with("structured dot: 3000 vectors per mode"),
+        "{space}"
+    );
+    // errors (exit 2), before anything is built
+    for (args, want) in [
+        (
+            vec!["verify", "-u", "dot", "-f", "e4m3", "--n", "4", "--space", "gaussian"],
+            "error: --space 'gaussian': expected uniform or structured\n",
+        ),
+        (
+            vec!["verify", "-u", "mul", "-f", "e4m3", "--space", "uniform"],
+            "error: --space chooses between the dot product's random spaces; mul has one (--random N: uniform random vectors)\n",
+        ),
+        (
+            vec!["verify", "-u", "dot", "-f", "e4m3", "--n", "2", "--space", "uniform", "--prove"],
+            "error: --space chooses the vectors of a simulation run; --prove covers every input: drop --space\n",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_fp8gen")).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), want, "{args:?}");
+    }
+    let (ok, _, err) = fp8gen(&[
+        "verify",
+        "-u",
+        "dot",
+        "-f",
+        "e4m3",
+        "--n",
+        "4",
+        "--space",
+        "uniform",
+        "--exhaustive",
+    ]);
+    assert!(
+        !ok && err.contains("'--space <uniform|structured>' cannot be used with '--exhaustive'"),
+        "{err}"
+    );
+}
+
+#[test]
 fn batch_dot_known_answers_and_errors() {
     // E4M3: 1.0 = 0x38, 2.0 = 0x40, 448 = 0x7e, 2^-9 = 0x01.
     let (ok, out, err) = batch(

@@ -526,7 +526,7 @@ pub fn solve_cubes(
 pub fn aiger_script(sources: &[&str], top: &str) -> String {
     let mut s = String::new();
     for f in sources {
-        s.push_str(&format!("read_verilog -formal {f}\n"));
+        s.push_str(&format!("{}\n", crate::prove::read_cmd(f)));
     }
     s.push_str(&format!("prep -top {top}\n"));
     s.push_str(&format!(

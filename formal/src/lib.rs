@@ -27,8 +27,8 @@ pub mod tools;
 pub mod verdict;
 
 pub use prove::{
-    prove_pair, prove_pipeline, prove_request, CexReport, Engine, PairSpec, ProofReport,
-    ProveOptions, Verdict,
+    prove_pair, prove_pair_with, prove_pipeline, prove_request, prove_unrolled, CexReport, Compare,
+    Engine, PairSpec, ProofReport, ProveOptions, Verdict,
 };
 pub use reference::{check_unit, generate_reference};
 

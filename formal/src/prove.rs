@@ -471,9 +471,10 @@ fn run_split(
     port: &str,
     hi: u32,
     lo: u32,
+    sources: &[&str],
 ) -> Result<SatRun, FormalError> {
     let n = 1u64 << (hi - lo + 1);
-    let base = sat_script(&["gold.v", "gate.v", "miter.v"], "fp8_miter", "", 0);
+    let base = sat_script(sources, "fp8_miter", "", 0);
     let mut script: String = base
         .lines()
         .filter(|l| !l.starts_with("tee "))
@@ -699,12 +700,13 @@ fn run_cadical(
     dir: &Path,
     opts: &ProveOptions,
     split: Option<&(String, u32, u32)>,
+    sources: &[&str],
 ) -> Result<(SatRun, Option<String>), FormalError> {
     let exe = tools::find_cadical().map_err(FormalError::Tool)?;
     write(
         dir,
         "aiger.ys",
-        &crate::cnf::aiger_script(&["gold.v", "gate.v", "miter.v"], "fp8_miter"),
+        &crate::cnf::aiger_script(sources, "fp8_miter"),
     )?;
     let t_yosys = run_yosys_script(dir, "aiger.ys", opts.timeout_secs)?;
     let aig = crate::cnf::read_aiger(dir).map_err(FormalError::Tool)?;
@@ -762,10 +764,28 @@ fn run_cadical(
     ))
 }
 
+/// The yosys command that reads a miter source: `read_verilog -formal FILE`, or the entry
+/// itself when it is a whole command (it holds a space: `read_slang -j 1 gold.sv --top T`,
+/// see [`Compare::slang_top`]).
+pub(crate) fn read_cmd(f: &str) -> String {
+    if f.contains(' ') {
+        f.to_string()
+    } else {
+        format!("read_verilog -formal {f}")
+    }
+}
+
+/// `read_slang` of a user's text in the miter's build directory: yosys-slang (SystemVerilog
+/// IEEE 1800-2017) on one thread (the YoWASP build runs in a WASI sandbox), the relative file
+/// name, `top` elaborated.
+fn slang_read(file: &str, top: &str) -> String {
+    format!("read_slang -j 1 {file} --top {top}")
+}
+
 fn sat_script(sources: &[&str], top: &str, sat_args: &str, timeout: u64) -> String {
     let mut s = String::new();
     for f in sources {
-        let _ = writeln!(s, "read_verilog -formal {f}");
+        let _ = writeln!(s, "{}", read_cmd(f));
     }
     let _ = writeln!(s, "prep -top {top}");
     // An explicit x is any value (`setundef -anyseq`): a core whose outputs depend on one is
@@ -793,21 +813,36 @@ pub fn z_drivers(verilog: &str, top: &str) -> Result<Vec<String>, FormalError> {
 /// constant reaches (through any logic, reachable or not: a structural over-approximation,
 /// used to name the ports of a refutation that depends on an x).
 pub fn undef_reach(verilog: &str, top: &str) -> Result<(Vec<String>, Vec<String>), FormalError> {
+    undef_reach_with(verilog, top, false)
+}
+
+/// [`undef_reach`], the text read with yosys-slang (`read_slang`) when `slang` is set.
+pub fn undef_reach_with(
+    verilog: &str,
+    top: &str,
+    slang: bool,
+) -> Result<(Vec<String>, Vec<String>), FormalError> {
     // A temporary directory, removed when `work` is dropped.
     let work = work_dir(&ProveOptions::default(), "zcheck")?;
-    undef_reach_in(&work.dir, verilog, top)
+    undef_reach_in(&work.dir, verilog, top, slang)
 }
 
 fn undef_reach_in(
     dir: &Path,
     verilog: &str,
     top: &str,
+    slang: bool,
 ) -> Result<(Vec<String>, Vec<String>), FormalError> {
-    write(dir, "core.v", verilog)?;
+    let (file, read) = if slang {
+        ("core.sv", slang_read("core.sv", top))
+    } else {
+        ("core.v", "read_verilog -formal core.v".to_string())
+    };
+    write(dir, file, verilog)?;
     write(
         dir,
         "zcheck.ys",
-        &format!("read_verilog -formal core.v\nprep -top {top}\nflatten\nopt_clean\nwrite_json core.json\n"),
+        &format!("{read}\nprep -top {top}\nflatten\nopt_clean\nwrite_json core.json\n"),
     )?;
     run_yosys_script(dir, "zcheck.ys", 120)?;
     let p = dir.join("core.json");
@@ -850,11 +885,14 @@ fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
             readers.entry(b).or_default().push(k);
         }
     }
+    // yosys-slang elaborates a z as a tristate buffer (`$tribuf`) rather than a z constant.
+    let tristate = |c: &Value| matches!(c["type"].as_str(), Some("$tribuf" | "$_TBUF_"));
     let sources: Vec<usize> = (0..cells.len())
         .filter(|&k| {
             cells[k]["connections"]
                 .as_object()
                 .is_some_and(|cs| cs.values().any(has_bit))
+                || (bit == "z" && tristate(cells[k]))
         })
         .collect();
     let mut tainted: std::collections::HashSet<u64> = Default::default();
@@ -901,8 +939,89 @@ fn const_reach(v: &serde_json::Value, top: &str, bit: &str) -> Vec<String> {
     out
 }
 
+/// What a miter compares besides "every output of the second core equals the first's":
+/// bits left out (a user's waivers, ports a core does not have), outputs of the first core
+/// with no counterpart that must be 0 (flag bits the unit never raises), and how the first
+/// core's text is read.
+#[derive(Clone, Debug, Default)]
+pub struct Compare {
+    /// Bits compared of the second core's outputs, by port name; a port not listed is
+    /// compared whole, a mask of 0 leaves it out (and out of the statement).
+    pub masks: Vec<(String, u64)>,
+    /// Outputs of the first core with no counterpart, by name, and the bits of each that
+    /// must be 0.
+    pub zero: Vec<(String, u64)>,
+    /// Read the first core with yosys-slang (`read_slang`, SystemVerilog) instead of
+    /// `read_verilog`, elaborating this module as its top.
+    pub slang_top: Option<String>,
+}
+
+impl Compare {
+    fn mask(&self, name: &str) -> Option<u64> {
+        self.masks.iter().find(|(n, _)| n == name).map(|(_, m)| *m)
+    }
+
+    fn is_zero_port(&self, name: &str) -> bool {
+        self.zero.iter().any(|(n, _)| n == name)
+    }
+
+    /// `(a != b)`, or `((a ^ b) & MASK) != 0` for a partial mask; `None` for mask 0.
+    fn diff(&self, port: &Port, a: &str, b: &str) -> Option<String> {
+        match self.mask(&port.name) {
+            Some(0) => None,
+            Some(m) if m & iface::width_mask(port.width) != iface::width_mask(port.width) => {
+                Some(format!(
+                    "((({a}) ^ ({b})) & {}'h{m:x}) != {}'h0",
+                    port.width, port.width
+                ))
+            }
+            _ => Some(format!("({a} != {b})")),
+        }
+    }
+
+    /// `name[w]` or `name[w] bits 0x1d` for the statement; `None` when not compared.
+    fn shown(&self, port: &Port) -> Option<String> {
+        match self.mask(&port.name) {
+            Some(0) => None,
+            Some(m) if m & iface::width_mask(port.width) != iface::width_mask(port.width) => {
+                Some(format!("{}[{}] bits {m:#x}", port.name, port.width))
+            }
+            _ => Some(format!("{}[{}]", port.name, port.width)),
+        }
+    }
+
+    /// The checks of the outputs that must be 0 (`g_<name>` wires of the first core).
+    fn zero_checks(&self, prefix: &str) -> Vec<String> {
+        self.zero
+            .iter()
+            .map(|(n, m)| format!("(({prefix}{n} & 'h{m:x}) != 0)"))
+            .collect()
+    }
+
+    /// The file name of the first core's text and the command reading it.
+    fn gold_file(&self, stem: &str) -> (String, String) {
+        match &self.slang_top {
+            Some(top) => {
+                let f = format!("{stem}.sv");
+                let cmd = slang_read(&f, top);
+                (f, cmd)
+            }
+            None => (format!("{stem}.v"), format!("{stem}.v")),
+        }
+    }
+}
+
 /// Proves two combinational cores equal on every input (under the assumptions).
 pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, FormalError> {
+    prove_pair_with(spec, &Compare::default(), opts)
+}
+
+/// [`prove_pair`] with what to compare spelled out ([`Compare`]).
+pub fn prove_pair_with(
+    spec: &PairSpec,
+    cmp: &Compare,
+    opts: &ProveOptions,
+) -> Result<ProofReport, FormalError> {
     for (top, ports) in [
         (&spec.gold_top, &spec.gold_ports),
         (&spec.gate_top, &spec.gate_ports),
@@ -953,13 +1072,30 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
                 let _ = writeln!(m, "  wire {};", decl(p, "n_"));
                 gold_conns.push(format!(".{}(g_{})", g.name, p.name));
                 gate_conns.push(format!(".{}(n_{})", p.name, p.name));
-                diffs.push(format!("(g_{0} != n_{0})", p.name));
-                compared.push(format!("{}[{}]", p.name, p.width));
+                if let Some(d) = cmp.diff(p, &format!("g_{}", p.name), &format!("n_{}", p.name)) {
+                    diffs.push(d);
+                }
+                compared.extend(cmp.shown(p));
             }
         }
     }
     for g in &spec.gold_ports {
+        if cmp.is_zero_port(&g.name) {
+            let _ = writeln!(m, "  wire {};", decl(g, "g_"));
+            gold_conns.push(format!(".{0}(g_{0})", g.name));
+            continue;
+        }
         matching(&spec.gate_ports, g, &spec.gate_top)?;
+    }
+    diffs.extend(cmp.zero_checks("g_"));
+    for (n, mask) in &cmp.zero {
+        compared.push(format!("{n} bits {mask:#x} = 0"));
+    }
+    if diffs.is_empty() {
+        return Err(FormalError::Unsupported(format!(
+            "nothing to compare between {} and {}: every output is left out",
+            spec.gold_top, spec.gate_top
+        )));
     }
     let _ = writeln!(m, "  {} u_gold ({});", spec.gold_top, gold_conns.join(", "));
     let _ = writeln!(m, "  {} u_gate ({});", spec.gate_top, gate_conns.join(", "));
@@ -972,18 +1108,15 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
     all.extend(spec.assumptions.iter().map(|a| format!("({a})")));
     let _ = writeln!(m, "  assign bad = {};", all.join(" && "));
     m.push_str("endmodule\n`default_nettype wire\n");
-    write(&dir, "gold.v", &spec.gold_verilog)?;
+    let (gold_file, gold_read) = cmp.gold_file("gold");
+    write(&dir, &gold_file, &spec.gold_verilog)?;
     write(&dir, "gate.v", &spec.gate_verilog)?;
     write(&dir, "miter.v", &m)?;
+    let sources = [gold_read.as_str(), "gate.v", "miter.v"];
     write(
         &dir,
         "prove.ys",
-        &sat_script(
-            &["gold.v", "gate.v", "miter.v"],
-            "fp8_miter",
-            "-prove trigger 0",
-            opts.timeout_secs,
-        ),
+        &sat_script(&sources, "fp8_miter", "-prove trigger 0", opts.timeout_secs),
     )?;
     let inputs: Vec<String> = spec
         .gate_ports
@@ -994,13 +1127,18 @@ pub fn prove_pair(spec: &PairSpec, opts: &ProveOptions) -> Result<ProofReport, F
     let mut cube_note = None;
     let run = match (&opts.engine, &spec.split) {
         (Engine::Cadical, split) => {
-            let (run, note) = run_cadical(&dir, opts, split.as_ref())?;
+            let (run, note) = run_cadical(&dir, opts, split.as_ref(), &sources)?;
             cube_note = note;
             run
         }
         (Engine::YosysSat, None) => run_yosys(&dir, opts.timeout_secs)?,
         (Engine::YosysSat, Some((port, hi, lo))) => {
-            run_split(&dir, opts.timeout_secs, port, *hi, *lo)?
+            run_split(&dir, opts.timeout_secs, port, *hi, *lo, &sources)?
+        }
+        (Engine::Sby(_), _) if cmp.slang_top.is_some() => {
+            return Err(FormalError::Unsupported(
+                "the sby engine reads Verilog files; a text read with read_slang is proven with the cadical or sat engine".into(),
+            ))
         }
         (Engine::Sby(solver), _) => run_sby(&dir, opts.timeout_secs, solver, &inputs)?,
     };
@@ -1370,10 +1508,13 @@ pub fn replay(
                 .map(|q| (q.role, q.index));
             let want = match role {
                 Some((Role::ValidOut, _)) => Some(by_role((Role::ValidIn, 0)) & 1),
+                // An output with no arithmetic meaning (a wrapper's must-be-zero bits,
+                // [`Compare::zero`]) is expected 0.
+                Some((Role::Data, _)) => Some(0),
                 Some((r, i)) => out_ports
                     .iter()
                     .position(|q| q.role == r && q.index == i)
-                    .map(|i| gold_out[i]),
+                    .and_then(|i| gold_out.get(i).copied()),
                 None => None,
             };
             if want.is_some_and(|w| w != *v) {
@@ -1523,4 +1664,212 @@ pub fn formats_label(req: &GenRequest) -> String {
             }
         }
     }
+}
+
+/// Proves a clocked core (`core`, with a clock, an optional reset and the declared latency
+/// L ≥ 1) equal to a combinational `reference` by unrolling L+1 cycles from an arbitrary
+/// register state (every register's initial value free, the reset held inactive): inputs free
+/// in every cycle, the core's outputs in cycle L+1 compared with the reference's outputs for
+/// the inputs of cycle 1 (delayed L cycles in the miter). With a valid handshake, `valid_o`
+/// in cycle L+1 must equal `valid_i` of cycle 1, and the other outputs are compared when it
+/// is 1. Since the initial state is any state, reachable or not, the proof covers every cycle
+/// of any run after L cycles without reset; a core whose outputs depend on more than the
+/// inputs L cycles earlier (feedback, a stale register, a wrong latency) is refuted.
+pub fn prove_unrolled(
+    core: &GeneratedCore,
+    reference: &GeneratedCore,
+    assumptions: &[String],
+    cmp: &Compare,
+    opts: &ProveOptions,
+) -> Result<ProofReport, FormalError> {
+    let n = core.manifest.latency;
+    let ports = &core.manifest.ports;
+    let rports = &reference.manifest.ports;
+    if n == 0 {
+        return Err(FormalError::Unsupported(
+            "prove_unrolled needs a clocked core of latency 1 or more".into(),
+        ));
+    }
+    iface::check_ports(&core.top, ports, n, iface::MAX_PORT_WIDTH)
+        .map_err(FormalError::Unsupported)?;
+    iface::check_ports(&reference.top, rports, 0, iface::MAX_PORT_WIDTH)
+        .map_err(FormalError::Unsupported)?;
+    let clk = ports
+        .iter()
+        .find(|p| p.role == Role::Clock)
+        .ok_or_else(|| FormalError::Unsupported(format!("{} has no clock", core.top)))?;
+    let rst = ports
+        .iter()
+        .find(|p| matches!(p.role, Role::Reset | Role::ResetN));
+    let work = work_dir(opts, "unrolled")?;
+    let (dir, keep) = (work.dir.to_path_buf(), work.keep());
+    let mut m = String::from("`default_nettype none\nmodule fp8_seq_miter (\n");
+    let mut decls = Vec::new();
+    let mut free = Vec::new();
+    for p in ports.iter().filter(|p| p.direction == Direction::Input) {
+        decls.push(format!("  input wire {}", decl(p, "")));
+        if !p.role.is_clock_or_reset() {
+            free.push(format!("{}[{}]", p.name, p.width));
+        }
+    }
+    decls.push("  output wire trigger".into());
+    m.push_str(&decls.join(",\n"));
+    m.push_str("\n);\n");
+    let (mut cconns, mut rconns, mut always) = (Vec::new(), Vec::new(), String::new());
+    let (mut checks, mut compared, mut valid) = (Vec::new(), Vec::new(), None);
+    for p in ports {
+        if p.direction == Direction::Input {
+            cconns.push(format!(".{0}({0})", p.name));
+            if !p.role.is_clock_or_reset() {
+                let r = matching(rports, p, &reference.top)?;
+                rconns.push(format!(".{}({})", r.name, p.name));
+            }
+            continue;
+        }
+        let _ = writeln!(m, "  wire {};", decl(p, "c_"));
+        cconns.push(format!(".{0}(c_{0})", p.name));
+        if cmp.is_zero_port(&p.name) {
+            continue;
+        }
+        let r = matching(rports, p, &reference.top)?;
+        let _ = writeln!(m, "  wire {};", decl(p, "r_"));
+        rconns.push(format!(".{}(r_{})", r.name, p.name));
+        for s in 1..=n {
+            let _ = writeln!(m, "  reg {};", decl(p, &format!("d{s}_")));
+            let src = if s == 1 {
+                format!("r_{}", p.name)
+            } else {
+                format!("d{}_{}", s - 1, p.name)
+            };
+            let _ = writeln!(always, "    d{s}_{} <= {src};", p.name);
+        }
+        let Some(d) = cmp.diff(p, &format!("d{n}_{}", p.name), &format!("c_{}", p.name)) else {
+            continue;
+        };
+        compared.extend(cmp.shown(p));
+        if p.role == Role::ValidOut {
+            valid = Some(p.name.clone());
+        } else {
+            checks.push(d);
+        }
+    }
+    for r in rports {
+        matching(ports, r, &core.top)?;
+    }
+    checks.extend(cmp.zero_checks("c_"));
+    for (nm, mask) in &cmp.zero {
+        compared.push(format!("{nm} bits {mask:#x} = 0"));
+    }
+    if checks.is_empty() {
+        return Err(FormalError::Unsupported(format!(
+            "nothing to compare between {} and {}: every output is left out",
+            core.top, reference.top
+        )));
+    }
+    let _ = writeln!(m, "  {} u_core ({});", core.top, cconns.join(", "));
+    let _ = writeln!(m, "  {} u_ref ({});", reference.top, rconns.join(", "));
+    let _ = writeln!(
+        m,
+        "  // the reference's outputs delayed by the latency ({n})\n  always @(posedge {}) begin\n{always}  end",
+        clk.name
+    );
+    let _ = match &valid {
+        Some(v) => writeln!(
+            m,
+            "  assign trigger = (d{n}_{v} != c_{v}) | (d{n}_{v} & ({}));",
+            checks.join(" | ")
+        ),
+        None => writeln!(m, "  assign trigger = {};", checks.join(" | ")),
+    };
+    for a in assumptions {
+        let _ = writeln!(m, "  always @* assume({a});");
+    }
+    m.push_str("endmodule\n`default_nettype wire\n");
+    let (core_file, core_read) = cmp.gold_file("core");
+    write(&dir, &core_file, &core.verilog)?;
+    write(&dir, "ref.v", &reference.verilog)?;
+    write(&dir, "miter.v", &m)?;
+    // The reset held inactive in every cycle; every register's initial value free.
+    let hold = match rst {
+        Some(r) if r.role == Role::ResetN => format!("-set {} 1 ", r.name),
+        Some(r) => format!("-set {} 0 ", r.name),
+        None => String::new(),
+    };
+    write(
+        &dir,
+        "prove.ys",
+        &sat_script(
+            &[core_read.as_str(), "ref.v", "miter.v"],
+            "fp8_seq_miter",
+            &format!("-seq {} {hold}-prove-skip {n} -prove trigger 0", n + 1),
+            opts.timeout_secs,
+        ),
+    )?;
+    let run = run_yosys(&dir, opts.timeout_secs)?;
+    let outs = compared.join(", ");
+    let statement = format!(
+        "{c} (latency {n}) equals {r} delayed by {n} cycles: unrolled {k} cycles from an arbitrary register state (every register's initial value free{reset}), free inputs in every cycle ({free}{ass}); in cycle {k}, {cmp_words} the outputs of {r} for the inputs of cycle 1 (compared: {outs}). The initial state being any state, this holds in every cycle after the first {n} of any run{reset_run}",
+        c = core.top,
+        r = reference.top,
+        k = n + 1,
+        reset = match rst {
+            Some(p) => format!(", reset {} held inactive", p.name),
+            None => String::new(),
+        },
+        free = free.join(", "),
+        ass = if assumptions.is_empty() {
+            String::new()
+        } else {
+            format!("; assumed every cycle: {}", assumptions.join(" and "))
+        },
+        cmp_words = match &valid {
+            Some(v) => format!(
+                "{v} equals the valid of cycle 1 and, when it is 1, the other outputs equal"
+            ),
+            None => "the outputs equal".to_string(),
+        },
+        reset_run = match rst {
+            Some(_) => format!(
+                " without a reset in its last {} cycles (the reset's own behaviour is not part of the proof)",
+                n + 1
+            ),
+            None => String::new(),
+        },
+    );
+    let cex = (run.verdict == Verdict::Refuted).then(|| {
+        let last = run.rows.iter().map(|r| r.0).max().unwrap_or(0);
+        CexReport {
+            inputs: run
+                .rows
+                .iter()
+                .filter(|r| r.0 == 1)
+                .map(|(_, nm, v)| (nm.clone(), v.clone()))
+                .collect(),
+            trace: run.rows.clone(),
+            cycle: Some(last),
+            replayed: Vec::new(),
+            golden: Vec::new(),
+            differs_from_golden: Vec::new(),
+            vcd: None,
+            yosys_vcd: keep.then(|| dir.join("cex.vcd")),
+        }
+    });
+    let mut report = ProofReport {
+        verdict: run.verdict,
+        statement,
+        gold: core.top.clone(),
+        gate: reference.top.clone(),
+        free_inputs: free,
+        compared,
+        assumptions: assumptions.to_vec(),
+        solver: run.solver,
+        seconds: run.seconds,
+        problem: run.problem,
+        detail: run.detail,
+        counterexample: cex,
+        work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
+    };
+    work.finish(&mut report)?;
+    Ok(report)
 }

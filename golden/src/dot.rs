@@ -150,6 +150,23 @@ impl DotUnit {
         z: u32,
         spec: &Spec,
     ) -> (u32, Flags) {
+        self.eval_with(xs, ys, sx, sy, z, None, spec)
+    }
+
+    /// [`DotUnit::eval`] with the addend `wide_z` = (exact value, whether it is a signaling
+    /// NaN) in place of the binary32 code `z` when given: the accumulator then also spans
+    /// the addend's bits.
+    #[allow(clippy::too_many_arguments)]
+    fn eval_with(
+        &self,
+        xs: &[u32],
+        ys: &[u32],
+        sx: u32,
+        sy: u32,
+        z: u32,
+        wide_z: Option<(&Exact, bool)>,
+        spec: &Spec,
+    ) -> (u32, Flags) {
         let mut inv = 0u8;
         let mut any_nan = false;
         let (mut pos_inf, mut neg_inf) = (false, false);
@@ -157,8 +174,24 @@ impl DotUnit {
         let mut zero_terms = 0usize;
         let mut zero_sign: Option<bool> = None;
         let mut mixed_zero = false;
-        let mut acc = [0u64; MAX_ACC_BITS as usize / 64];
-        let acc = &mut acc[..self.limbs];
+        let (lsb, limbs) = match wide_z {
+            Some((w, _)) if w.class == ExactClass::Finite => {
+                // the terms' window and the addend's 64-bit significand, with a sign bit and
+                // a carry above both
+                let top = (self.lsb + 64 * self.limbs as i32).max(w.exp + 66);
+                let lo = self.lsb.min(w.exp);
+                (lo, ((top - lo) as u32).div_ceil(64) as usize)
+            }
+            _ => (self.lsb, self.limbs),
+        };
+        let mut fixed = [0u64; MAX_ACC_BITS as usize / 64];
+        let mut wide = Vec::new();
+        let acc = if limbs <= fixed.len() {
+            &mut fixed[..limbs]
+        } else {
+            wide.resize(limbs, 0u64);
+            &mut wide[..]
+        };
         let scales = self.scale.map(|f| {
             (
                 Scale {
@@ -191,8 +224,8 @@ impl DotUnit {
                 }
             }
             ExactClass::Finite => {
-                debug_assert!(!t.sticky && t.exp >= self.lsb);
-                add_at(acc, (t.exp - self.lsb) as u32, t.sig, t.sign);
+                debug_assert!(!t.sticky && t.exp >= lsb);
+                add_at(acc, (t.exp - lsb) as u32, t.sig, t.sign);
             }
         };
         for i in 0..self.n {
@@ -211,7 +244,12 @@ impl DotUnit {
             term(&p, acc);
         }
         let b32 = Format::BINARY32;
-        if self.addend {
+        if let Some((w, snan)) = wide_z {
+            if snan {
+                inv |= Flags::INVALID;
+            }
+            term(w, acc);
+        } else if self.addend {
             if b32.decode(z).is_nan() && is_signaling_nan(&b32, z) {
                 inv |= Flags::INVALID;
             }
@@ -225,10 +263,10 @@ impl DotUnit {
         } else if pos_inf || neg_inf {
             Exact::inf(neg_inf)
         } else {
-            match to_exact(acc, self.lsb) {
+            match to_exact(acc, lsb) {
                 Some(e) => e,
                 None => {
-                    let terms = self.n + self.addend as usize;
+                    let terms = self.n + (self.addend || wide_z.is_some()) as usize;
                     let sign = if zero_terms == terms && !mixed_zero {
                         zero_sign.unwrap_or(false)
                     } else {
@@ -243,6 +281,35 @@ impl DotUnit {
             c = 0;
         }
         (c, fl)
+    }
+}
+
+impl DotUnit {
+    /// The dot product with an exact addend of any magnitude (a binary64 value, for one) in
+    /// place of the binary32 `z`: `Σ (x_i·Sx)·(y_i·Sy) + z` exact, rounded once. `z_snan`:
+    /// the addend was a signaling NaN (raises invalid, as a binary32 one does). The unit's
+    /// own addend (if any) is not used.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_exact_addend(
+        &self,
+        xs: &[u32],
+        ys: &[u32],
+        sx: u32,
+        sy: u32,
+        z: &Exact,
+        z_snan: bool,
+        spec: &Spec,
+    ) -> (u32, Flags) {
+        debug_assert!(!z.sticky);
+        self.eval_with(xs, ys, sx, sy, 0, Some((z, z_snan)), spec)
+    }
+
+    /// Whether an element of `xs` or `ys` is a signaling NaN when small IEEE-style NaNs with
+    /// a clear top trailing bit count as signaling ([`crate::is_small_signaling_nan`], IEEE 754
+    /// §6.2; CVFPU): the dot product then raises invalid.
+    pub fn has_small_signaling_nan(&self, xs: &[u32], ys: &[u32]) -> bool {
+        let snan = |f: &Format, c: u32| crate::is_small_signaling_nan(f, c & f.code_mask());
+        xs.iter().any(|&x| snan(&self.fx, x)) || ys.iter().any(|&y| snan(&self.fy, y))
     }
 }
 

@@ -21,9 +21,9 @@ pub use add::{add, add_any_exact};
 pub use dot::{DotUnit, ExactAcc, MAX_DOT_N};
 pub use format::{Format, FormatError, Specials, PRESETS};
 pub use ops::{
-    add_exact, convert, convert_scaled, flush_result, fma, fma_ieee_zero, fma_scaled,
-    is_signaling_nan, is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled, project_f32,
-    FmaOptions, FmaUnit, Projector, Scale,
+    add_exact, convert, convert_scaled, flush_result, fma, fma_exact_addend, fma_ieee_zero,
+    fma_scaled, is_signaling_nan, is_small_signaling_nan, mul, mul_exact, mul_ftz, mul_scaled,
+    project_f32, FmaOptions, FmaUnit, Projector, Scale,
 };
 pub use quantize::{quantize_block, ScalePolicy, MAX_BLOCK};
 pub use round::{

@@ -597,3 +597,28 @@ impl FmaUnit {
         &self.spec
     }
 }
+/// `x·y + z` with an exact addend of any magnitude (a binary64 value, for one) instead of a
+/// binary32 code, computed exactly and rounded once to binary32 (as [`fma`]; `z_snan`: the
+/// addend was a signaling NaN, which raises invalid).
+pub fn fma_exact_addend(
+    fx: &Format,
+    x: u32,
+    fy: &Format,
+    y: u32,
+    z: &Exact,
+    z_snan: bool,
+    spec: &Spec,
+) -> (u32, Flags) {
+    let b32 = Format::BINARY32;
+    let (p, inv) = mul_exact(&fx.decode(x).exact(), &fy.decode(y).exact());
+    let (sum, inv2) = crate::add_any_exact(&p, z, spec.rounding);
+    let inv = inv | inv2 | if z_snan { Flags::INVALID } else { 0 };
+    if inv != 0 || sum.class == ExactClass::Nan {
+        return nan(&b32, spec, inv);
+    }
+    let (mut c, fl) = project_to(&sum, &Target::BINARY32, spec, 0);
+    if !fma_ieee_zero(fx, fy) && c == b32.sign_bit() {
+        c = 0;
+    }
+    (c, fl)
+}

@@ -86,6 +86,9 @@ pub enum UnitOption {
     Block,
     /// Subtraction, fixed or by a `sub_i` port (`--sub`, `--sub dyn`).
     Sub,
+    /// Round-to-odd overflow as IEEE-style hardware does it (`--rto-overflow ieee`: the largest
+    /// finite value instead of P3109 v4.0 §4.7.5's ±∞ under satnone).
+    RtoOverflow,
 }
 
 impl UnitOption {
@@ -113,6 +116,7 @@ impl UnitOption {
             UnitOption::Interleave => "--interleave",
             UnitOption::Block => "--scale-policy",
             UnitOption::Sub => "--sub",
+            UnitOption::RtoOverflow => "--rto-overflow ieee",
         }
     }
 }
@@ -185,7 +189,7 @@ const PROJECT: UnitSpec = UnitSpec {
         r: RFormat::Format,
     },
     operator: "",
-    options: &[UnitOption::Scales],
+    options: &[UnitOption::Scales, UnitOption::RtoOverflow],
     rounds: true,
     space: SpaceKind::Generic,
     rate: 1.0e8,
@@ -201,7 +205,12 @@ const MUL: UnitSpec = UnitSpec {
         r: RFormat::OutFormat(None),
     },
     operator: "x",
-    options: &[UnitOption::Scales, UnitOption::Ftz, UnitOption::NoFlags],
+    options: &[
+        UnitOption::Scales,
+        UnitOption::Ftz,
+        UnitOption::NoFlags,
+        UnitOption::RtoOverflow,
+    ],
     rounds: true,
     space: SpaceKind::Generic,
     rate: 5.0e7,
@@ -217,7 +226,7 @@ const FMA: UnitSpec = UnitSpec {
         r: RFormat::Fixed(B32),
     },
     operator: "x",
-    options: &[UnitOption::Scales, UnitOption::Ftz],
+    options: &[UnitOption::Scales, UnitOption::Ftz, UnitOption::RtoOverflow],
     rounds: true,
     space: SpaceKind::ProductAddend,
     rate: 3.0e7,
@@ -269,7 +278,7 @@ const CONVERT: UnitSpec = UnitSpec {
         r: RFormat::Format,
     },
     operator: "",
-    options: &[],
+    options: &[UnitOption::RtoOverflow],
     rounds: true,
     space: SpaceKind::Generic,
     rate: 1.0e8,
@@ -285,7 +294,11 @@ const QUANTIZE: UnitSpec = UnitSpec {
         r: RFormat::Format,
     },
     operator: "",
-    options: &[UnitOption::Scales, UnitOption::Block],
+    options: &[
+        UnitOption::Scales,
+        UnitOption::Block,
+        UnitOption::RtoOverflow,
+    ],
     rounds: true,
     space: SpaceKind::Block,
     rate: 5.0e6,
@@ -301,7 +314,7 @@ const ADD: UnitSpec = UnitSpec {
         r: RFormat::OutFormat(None),
     },
     operator: "+",
-    options: &[UnitOption::Sub],
+    options: &[UnitOption::Sub, UnitOption::RtoOverflow],
     rounds: true,
     space: SpaceKind::Generic,
     rate: 5.0e7,

@@ -604,6 +604,12 @@ fn make_spec(
 
 /// Checks the random operand against the rounding mode: required (and < 2^N) for stochastic
 /// modes, refused otherwise.
+/// The `rto_overflow` argument: "p3109" (±Inf, P3109 v4.0 §4.7.5) or "ieee" (the largest
+/// finite value).
+fn rto_overflow_arg(s: &str) -> PyResult<golden::RtoOverflow> {
+    golden::RtoOverflow::parse(s).map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))
+}
+
 fn check_rnd(spec: &Spec, rnd: Option<&[u32]>, n: usize) -> PyResult<()> {
     let bits = spec.rounding.random_bits();
     match (bits, rnd) {
@@ -1074,8 +1080,7 @@ fn _project<'py>(
     rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fmt.f)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
     let to = fmt.f;
     if src == "binary64" {
@@ -1174,7 +1179,7 @@ fn _project<'py>(
 /// one rounding), through `golden::convert`; a table of every input code when the input
 /// format has at most 16 bits and the modes are deterministic.
 #[pyfunction]
-#[pyo3(signature = (codes, from, to, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (codes, from, to, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _convert<'py>(
     py: Python<'py>,
@@ -1188,9 +1193,11 @@ fn _convert<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (from, to) = (from.f, to.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let v = codes.as_slice()?;
     py.detach(|| check_codes(&from, v, "codes"))?;
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
@@ -1225,7 +1232,7 @@ type Quantized<'py> = (
 /// codes, `src`) in blocks of `block` consecutive elements → (element codes, one scale code
 /// per block, the OR of each block's element flags when `flags`). Blocks run in parallel.
 #[pyfunction]
-#[pyo3(signature = (bits, src, block, fmt, scale_fmt, policy, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (bits, src, block, fmt, scale_fmt, policy, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _quantize_block<'py>(
     py: Python<'py>,
@@ -1242,9 +1249,11 @@ fn _quantize_block<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<Quantized<'py>> {
     let (to, sf) = (fmt.f, scale_fmt.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &to)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let policy = golden::ScalePolicy::parse(policy).map_err(PyValueError::new_err)?;
     golden::quantize::check_scale_format(&sf)
         .map_err(|e| PyValueError::new_err(format!("scale_format: {e}")))?;
@@ -1267,7 +1276,7 @@ fn _quantize_block<'py>(
         let a: PyReadonlyArray1<'py, u16> = bits.extract()?;
         a.as_slice()?.iter().map(|&c| c as u32).collect()
     };
-    if v.len() % block != 0 {
+    if !v.len().is_multiple_of(block) {
         return Err(PyValueError::new_err(format!(
             "values: the last axis ({} elements in all) is not a multiple of block = {block}",
             v.len()
@@ -1408,8 +1417,7 @@ fn _mul<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
     let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -1445,7 +1453,7 @@ fn _mul<'py>(
 
 /// `x + y` (`x − y` when `sub`) rounded once to `out` (golden::add).
 #[pyfunction]
-#[pyo3(signature = (x, y, fx, fy, fr, sub, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags))]
+#[pyo3(signature = (x, y, fx, fy, fr, sub, rounding, sr_bits, saturation, tininess, nan_code, rnd, flags, rto_overflow="p3109"))]
 #[allow(clippy::too_many_arguments)]
 fn _add<'py>(
     py: Python<'py>,
@@ -1462,9 +1470,11 @@ fn _add<'py>(
     nan_code: u32,
     rnd: Option<PyReadonlyArray1<'py, u32>>,
     flags: bool,
+    rto_overflow: &str,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy, fr) = (fx.f, fy.f, fr.f);
-    let spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    let mut spec = make_spec(rounding, sr_bits, saturation, tininess, nan_code, &fr)?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     let (xv, yv) = (x.as_slice()?, y.as_slice()?);
     if xv.len() != yv.len() {
         return Err(PyValueError::new_err(format!(
@@ -1505,18 +1515,30 @@ fn _add<'py>(
 /// tiny, before or after rounding) and rounding to a finite binary32 (no overflow, so the
 /// saturation mode plays no part). Everything else — NaN, ∞, zeros (their sign rules),
 /// tiny and overflowing results, inexact f64 sums — returns None: the golden path answers.
+///
+/// `err` ≠ 0 (the exact value is `s + err`, |err| ≤ half an ulp of `s` in binary64: TwoSum's
+/// pair): rounding `s + err` and rounding `s` to binary32 agree, inexact, unless `s` is a
+/// binary32 midpoint (its low 29 significand bits 1 << 28: then `err` decides the
+/// direction) or `s` is 2^−126 itself (`s + err` may be tiny): those return None too.
 #[inline(always)]
 fn rne_f32(s: f64, err: f64) -> Option<(u32, Flags)> {
-    const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
-    if err != 0.0 || s.is_nan() || s.abs() < MIN_NORMAL {
-        return None;
-    }
     let r = s as f32;
-    if r.is_infinite() {
+    if !rne_f32_taken(s, err, r) {
         return None;
     }
-    let inexact = r as f64 != s;
+    let inexact = (r as f64 != s) | (err != 0.0);
     Some((r.to_bits(), Flags(if inexact { Flags::INEXACT } else { 0 })))
+}
+
+/// Whether [`rne_f32`] answers for `s + err` and `r = s as f32`: `s` not NaN, at least
+/// 2^−126 in magnitude (above it when `err` ≠ 0), `r` finite; with `err` ≠ 0 `s` no binary32
+/// midpoint. Branch-free, so that loops over many sums vectorize.
+#[inline(always)]
+fn rne_f32_taken(s: f64, err: f64, r: f32) -> bool {
+    const MIN_NORMAL: f64 = 1.1754943508222875e-38; // 2^-126
+    let midpoint = s.to_bits() & ((1 << 29) - 1) == 1 << 28;
+    let a = s.abs();
+    (a >= MIN_NORMAL) & (r.abs() <= f32::MAX) & ((err == 0.0) | (!midpoint & (a > MIN_NORMAL)))
 }
 
 /// `a + b` in f64 and its exact error (Knuth's TwoSum; `err` = 0 iff the sum is exact, for
@@ -1683,8 +1705,7 @@ fn _fma<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let (fx, fy) = (fx.f, fy.f);
     let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
-    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
-        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    spec.rto_overflow = rto_overflow_arg(rto_overflow)?;
     if spec.rounding.random_bits() > 0 {
         return Err(PyValueError::new_err(
             "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
@@ -1739,22 +1760,86 @@ fn _fma<'py>(
     })
 }
 
-/// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
-/// scale code per row (or empty), `z` one binary32 per row (or empty); one rounding to `fr`.
-/// With `fast` (the default), no scales, a binary32 result and round-to-nearest-even, formats
-/// whose n-term sums are exact in f64 (E4M3, E2M1, … but not E5M2) sum f64 products, the
-/// addend is added in f64 checked exact ([`two_sum`]) and one f64 → binary32 rounding
-/// ([`rne_f32`]) follows; every other row goes through the golden `DotUnit`.
+/// `x·y + z` with a binary64 z (`z` holds its bits) and a binary32 result, computed exactly
+/// and rounded once by the golden model (`golden::fma_exact_addend`: no second rounding of z
+/// to binary32 first). A signaling binary64 NaN raises invalid. With `fast` and
+/// round-to-nearest-even, [`_fma`]'s fast path (an f64 product exact by
+/// [`exact_product_tables`], a TwoSum-checked f64 addition, [`rne_f32`]) answers where it
+/// can.
 #[pyfunction]
-#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true))]
+#[pyo3(signature = (x, y, z, fx, fy, rounding, saturation, tininess, flags, rto_overflow="p3109", fast=true))]
+#[allow(clippy::too_many_arguments)]
+fn _fma_f64<'py>(
+    py: Python<'py>,
+    x: CodesArg<'py>,
+    y: CodesArg<'py>,
+    z: PyReadonlyArray1<'py, u64>,
+    fx: &PyFormat,
+    fy: &PyFormat,
+    rounding: &str,
+    saturation: &str,
+    tininess: &str,
+    flags: bool,
+    rto_overflow: &str,
+    fast: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let (fx, fy) = (fx.f, fy.f);
+    let mut spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
+    spec.rto_overflow = golden::RtoOverflow::parse(rto_overflow)
+        .map_err(|e| PyValueError::new_err(format!("rto_overflow: {e}")))?;
+    if spec.rounding.random_bits() > 0 {
+        return Err(PyValueError::new_err(
+            "rounding: fma rounds to binary32 in an IEEE mode or rto; stochastic modes are for small-float results",
+        ));
+    }
+    let (xv, yv, zv) = (x.slice()?, y.slice()?, z.as_slice()?);
+    if xv.len() != yv.len() || xv.len() != zv.len() {
+        return Err(PyValueError::new_err(format!(
+            "x, y, z have {}, {}, {} elements",
+            xv.len(),
+            yv.len(),
+            zv.len()
+        )));
+    }
+    py.detach(|| xv.check(&fx, "x").and_then(|_| yv.check(&fy, "y")))?;
+    let golden = |i: usize| {
+        let (ze, snan) = f64_exact(zv[i]);
+        golden::fma_exact_addend(&fx, xv.get(i), &fy, yv.get(i), &ze, snan, &spec)
+    };
+    let tables = if fast && spec.rounding == Rounding::Rne && xv.len() >= 1024 {
+        exact_product_tables(fx, fy)
+    } else {
+        None
+    };
+    let Some((tx, ty)) = tables else {
+        return Ok(collect::<u32>(py, xv.len(), flags, golden));
+    };
+    Ok(collect::<u32>(py, xv.len(), flags, |i| {
+        let p = tx.v[xv.get(i) as usize] * ty.v[yv.get(i) as usize];
+        let (s, err) = two_sum(p, f64::from_bits(zv[i]));
+        rne_f32(s, err).unwrap_or_else(|| cold(|| golden(i)))
+    }))
+}
+
+/// Dot products of rows: `x`, `y` hold `m` rows of `n` codes (row-major), `sx`, `sy` one
+/// scale code per row (or empty), `z` one binary32 per row (or empty), or `z64` one binary64
+/// per row (its bits; added exactly, `DotUnit::eval_exact_addend`); one rounding to `fr`.
+/// With `fast` (the default), a binary32 result and round-to-nearest-even, formats whose
+/// n-term sums are exact in f64 (E4M3, E2M1, … but not E5M2) sum f64 products (rows of 32k
+/// uint8 codes in the AVX-512 kernel of [`simd`] where the CPU has it), scale by Sx·Sy when
+/// those are powers of two (E8M0), add the addend in f64 checked exact ([`two_sum`]) and
+/// round once f64 → binary32 ([`rne_f32`]); every other row goes through the golden
+/// `DotUnit`.
+#[pyfunction]
+#[pyo3(signature = (x, y, n, sx, sy, z, fx, fy, fs, fr, rounding, saturation, tininess, flags, fast=true, z64=None))]
 #[allow(clippy::too_many_arguments)]
 fn _dot<'py>(
     py: Python<'py>,
     x: CodesArg<'py>,
     y: CodesArg<'py>,
     n: usize,
-    sx: PyReadonlyArray1<'py, u32>,
-    sy: PyReadonlyArray1<'py, u32>,
+    sx: CodesArg<'py>,
+    sy: CodesArg<'py>,
     z: PyReadonlyArray1<'py, u32>,
     fx: &PyFormat,
     fy: &PyFormat,
@@ -1765,6 +1850,7 @@ fn _dot<'py>(
     tininess: &str,
     flags: bool,
     fast: bool,
+    z64: Option<PyReadonlyArray1<'py, u64>>,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let spec = make_spec(rounding, 8, saturation, tininess, 0, &Format::BINARY32)?;
     if spec.rounding.random_bits() > 0 {
@@ -1775,8 +1861,8 @@ fn _dot<'py>(
     let (xv, yv, sxv, syv, zv) = (
         x.slice()?,
         y.slice()?,
-        sx.as_slice()?,
-        sy.as_slice()?,
+        sx.slice()?,
+        sy.slice()?,
         z.as_slice()?,
     );
     if n == 0 || xv.len() % n != 0 || xv.len() != yv.len() {
@@ -1795,16 +1881,24 @@ fn _dot<'py>(
             syv.len()
         )));
     }
-    if !zv.is_empty() && zv.len() != m {
-        return Err(PyValueError::new_err(format!(
-            "z needs one value per row ({m}); got {}",
-            zv.len()
-        )));
+    let z64v = z64
+        .as_ref()
+        .map(|z| z.as_slice())
+        .transpose()?
+        .unwrap_or(&[]);
+    for zl in [zv.len(), z64v.len()] {
+        if zl != 0 && zl != m {
+            return Err(PyValueError::new_err(format!(
+                "z needs one value per row ({m}); got {zl}"
+            )));
+        }
     }
     py.detach(|| xv.check(&fx.f, "x").and_then(|_| yv.check(&fy.f, "y")))?;
     if let Some(f) = &fsf {
-        check_codes(f, sxv, "scale_x")?;
-        check_codes(f, syv, "scale_y")?;
+        py.detach(|| {
+            sxv.check(f, "scale_x")
+                .and_then(|_| syv.check(f, "scale_y"))
+        })?;
     }
     let unit = golden::DotUnit::new(fx.f, fy.f, n, fsf, !zv.is_empty(), fr.f).map_err(|e| {
         // name the argument the golden model's message is about
@@ -1822,7 +1916,7 @@ fn _dot<'py>(
     let to = fr.f;
     let golden = |i: usize| {
         let (a, c) = if fsf.is_some() {
-            (sxv[i], syv[i])
+            (sxv.get(i), syv.get(i))
         } else {
             (0, 0)
         };
@@ -1832,14 +1926,15 @@ fn _dot<'py>(
             xs[j] = xv.get(i * n + j);
             ys[j] = yv.get(i * n + j);
         }
-        unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec)
+        match z64v.get(i) {
+            Some(&z) => {
+                let (ze, snan) = f64_exact(z);
+                unit.eval_exact_addend(&xs[..n], &ys[..n], a, c, &ze, snan, &spec)
+            }
+            None => unit.eval(&xs[..n], &ys[..n], a, c, zz, &spec),
+        }
     };
-    let tables = if fast
-        && fsf.is_none()
-        && to == Format::BINARY32
-        && spec.rounding == Rounding::Rne
-        && m >= 64
-    {
+    let tables = if fast && to == Format::BINARY32 && spec.rounding == Rounding::Rne && m >= 64 {
         exact_product_tables(fx.f, fy.f).filter(|(tx, ty)| {
             // every partial sum of n products is a multiple of 2^(lsb_x + lsb_y) below
             // n·2^(top_x + top_y): exact in f64 when that span is at most 53 bits
@@ -1849,46 +1944,407 @@ fn _dot<'py>(
     } else {
         None
     };
-    let Some((tx, ty)) = tables else {
+    // Scale factors Sx·Sy as f64 powers of two (E8M0 and every scale format of at most 8 bits
+    // whose values are powers of two): multiplying the exact sum by one is exact unless the
+    // result leaves the f64 normal range, and then it is tiny or infinite for binary32 too.
+    let scales = match fsf {
+        None => Some(None),
+        Some(f) => pow2_table(f).map(Some),
+    };
+    let (Some((tx, ty)), Some(scales)) = (tables, scales) else {
         return Ok(collect_for(py, &to, m, flags, golden));
     };
-    let (tx, ty) = (&tx.v[..], &ty.v[..]);
-    // The products and their sum exact in f64 (a NaN or ∞ operand makes the sum NaN or ∞:
-    // the golden path answers), + z checked exact, one rounding to binary32.
-    let finish = |s: f64, i: usize| {
-        let (s, err) = match zv.get(i) {
-            Some(&z) => two_sum(s, f32::from_bits(z) as f64),
-            None => (s, 0.0),
-        };
-        rne_f32(s, err).unwrap_or_else(|| golden(i))
-    };
-    Ok(match (xv, yv) {
+    // The products and their sum exact in f64 (a NaN or ∞ operand or scale makes the sum NaN
+    // or ∞: the golden path answers), scaled exactly, + z checked exact, one rounding to
+    // binary32.
+    // s: the row's sum, already scaled
+    let (px, py8) = (table256(&tx.v), table256(&ty.v));
+    let simd = simd::Dot8::pair(&tx, &ty).filter(|_| n.is_multiple_of(32));
+    let sums = |r0: usize, out: &mut [f64]| match (xv, yv) {
         (Codes::U8(a), Codes::U8(b)) => {
-            let (tx, ty) = (table256(tx), table256(ty));
-            collect_for(py, &to, m, flags, |i| {
-                let (ra, rb) = (&a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n]);
-                // Eight independent partial sums (every order gives the same exact sum).
-                let mut acc = [0.0f64; 8];
-                let (ca, cb) = (ra.chunks_exact(8), rb.chunks_exact(8));
-                let (ta, tb) = (ca.remainder(), cb.remainder());
-                for (xa, yb) in ca.zip(cb) {
-                    for k in 0..8 {
-                        acc[k] += tx[xa[k] as usize] * ty[yb[k] as usize];
+            let rows = r0..r0 + out.len();
+            let (ra, rb) = (
+                &a[rows.start * n..rows.end * n],
+                &b[rows.start * n..rows.end * n],
+            );
+            // The vector kernel sums 32 products at a time: a row of n = 32·h is h of them.
+            let done = match &simd {
+                Some((dx, dy)) if n == 32 => simd::sums32(ra, rb, dx, dy, out),
+                Some((dx, dy)) => {
+                    let h = n / 32;
+                    let mut part = vec![0.0f64; out.len() * h];
+                    let done = simd::sums32(ra, rb, dx, dy, &mut part) / h;
+                    for (s, p) in out.iter_mut().zip(part.chunks_exact(h)).take(done) {
+                        *s = p.iter().sum();
+                    }
+                    done
+                }
+                None => 0,
+            };
+            for (k, s) in out.iter_mut().enumerate().skip(done) {
+                let (xr, yr) = (&ra[k * n..(k + 1) * n], &rb[k * n..(k + 1) * n]);
+                *s = sum_u8(xr, yr, &px, &py8);
+            }
+        }
+        _ => {
+            for (k, s) in out.iter_mut().enumerate() {
+                let j0 = (r0 + k) * n;
+                *s = (j0..j0 + n)
+                    .map(|j| tx.v[xv.get(j) as usize] * ty.v[yv.get(j) as usize])
+                    .sum();
+            }
+        }
+    };
+    // one chunk of rows: sums in (scaled here), codes and flags (when wanted) out
+    let finish_rows =
+        |r0: usize, sums: &mut [f64], err: &mut [f64], codes: &mut [u32], fl: &mut [u8]| {
+            if let Some(t) = &scales {
+                let rows = r0..r0 + sums.len();
+                match (sxv, syv) {
+                    (Codes::U8(a), Codes::U8(b)) => {
+                        for ((s, &a), &b) in sums.iter_mut().zip(&a[rows.clone()]).zip(&b[rows]) {
+                            *s *= t[a as usize] * t[b as usize];
+                        }
+                    }
+                    _ => {
+                        for (s, i) in sums.iter_mut().zip(rows) {
+                            *s *= t[(sxv.get(i) & 0xFF) as usize] * t[(syv.get(i) & 0xFF) as usize];
+                        }
                     }
                 }
-                for (&x, &y) in ta.iter().zip(tb) {
-                    acc[0] += tx[x as usize] * ty[y as usize];
+            }
+            // + z in f64, then the binary32 rounding of every row in branch-free passes (the
+            // rule of [`rne_f32`]); rows it does not answer are marked and go to the golden path
+            let rows = r0..r0 + sums.len();
+            let has_z = !zv.is_empty() || !z64v.is_empty();
+            if !zv.is_empty() {
+                for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&zv[rows.clone()]) {
+                    (*s, *e) = two_sum(*s, f32::from_bits(z) as f64);
                 }
-                finish(acc.iter().sum(), i)
-            })
+            } else if !z64v.is_empty() {
+                for ((s, e), &z) in sums.iter_mut().zip(err.iter_mut()).zip(&z64v[rows.clone()]) {
+                    (*s, *e) = two_sum(*s, f64::from_bits(z));
+                }
+            }
+            if !fl.is_empty() {
+                for ((f, &s), &e) in fl.iter_mut().zip(sums.iter()).zip(err.iter()) {
+                    let e = if has_z { e } else { 0.0 };
+                    let inexact = (s as f32 as f64 != s) | (e != 0.0);
+                    *f = if inexact { Flags::INEXACT } else { 0 };
+                }
+            }
+            let mut golden_rows = false;
+            for ((c, &s), e) in codes.iter_mut().zip(sums.iter()).zip(err.iter_mut()) {
+                let r = s as f32;
+                *c = r.to_bits();
+                let taken = rne_f32_taken(s, if has_z { *e } else { 0.0 }, r);
+                golden_rows |= !taken;
+                *e = if taken { 0.0 } else { 1.0 };
+            }
+            if golden_rows {
+                for (j, _) in err.iter().enumerate().filter(|(_, &e)| e != 0.0) {
+                    let (c, f) = cold(|| golden(r0 + j));
+                    codes[j] = c;
+                    if let Some(d) = fl.get_mut(j) {
+                        *d = f.0;
+                    }
+                }
+            }
+        };
+    let (codes, fl) = py.detach(|| dot_rows(m, n, flags, sums, finish_rows));
+    Ok((
+        PyArray1::from_vec(py, codes).into_any(),
+        fl.map(|f| PyArray1::from_vec(py, f).into_any()),
+    ))
+}
+
+/// The exact f64 sum of the products of two rows of u8 codes (value tables `tx`, `ty` whose
+/// n-term sums are exact in f64): eight independent partial sums, since every order gives
+/// the same exact sum.
+#[inline]
+fn sum_u8(ra: &[u8], rb: &[u8], tx: &[f64; 256], ty: &[f64; 256]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (ra.chunks_exact(8), rb.chunks_exact(8));
+    let (ta, tb) = (ca.remainder(), cb.remainder());
+    for (xa, yb) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += tx[xa[k] as usize] * ty[yb[k] as usize];
         }
-        _ => collect_for(py, &to, m, flags, |i| {
-            let s: f64 = (i * n..(i + 1) * n)
-                .map(|j| tx[xv.get(j) as usize] * ty[yv.get(j) as usize])
-                .sum();
-            finish(s, i)
+    }
+    for (&x, &y) in ta.iter().zip(tb) {
+        acc[0] += tx[x as usize] * ty[y as usize];
+    }
+    acc.iter().sum()
+}
+
+/// `f()`, kept out of line: the golden fallback of a fast path's loop, which then inlines
+/// the fast path itself.
+#[cold]
+#[inline(never)]
+fn cold<T>(f: impl FnOnce() -> T) -> T {
+    f()
+}
+
+/// Rows of the dot fast path per parallel task.
+const ROW_CHUNK: usize = 1 << 11;
+
+/// The binary32 results (and flags) of `m` dot products of `n` elements: `sums(first_row,
+/// out)` fills the exact sums of consecutive rows, `finish(first_row, sums, scratch, codes,
+/// flags)` rounds them (flags empty when not wanted; scratch: one f64 per row, any values).
+/// Chunks of
+/// [`ROW_CHUNK`] rows are summed then finished while in cache: on the calling thread for
+/// short inputs, over the worker threads for long ones (each row is computed by the same
+/// functions either way).
+fn dot_rows(
+    m: usize,
+    n: usize,
+    want_flags: bool,
+    sums: impl Fn(usize, &mut [f64]) + Sync,
+    finish: impl Fn(usize, &mut [f64], &mut [f64], &mut [u32], &mut [u8]) + Sync,
+) -> (Vec<u32>, Option<Vec<u8>>) {
+    let mut codes = vec![0u32; m];
+    let mut flags = vec![0u8; if want_flags { m } else { 0 }];
+    // scratch of a worker (sums and a second row of f64), allocated once per worker
+    type Scratch = (Vec<f64>, Vec<f64>);
+    let scratch = || -> Scratch { (vec![0.0; ROW_CHUNK], vec![0.0; ROW_CHUNK]) };
+    let chunk = |(s, e): &mut Scratch, k: usize, cs: &mut [u32], fs: &mut [u8]| {
+        let r0 = k * ROW_CHUNK;
+        let (s, e) = (&mut s[..cs.len()], &mut e[..cs.len()]);
+        sums(r0, s);
+        finish(r0, s, e, cs, fs);
+    };
+    let t = threads();
+    match (t > 1 && m * n >= PAR_MIN).then(|| pool(t)).flatten() {
+        Some(p) => p.install(|| {
+            let fl: Vec<&mut [u8]> = if want_flags {
+                flags.chunks_mut(ROW_CHUNK).collect()
+            } else {
+                codes.chunks(ROW_CHUNK).map(|_| &mut [][..]).collect()
+            };
+            codes
+                .par_chunks_mut(ROW_CHUNK)
+                .zip(fl)
+                .enumerate()
+                .for_each_init(scratch, |sc, (k, (cs, fs))| chunk(sc, k, cs, fs))
         }),
-    })
+        None => {
+            let mut sc = scratch();
+            let mut fl = flags.chunks_mut(ROW_CHUNK);
+            for (k, cs) in codes.chunks_mut(ROW_CHUNK).enumerate() {
+                chunk(&mut sc, k, cs, fl.next().unwrap_or(&mut []));
+            }
+        }
+    }
+    (codes, want_flags.then_some(flags))
+}
+
+/// The values of a scale format of at most 8 bits whose every finite nonzero value is a power
+/// of two (E8M0, …), as f64 (NaN-padded to 256 entries); None for other formats.
+fn pow2_table(f: Format) -> Option<Box<[f64; 256]>> {
+    let t = value_table(f).filter(|t| f.k <= 8 && t.prec == 1)?;
+    Some(table256(&t.v))
+}
+
+/// The AVX-512 (VBMI) dot kernel: 64 codes per step, each code's binary32 value looked up as
+/// its two high bytes (`vpermi2b`, 128-entry byte tables; formats whose values are binary32
+/// with at most 8 significant bits), products of two binary32 values (exact: at most 16
+/// significant bits, in range), widened to f64 and summed (exact: the span check of the
+/// caller). Other machines and formats take [`sum_u8`].
+mod simd {
+    use super::ValueTable;
+
+    /// Bytes 3 and 2 of the binary32 value of every code (canonical NaN for NaN codes), and
+    /// whether code bit 7 is the sign of the value of the other seven (`c | 0x80` is −c, a NaN
+    /// for a NaN): then the kernel looks up the 128 magnitudes and ORs the sign in.
+    pub struct Dot8 {
+        hi: [u8; 256],
+        mid: [u8; 256],
+        sign7: bool,
+    }
+
+    impl Dot8 {
+        fn new(t: &ValueTable) -> Option<Dot8> {
+            let mut d = Dot8 {
+                hi: [0; 256],
+                mid: [0; 256],
+                sign7: t.v.len() == 256,
+            };
+            for (c, &v) in t.v.iter().enumerate().take(256) {
+                let b = if v.is_nan() {
+                    0x7FC0_0000
+                } else {
+                    (v as f32).to_bits()
+                };
+                if !v.is_nan() && f32::from_bits(b) as f64 != v || b & 0xFFFF != 0 {
+                    return None;
+                }
+                (d.hi[c], d.mid[c]) = ((b >> 24) as u8, (b >> 16) as u8);
+            }
+            for c in (0..128).filter(|_| t.v.len() == 256) {
+                let (p, n) = (t.v[c], t.v[c | 0x80]);
+                d.sign7 &= (p.is_nan() && n.is_nan()) || (n == -p && n.is_sign_negative());
+            }
+            Some(d)
+        }
+
+        /// Tables of `tx` and `ty` when this machine has the kernel's instructions and every
+        /// product of a value of one and of the other is exact in binary32.
+        pub fn pair(tx: &ValueTable, ty: &ValueTable) -> Option<(Dot8, Dot8)> {
+            let exact =
+                tx.prec + ty.prec <= 24 && tx.lsb + ty.lsb >= -149 && tx.top + ty.top <= 128;
+            if !(exact && available()) {
+                return None;
+            }
+            let (dx, dy) = (Dot8::new(tx)?, Dot8::new(ty)?);
+            Some((dx, dy))
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn available() -> bool {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vbmi")
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn available() -> bool {
+        false
+    }
+
+    /// `out[k]` = the exact sum of the products `a[j]·b[j]`, `32k ≤ j < 32k + 32`, for the
+    /// first `8·⌊len/256⌋` values of k (returned; the caller sums the rest). Only with tables
+    /// from [`Dot8::pair`].
+    #[cfg(target_arch = "x86_64")]
+    pub fn sums32(a: &[u8], b: &[u8], tx: &Dot8, ty: &Dot8, out: &mut [f64]) -> usize {
+        // SAFETY: Dot8::pair returned tables only after checking that the CPU has AVX-512 F,
+        // BW and VBMI.
+        unsafe {
+            match (tx.sign7, ty.sign7) {
+                (true, true) => x86::sums32::<true, true>(a, b, tx, ty, out),
+                (true, false) => x86::sums32::<true, false>(a, b, tx, ty, out),
+                (false, true) => x86::sums32::<false, true>(a, b, tx, ty, out),
+                (false, false) => x86::sums32::<false, false>(a, b, tx, ty, out),
+            }
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn sums32(_: &[u8], _: &[u8], _: &Dot8, _: &Dot8, _: &mut [f64]) -> usize {
+        0
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod x86 {
+        use super::Dot8;
+        use std::arch::x86_64::*;
+
+        /// The byte of table `t` (4 × 64 entries) at every code of `x`; with `SIGN7` from the
+        /// first 128 entries, ORed with code bit 7 when `or_sign`.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        fn look<const SIGN7: bool>(x: __m512i, t: &[__m512i; 4], or_sign: bool) -> __m512i {
+            let lo = _mm512_permutex2var_epi8(t[0], x, t[1]);
+            if SIGN7 {
+                if !or_sign {
+                    return lo;
+                }
+                // lo | (x & 0x80)
+                return _mm512_ternarylogic_epi32::<0xF8>(lo, x, _mm512_set1_epi8(-128));
+            }
+            let hi = _mm512_permutex2var_epi8(t[2], x, t[3]);
+            _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi)
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn load(t: &[u8; 256]) -> [__m512i; 4] {
+            // SAFETY: offsets 0..256 of a 256-byte array
+            [0, 64, 128, 192].map(|o| unsafe { _mm512_loadu_si512(t.as_ptr().add(o).cast()) })
+        }
+
+        /// 64 codes of x and of y: the products of codes 0..32 summed in the eight f64 lanes
+        /// of the first vector, of codes 32..64 in the second (unpacking stays within
+        /// 128-bit lanes: lanes 0 and 1 hold codes 0..32).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        fn block<const SX: bool, const SY: bool>(
+            x: __m512i,
+            y: __m512i,
+            t: &[[__m512i; 4]; 4],
+        ) -> (__m512d, __m512d) {
+            let z = _mm512_setzero_si512();
+            let (xh, xm) = (look::<SX>(x, &t[0], true), look::<SX>(x, &t[1], false));
+            let (yh, ym) = (look::<SY>(y, &t[2], true), look::<SY>(y, &t[3], false));
+            let (mut lo, mut hi) = (_mm512_setzero_pd(), _mm512_setzero_pd());
+            for (xw, yw) in [
+                (_mm512_unpacklo_epi8(xm, xh), _mm512_unpacklo_epi8(ym, yh)),
+                (_mm512_unpackhi_epi8(xm, xh), _mm512_unpackhi_epi8(ym, yh)),
+            ] {
+                for (fx, fy) in [
+                    (_mm512_unpacklo_epi16(z, xw), _mm512_unpacklo_epi16(z, yw)),
+                    (_mm512_unpackhi_epi16(z, xw), _mm512_unpackhi_epi16(z, yw)),
+                ] {
+                    let p = _mm512_mul_ps(_mm512_castsi512_ps(fx), _mm512_castsi512_ps(fy));
+                    lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(p)));
+                    let ph = _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(p));
+                    hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm256_castpd_ps(ph)));
+                }
+            }
+            (lo, hi)
+        }
+
+        /// Lane-pair sums: lane 2i of the result = a[2i] + a[2i+1], lane 2i+1 = b[2i] + b[2i+1].
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn pairs(a: __m512d, b: __m512d) -> __m512d {
+            _mm512_add_pd(_mm512_unpacklo_pd(a, b), _mm512_unpackhi_pd(a, b))
+        }
+
+        /// 128-bit lane sums: lane i of the result = lanes 2i and 2i+1 of a (i < 2), of b (i ≥ 2).
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn lanes(a: __m512d, b: __m512d) -> __m512d {
+            _mm512_add_pd(
+                _mm512_shuffle_f64x2::<0b10_00_10_00>(a, b),
+                _mm512_shuffle_f64x2::<0b11_01_11_01>(a, b),
+            )
+        }
+
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        pub(super) fn sums32<const SX: bool, const SY: bool>(
+            a: &[u8],
+            b: &[u8],
+            tx: &Dot8,
+            ty: &Dot8,
+            out: &mut [f64],
+        ) -> usize {
+            let t = [load(&tx.hi), load(&tx.mid), load(&ty.hi), load(&ty.mid)];
+            // eight sums (256 codes) per step
+            let steps = a.len().min(b.len()).min(out.len() * 32) / 256;
+            for g in 0..steps {
+                let mut v = [_mm512_setzero_pd(); 8];
+                for k in 0..4 {
+                    let off = g * 256 + k * 64;
+                    // SAFETY: off + 64 <= 256·steps <= a.len(), b.len()
+                    let (x, y) = unsafe {
+                        (
+                            _mm512_loadu_si512(a.as_ptr().add(off).cast()),
+                            _mm512_loadu_si512(b.as_ptr().add(off).cast()),
+                        )
+                    };
+                    (v[2 * k], v[2 * k + 1]) = block::<SX, SY>(x, y, &t);
+                }
+                let r = lanes(
+                    lanes(pairs(v[0], v[1]), pairs(v[2], v[3])),
+                    lanes(pairs(v[4], v[5]), pairs(v[6], v[7])),
+                );
+                // SAFETY: 8·g + 8 <= 8·steps <= out.len()
+                unsafe { _mm512_storeu_pd(out.as_mut_ptr().add(8 * g), r) };
+            }
+            8 * steps
+        }
+    }
 }
 
 /// `fmt` given as a Format, a name or a numpy/ml_dtypes dtype, as a Format; errors name `what`.
@@ -1926,6 +2382,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_quantize_block, m)?)?;
     m.add_function(wrap_pyfunction!(_add, m)?)?;
     m.add_function(wrap_pyfunction!(_fma, m)?)?;
+    m.add_function(wrap_pyfunction!(_fma_f64, m)?)?;
     m.add_function(wrap_pyfunction!(_dot, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(_format_of, m)?)?;

@@ -204,6 +204,96 @@ def test_dot_fast_path_equals_golden():
                 _same(_native._dot(*args), _native._dot(*args, fast=False), f"{fx}x{fy} n={n} z={zname}")
 
 
+def test_dot_vector_kernel_and_scales_equal_golden(threads):
+    """The dot fast path with E8M0 block scales and the 32-element vector kernel (where the
+    CPU has it: AVX-512 VBMI) against the golden DotUnit, flags included: rows of 16, 32 and 64
+    elements, a row count that is no multiple of the kernel's 8 rows nor of a thread's
+    chunk, NaN/zero/extreme scale codes (tiny and overflowing results), random addends,
+    formats with and without a sign bit mirror (E4M3FNUZ: 0x80 is NaN), on 1 and 3 threads."""
+    rng = np.random.default_rng(11)
+    E8M0 = Format("e8m0")
+    m = 4096 + 2048 + 37
+    for fx, fy in [("e4m3", "e4m3"), ("e4m3", "e2m1"), ("e4m3fnuz", "e4m3"), ("e2m3", "e3m2"),
+                   ("e5m2", "e5m2")]:
+        Fx, Fy = Format(fx), Format(fy)
+        for n in (16, 32, 64):
+            xs = rng.integers(0, Fx.num_codes, (m, n), dtype=np.uint64).astype(np.uint8)
+            ys = rng.integers(0, Fy.num_codes, (m, n), dtype=np.uint64).astype(np.uint8)
+            fin_x = np.isfinite(fp8gen.decode(np.arange(Fx.num_codes), Fx))
+            fin_y = np.isfinite(fp8gen.decode(np.arange(Fy.num_codes), Fy))
+            clean = np.arange(m) % 8 != 0  # every 8th row keeps its NaN/Inf codes
+            xs[clean] = np.where(fin_x[xs[clean]], xs[clean], 0)
+            ys[clean] = np.where(fin_y[ys[clean]], ys[clean], 0)
+            sx = rng.integers(100, 155, m, dtype=np.uint64).astype(np.uint8)
+            sy = rng.integers(100, 155, m, dtype=np.uint64).astype(np.uint8)
+            sx[::97], sy[::89] = 0xFF, 0xFF  # NaN scales
+            sx[5::101], sy[5::101] = 0, 0  # 2^-254: tiny results
+            sx[7::103], sy[7::103] = 254, 254  # 2^254: overflow
+            z = (rng.standard_normal(m) * 2.0 ** rng.integers(-20, 20, m)).astype(np.float32)
+            for scales, zb in [((sx, sy), EMPTY), ((sx, sy), z.view(np.uint32)),
+                               ((EMPTY, EMPTY), EMPTY)]:
+                fs = E8M0 if scales[0].size else None
+                args = (xs.reshape(-1), ys.reshape(-1), n, *scales, zb, Fx, Fy, fs, B32, "rne",
+                        "satnone", "after", True)
+                want = _native._dot(*args, fast=False)
+                one, many = _both_thread_counts(lambda: _native._dot(*args))
+                what = f"{fx}x{fy} n={n} scales={fs is not None} z={zb.size > 0}"
+                _same(one, want, what + " 1 thread")
+                _same(many, want, what + " 3 threads")
+    # the fast path answers these (not two golden runs): a million E4M3 products with E8M0
+    # scales take well under the golden model's time
+    x = rng.integers(0, 0x7E, (1 << 15, 32), dtype=np.uint64).astype(np.uint8)
+    s = np.full(1 << 15, 127, np.uint8)
+    args = (x.reshape(-1), x.reshape(-1), 32, s, s, EMPTY, Format("e4m3"), Format("e4m3"), E8M0,
+            B32, "rne", "satnone", "after", False)
+    import time
+    t0 = time.thread_time()
+    _native._dot(*args)
+    t1 = time.thread_time()
+    _native._dot(*args, fast=False)
+    t2 = time.thread_time()
+    assert (t1 - t0) * 4 < t2 - t1, f"fast {t1 - t0:.4f} s, golden {t2 - t1:.4f} s"
+
+
+def test_fma_float64_addend_fast_path_equals_golden():
+    """fma with a float64 z: the RNE fast path (f64 product, TwoSum-checked f64 addition, one
+    rounding) against golden::fma_exact_addend per element, flags included: random pairs with
+    addends of the products' magnitude plus bits far below binary32's precision, -x·y exactly
+    and one binary64 ulp either side, huge and tiny addends, infinities, quiet and signaling
+    NaNs."""
+    rng = np.random.default_rng(64)
+    n = 1 << 16
+    for fx, fy in [("e4m3", "e4m3"), ("e5m2", "e2m1"), ("binary16", "bfloat16")]:
+        Fx, Fy = Format(fx), Format(fy)
+        xs = rng.integers(0, Fx.num_codes, n, dtype=np.uint64).astype(Fx.code_dtype)
+        ys = rng.integers(0, Fy.num_codes, n, dtype=np.uint64).astype(Fy.code_dtype)
+        with np.errstate(all="ignore"):
+            p = fp8gen.decode(xs, Fx).astype(np.float64) * fp8gen.decode(ys, Fy).astype(np.float64)
+        z = rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n) + rng.standard_normal(n) * 2.0**-60
+        k = np.arange(n) % 16
+        z = np.where(k == 1, -p, z)
+        z = np.where(k == 2, np.nextafter(-p, np.inf), z)
+        z = np.where(k == 3, np.nextafter(-p, -np.inf), z)
+        z = np.where(k == 4, 2.0**200, z)
+        z = np.where(k == 5, 2.0**-1074, z)
+        z = np.where(k == 6, np.inf, z)
+        z = np.where(k == 7, np.nan, z)
+        zb = z.view(np.uint64).copy()
+        zb[k == 8] = 0x7FF0000000000001  # signaling NaN
+        zb[k == 9] = 0x8000000000000000  # -0
+        # 1·1 + z with 1 + z a binary64 value on a binary32 midpoint (+ a remainder the f64
+        # sum drops): the remainder decides the rounding, the golden path answers
+        one = lambda f: np.flatnonzero(fp8gen.decode(np.arange(f.num_codes), f) == 1)[0]  # noqa: E731
+        # (z itself exact in binary64: 2^-24·(1 + 2^-36) …; 1 + z is not)
+        for j, zv in zip(range(10, 16), [2.0**-24 + 2.0**-60, 2.0**-24 - 2.0**-60,
+                                         -(2.0**-25) + 2.0**-70, -(2.0**-25) - 2.0**-70,
+                                         2.0**-24 + 2.0**-54, 2.0**-23 + 2.0**-60]):
+            xs[k == j], ys[k == j] = one(Fx), one(Fy)
+            zb[k == j] = np.float64(zv).view(np.uint64)
+        args = (xs, ys, zb, Fx, Fy, "rne", "satnone", "after", True)
+        _same(_native._fma_f64(*args), _native._fma_f64(*args, fast=False), f"{fx}x{fy}")
+
+
 def test_sra_fast_path_equals_golden():
     """project with SRA(N) takes the round-toward-zero or the round-away projection from the
     golden model's tables where the result is a normal value of the target; compared with the

@@ -324,6 +324,10 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
             UnitOption::Sub,
             req.options.add_op != units::add::AddOp::Add,
         ),
+        (
+            UnitOption::RtoOverflow,
+            req.options.rto_overflow != golden::RtoOverflow::P3109,
+        ),
     ];
     for (opt, on) in given {
         if on && !req.unit.accepts(opt) {
@@ -336,12 +340,6 @@ pub fn validate(req: &GenRequest) -> Result<(), GenError> {
         }
     }
     if req.options.rto_overflow == golden::RtoOverflow::Ieee {
-        if !matches!(req.unit, Unit::Mul | Unit::Fma | Unit::Project) {
-            return Err(GenError::Unsupported(format!(
-                "--rto-overflow ieee applies to mul, fma and project only, not to the {} unit",
-                req.unit.name()
-            )));
-        }
         if let RoundingSel::Fixed(r) = req.rounding {
             if r != Rounding::Rto {
                 return Err(GenError::BadRequest(format!(

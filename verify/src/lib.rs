@@ -18,6 +18,8 @@
 
 #![forbid(unsafe_code)]
 
+mod byoprove;
+pub use byoprove::{prove as prove_with, refusals, Waivers};
 mod classify;
 pub mod expected;
 mod native;
@@ -532,6 +534,9 @@ pub struct Plan {
     pub stream_cycles: usize,
     /// Refuse runs estimated to take longer than this many hours.
     pub max_hours: f64,
+    /// Dot products: random vectors uniform over every operand code instead of the
+    /// structured dot classes.
+    pub uniform: bool,
 }
 
 impl Default for Plan {
@@ -550,6 +555,7 @@ impl Default for Plan {
             vcd: None,
             stream_cycles: 256,
             max_hours: 24.0,
+            uniform: false,
         }
     }
 }
@@ -910,6 +916,7 @@ fn make_space(
                 combos,
                 plan.choice,
                 plan.seed,
+                plan.uniform,
             )
         }
         SpaceKind::Block => {
@@ -1625,84 +1632,19 @@ fn report(
 
 /// Proves a device under test equal to the independent reference RTL of its request on every
 /// input (`formal`, yosys SAT; a counterexample is replayed in Verilator against the golden
-/// model). Covers combinational `mul`, `fma` and `project` cores without parameter overrides;
-/// anything else is an error saying so, never a partial proof.
+/// model), every output compared; [`prove_with`] takes waivers. Combinational cores through
+/// the pair miter, clocked feed-forward cores unrolled over their latency from an arbitrary
+/// register state; the core's own rounding encoding, flag layout, tied ports and parameters
+/// are honoured by a wrapper with the reference's ports (docs/byo.md). Every reason a core
+/// cannot be proven is reported in one error, never a partial proof.
 ///
 /// The solver reads the text Verilator's preprocessor makes of the sources (include
 /// directories and the manifest's defines, see [`sim::Preprocessed`]), the text simulation
-/// compiles: yosys's own `FORMAL` define finds no `` `ifdef`` left. A z driver is refused and
-/// an explicit x is any value (a core whose outputs depend on one is refuted).
+/// compiles, with yosys-slang (`read_slang`, SystemVerilog): no `` `ifdef`` is left. A z
+/// driver is refused and an explicit x is any value (a core whose outputs depend on one is
+/// refuted).
 pub fn prove(dut: &Dut, opts: &formal::ProveOptions) -> Result<formal::ProofReport, VerifyError> {
-    let m = &dut.manifest;
-    if m.is_clocked() {
-        return Err(usage(format!(
-            "--prove compares combinational cores; `{}` has a clock. Prove a pipelined fp8gen core equal to its combinational twin with `fp8gen prove --stages N`, or verify this one by simulation",
-            m.top
-        )));
-    }
-    if native::in_use(m) {
-        return Err(usage(format!(
-            "--prove cannot yet honour the core's own encodings or tied ports (modes.rounding_encoding, modes.flags, \"tie\"); verify `{}` by simulation",
-            m.top
-        )));
-    }
-    if !m.parameters.is_empty() {
-        return Err(usage(format!(
-            "--prove cannot yet honour the manifest's parameters; verify `{}` by simulation",
-            m.top
-        )));
-    }
-    let tc = Toolchain::detect().map_err(sim_err)?;
-    let pre = dut
-        .sources
-        .preprocess(&tc, &sim::default_cache_dir())
-        .map_err(sim_err)?;
-    let (z, x) = formal::prove::undef_reach(&pre.text, &m.top)
-        .map_err(|e| VerifyError::Failed(e.to_string()))?;
-    if !z.is_empty() {
-        return Err(VerifyError::Failed(format!(
-            "core `{}` drives z (high impedance) on {}: simulation reads z as 0 and the solver cannot prove a tristate value; drive defined values (nothing was proven)",
-            m.top,
-            z.join(", ")
-        )));
-    }
-    let core = rtl::GeneratedCore {
-        verilog: pre.text.clone(),
-        manifest: m.clone(),
-        top: m.top.clone(),
-        depth: 0,
-    };
-    let mut r = formal::prove::prove_core_against_reference(&dut.request, &core, opts).map_err(
-        |e| match e {
-            formal::FormalError::Unsupported(_) => VerifyError::Usage(e.to_string()),
-            e => VerifyError::Failed(e.to_string()),
-        },
-    )?;
-    r.statement = format!(
-        "{}; compiled text: {}",
-        r.statement,
-        compiled_text(&dut.sources, &pre)
-    );
-    if let Some(c) = &r.counterexample {
-        // The solver refutes with values for the x bits the replay's 2-state simulation fixes.
-        if !c.differs_from_golden.contains(&m.top) && !c.replayed.is_empty() {
-            let outs: Vec<String> = if x.is_empty() {
-                m.ports
-                    .iter()
-                    .filter(|p| p.direction == Direction::Output)
-                    .map(|p| p.name.clone())
-                    .collect()
-            } else {
-                x.clone()
-            };
-            r.detail = Some(format!(
-                "core `{}` drives x/z on {}: the solver may choose any value for an x, and for these inputs some choice is wrong; Verilator's 2-state replay happened to pick a right one",
-                m.top,
-                outs.join(", ")
-            ));
-        }
-    }
-    Ok(r)
+    byoprove::prove(dut, &byoprove::Waivers::default(), opts)
 }
 
 /// `compiled text: a.v, inc/h.vh (defines FOO=1; Verilator's preprocessor, the same text for

@@ -12,13 +12,6 @@ use sim::CoreSpec;
 use crate::classify::Classes;
 use crate::{usage, Dut, Plan, VerifyError};
 
-/// Whether the manifest uses any of the core's own encodings or tied ports.
-pub(crate) fn in_use(m: &Manifest) -> bool {
-    m.modes.rounding_encoding.is_some()
-        || m.modes.flags.is_some()
-        || m.ports.iter().any(|p| p.tie.is_some())
-}
-
 /// `(port value, mode)` of the core's rounding encoding (empty without one).
 pub(crate) fn rounding_table(m: &Manifest) -> Result<Vec<(u64, golden::Rounding)>, VerifyError> {
     let Some(e) = &m.modes.rounding_encoding else {

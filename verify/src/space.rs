@@ -422,7 +422,8 @@ impl Space {
 
     /// The space of a dot-product core of shape `shape` (elements `fx` × `fy`):
     /// exhaustive when asked for (or by default when the operands have at most
-    /// [`DEFAULT_EXHAUSTIVE_BITS`] bits), else the structured dot classes ([`Kind::Dot`]).
+    /// [`DEFAULT_EXHAUSTIVE_BITS`] bits), else the structured dot classes ([`Kind::Dot`]),
+    /// or with `uniform` random vectors uniform over every operand code ([`Kind::Random`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new_dot(
         roles: Vec<(Role, u32)>,
@@ -433,12 +434,23 @@ impl Space {
         modes: Vec<(u64, u64)>,
         choice: Choice,
         seed: u64,
+        uniform: bool,
     ) -> Result<Space, String> {
         let bits: u32 = roles
             .iter()
             .filter(|(r, _)| !matches!(r, Role::Rounding | Role::Saturation))
             .map(|(_, w)| *w)
             .sum();
+        if uniform {
+            let n = match choice {
+                Choice::Exhaustive => {
+                    return Err("a uniform random space draws vectors; --exhaustive enumerates every input: give one of them".into())
+                }
+                Choice::Random(n) => n,
+                Choice::Default => DOT_DEFAULT_VECTORS,
+            };
+            return Space::new(roles, false, fx, fy, modes, Choice::Random(n), seed);
+        }
         let per_mode = match choice {
             Choice::Exhaustive => {
                 return Space::new(roles, false, fx, fy, modes, choice, seed);

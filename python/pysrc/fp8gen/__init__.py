@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - ml_dtypes is in python/requirements.tx
     _ml_dtypes = None
 
 from ._native import VERSION, Format, presets
-from ._native import _add, _convert, _decode, _dot, _fma, _format_of, _get_threads, _mul, _project, _quantize_block, _set_threads
+from ._native import _add, _convert, _decode, _dot, _fma, _fma_f64, _format_of, _get_threads, _mul, _project, _quantize_block, _set_threads
 
 __all__ = [
     "Format",
@@ -199,6 +199,26 @@ def _float32_operand(z, what):
             )
         return z32
     raise TypeError(f"{what}: expected a float32 array (or float16, bfloat16, or float64 exact in binary32), got {za.dtype}")
+
+
+def _addend(z, what):
+    """``z`` without rounding: float32 as is, float16/bfloat16 widened exactly, float64 (and
+    Python numbers) as float32 where every value is exact in binary32 (the fast binary32
+    path), else as float64, added exactly (no rounding of z to binary32 first)."""
+    src = z
+    za = _python_ints_as_float64(_native_order(_array(z, what)), src, what)
+    if za.dtype == np.float32:
+        return za
+    if za.dtype == np.float16 or (za.dtype.name == "bfloat16" and za.dtype.itemsize == 2):
+        return za.astype(np.float32)
+    if za.dtype == np.float64:
+        with np.errstate(all="ignore"):
+            z32 = za.astype(np.float32)
+        exact = (z32 == za) | (np.isnan(za) & np.isnan(z32))
+        # a signaling float64 NaN stays float64: it raises invalid, as a binary32 one does
+        snan = np.isnan(za) & ((za.view(np.uint64) >> np.uint64(51)) & np.uint64(1) == 0)
+        return z32 if exact.all() and not snan.any() else za
+    raise TypeError(f"{what}: expected a float32 array (or float64, float16, bfloat16), got {za.dtype}")
 
 
 def _codes(a, fmt, what, narrow=False):
@@ -406,11 +426,13 @@ def convert(
     nan_code=0,
     sr_bits=8,
     as_values=False,
+    rto_overflow="p3109",
 ):
     """Convert ``codes`` of ``from_fmt`` to ``fmt`` (any format to any other: e5m2 -> e4m3,
     e4m3 -> bfloat16, P3109 <-> OCP): the exact value of each code rounded once (P3109
     Convert), the function of the ``convert`` core (``fp8gen gen -u convert --in-format
-    FROM -f FMT``). Modes, ``flags``, ``rnd`` and ``as_values`` as in :func:`project`."""
+    FROM -f FMT``). Modes, ``flags``, ``rnd``, ``as_values`` and ``rto_overflow`` as in
+    :func:`project`."""
     fi = _format(from_fmt, "from_fmt")
     f = _format(fmt)
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
@@ -419,7 +441,10 @@ def convert(
     av = _bool(as_values, "as_values")
     a = _array(codes, "codes")
     r = _rnd(rnd, a.shape)
-    c, fl = _convert(_codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want)
+    c, fl = _convert(
+        _codes(a, fi, "codes"), fi, f, rounding, sb, saturation, tininess, nc, r, want,
+        rto_overflow=rto_overflow,
+    )
     return _result(c, fl, a.shape, want, f, av, a.ndim == 0)
 
 
@@ -436,6 +461,7 @@ def quantize_block(
     tininess="after",
     nan_code=0,
     sr_bits=8,
+    rto_overflow="p3109",
 ):
     """MX block quantization (the function of the ``quantize`` core, ``fp8gen gen -u quantize
     -f FMT --n BLOCK``): the last axis of ``values`` (float32, float16 or bfloat16; float64
@@ -446,8 +472,8 @@ def quantize_block(
     element is divided by the scale and rounded once to ``fmt``. Returns ``(codes, scales)``
     (``codes`` the shape of ``values``, ``scales`` uint8 of shape ``values.shape[:-1] +
     (values.shape[-1] // block,)``), plus the OR of each block's element flags with
-    ``flags=True``. Modes, ``rnd`` (one random word per element), ``tininess``, ``nan_code``
-    and ``sr_bits`` as in :func:`project`."""
+    ``flags=True``. Modes, ``rnd`` (one random word per element), ``tininess``, ``nan_code``,
+    ``sr_bits`` and ``rto_overflow`` as in :func:`project`."""
     f = _format(fmt)
     sf = _format(scale_format, "scale_format")
     if not isinstance(block, (int, np.integer)) or isinstance(block, bool):
@@ -467,7 +493,10 @@ def quantize_block(
         raise ValueError(f"values: the last axis has {a.shape[-1]} elements, not a multiple of block = {block}")
     bits, src = _float_bits(a)
     r = _rnd(rnd, a.shape)
-    codes, scales, fl = _quantize_block(bits, src, block, f, sf, policy, rounding, sb, saturation, tininess, nc, r, want)
+    codes, scales, fl = _quantize_block(
+        bits, src, block, f, sf, policy, rounding, sb, saturation, tininess, nc, r, want,
+        rto_overflow=rto_overflow,
+    )
     sshape = a.shape[:-1] + (a.shape[-1] // block,)
     out = (codes.reshape(a.shape), scales.reshape(sshape))
     return out + (fl.reshape(sshape),) if want else out
@@ -576,6 +605,7 @@ def add(
     sr_bits=8,
     as_values=False,
     sub=False,
+    rto_overflow="p3109",
 ):
     """``x + y`` (``x - y`` with ``sub=True``) computed exactly and rounded once to ``out_fmt``
     (default ``fmt``). ``x`` holds codes of ``fmt``, ``y`` codes of ``fmt_y`` (default ``fmt``);
@@ -596,7 +626,7 @@ def add(
     r = _rnd(rnd, shape)
     codes, fl = _add(
         _codes(xa, fx, "x"), _codes(ya, fy, "y"), fx, fy, fr, sb_,
-        rounding, sb, saturation, tininess, nc, r, want,
+        rounding, sb, saturation, tininess, nc, r, want, rto_overflow=rto_overflow,
     )
     return _result(codes, fl, shape, want, fr, av, len(shape) == 0)
 
@@ -615,21 +645,30 @@ def fma(
     as_values=False,
     rto_overflow="p3109",
 ):
-    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y`` and z binary32, computed exactly and
-    rounded once to binary32: uint32 codes (binary32 bit patterns), or float32 values with
-    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32 (float16, bfloat16, Python
-    numbers and float64 arrays are accepted when every value is exact in binary32; others are
-    refused, not rounded). ``rounding``: rne, rna, rtp, rtn, rtz, rto; ``saturation`` applies
-    to the binary32 result (satnone = IEEE 754 overflow to infinity). ``ftz``: subnormal z
-    reads as zero and subnormal results flush to zero. ``rto_overflow``: as :func:`project`."""
+    """``x * y + z`` with x, y codes of ``fmt`` / ``fmt_y``, computed exactly and rounded once
+    to binary32: uint32 codes (binary32 bit patterns), or float32 values with
+    ``as_values=True``; numpy scalars when x, y and z are all scalars. ``z`` is float32
+    (float16 and bfloat16 widened exactly) or float64 / Python numbers, added exactly (never
+    rounded to binary32 first; a signaling float64 NaN raises invalid). ``rounding``: rne,
+    rna, rtp, rtn, rtz, rto; ``saturation`` applies to the binary32 result (satnone = IEEE 754
+    overflow to infinity). ``ftz``: subnormal (binary32) z reads as zero and subnormal results
+    flush to zero (not with a float64 z). ``rto_overflow``: as :func:`project`."""
     fx = _format(fmt)
     fy = fx if fmt_y is None else _format(fmt_y, "fmt_y")
     rounding, saturation, tininess = _modes(rounding, saturation, tininess)
     want, ftz = _bool(flags, "flags"), _bool(ftz, "ftz")
     av = _bool(as_values, "as_values")
-    za = _float32_operand(z, "z")
+    za = _addend(z, "z")
     xa, ya, za = _broadcast(_array(x, "x"), _array(y, "y"), za, names=("x", "y", "z"))
     shape = xa.shape
+    if za.dtype == np.float64:
+        if ftz:
+            raise ValueError("ftz: flush-to-zero reads a binary32 z (its subnormals); a float64 z "
+                             "is added exactly: pass z as float32, or ftz=False")
+        zb = np.ascontiguousarray(za).reshape(-1).view(np.uint64)
+        r, fl = _fma_f64(_codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
+                         rounding, saturation, tininess, want, rto_overflow=rto_overflow)
+        return _result(r, fl, shape, want, _format("binary32"), av, len(shape) == 0)
     zb = np.ascontiguousarray(_native_order(za)).reshape(-1).view(np.uint32)
     r, fl = _fma(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), zb, fx, fy,
@@ -662,8 +701,8 @@ def dot(
     every product and the sum exact, rounded once to ``out_fmt`` (P3109 BlockDotProduct, the
     OCP MX dot product). ``x``, ``y``: codes of ``fmt`` / ``fmt_y`` that broadcast against
     each other to a shape ``(..., N)``, N = 1..64; ``scale_x``, ``scale_y``: codes of
-    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: binary32
-    addends broadcasting to ``(...)`` (as fma's z), or None.
+    ``scale_fmt`` broadcasting to ``(...)`` (one per dot product), or None; ``z``: addends
+    broadcasting to ``(...)`` (as fma's z: float32, or float64 added exactly), or None.
     Returns the codes of ``out_fmt`` (uint32 for binary32), or values with ``as_values=True``
     (module docs' table); the result has shape ``(...)`` (a 0-d array for 1-D operands)."""
     fx = _format(fmt)
@@ -688,16 +727,20 @@ def dot(
     if scale_x is not None:
         sxa = _broadcast_to(_array(scale_x, "scale_x"), shape, "scale_x", "one scale code per dot product")
         sya = _broadcast_to(_array(scale_y, "scale_y"), shape, "scale_y", "one scale code per dot product")
-        sx, sy = _codes(sxa, fs, "scale_x"), _codes(sya, fs, "scale_y")
+        sx, sy = _codes(sxa, fs, "scale_x", True), _codes(sya, fs, "scale_y", True)
     else:
         fs, sx, sy = None, empty, empty
+    z64 = None
     if z is not None:
-        za = _broadcast_to(_float32_operand(z, "z"), shape, "z", "one addend per dot product")
-        zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
+        za = _broadcast_to(_addend(z, "z"), shape, "z", "one addend per dot product")
+        if za.dtype == np.float64:
+            zb, z64 = empty, np.ascontiguousarray(za).reshape(-1).view(np.uint64)
+        else:
+            zb = np.ascontiguousarray(za).reshape(-1).view(np.uint32)
     else:
         zb = empty
     r, fl = _dot(
         _codes(xa, fx, "x", True), _codes(ya, fy, "y", True), int(n), sx, sy, zb, fx, fy, fs, fr,
-        rounding, saturation, tininess, want,
+        rounding, saturation, tininess, want, z64=z64,
     )
     return _result(r, fl, shape, want, fr, av)

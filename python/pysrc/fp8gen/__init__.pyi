@@ -137,6 +137,7 @@ def convert(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def convert(
@@ -152,6 +153,7 @@ def convert(
     nan_code: int = ...,
     sr_bits: int = ...,
     as_values: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def quantize_block(
@@ -167,6 +169,7 @@ def quantize_block(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[np.ndarray, np.ndarray]: ...
 @overload
 def quantize_block(
@@ -183,6 +186,7 @@ def quantize_block(
     tininess: str = ...,
     nan_code: int = ...,
     sr_bits: int = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def dequantize_block(
     codes: npt.ArrayLike,
@@ -244,6 +248,7 @@ def add(
     sr_bits: int = ...,
     as_values: bool = ...,
     sub: bool = ...,
+    rto_overflow: str = ...,
 ) -> _Result: ...
 @overload
 def add(
@@ -262,6 +267,7 @@ def add(
     sr_bits: int = ...,
     as_values: bool = ...,
     sub: bool = ...,
+    rto_overflow: str = ...,
 ) -> Tuple[_Result, _Result]: ...
 @overload
 def fma(

@@ -163,6 +163,7 @@ pub struct AddModel {
     tininess: Tininess,
     nonan_code: u32,
     signaling_nan: bool,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl AddModel {
@@ -180,6 +181,7 @@ impl AddModel {
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
             signaling_nan: req.options.signaling_nan,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 
@@ -194,7 +196,7 @@ impl AddModel {
             AddOp::Sub => true,
             AddOp::Dynamic => it.next().unwrap_or(0) & 1 == 1,
         };
-        let (spec, rnd) = spec_from_ports(
+        let (mut spec, rnd) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -202,6 +204,7 @@ impl AddModel {
             self.tininess,
             self.nonan_code,
         );
+        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = golden::add(&self.fx, x, &self.fy, y, sub, &self.fr, &spec, rnd);
         if self.signaling_nan
             && (golden::is_small_signaling_nan(&self.fx, x)

@@ -191,14 +191,7 @@ impl DotModel {
             self.nonan_code,
         );
         let (c, mut fl) = u.eval(&xs[..n], &ys[..n], sx, sy, z, &spec);
-        if self.signaling_nan
-            && (xs[..n]
-                .iter()
-                .any(|&x| golden::is_small_signaling_nan(&u.fx, x & u.fx.code_mask()))
-                || ys[..n]
-                    .iter()
-                    .any(|&y| golden::is_small_signaling_nan(&u.fy, y & u.fy.code_mask())))
-        {
+        if self.signaling_nan && u.has_small_signaling_nan(&xs[..n], &ys[..n]) {
             fl.0 |= golden::Flags::INVALID;
         }
         [c as u64, fl.0 as u64]

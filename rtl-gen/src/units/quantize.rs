@@ -132,6 +132,7 @@ pub struct QuantizeModel {
     sr_bits: u32,
     tininess: Tininess,
     nonan_code: u32,
+    rto_overflow: golden::RtoOverflow,
 }
 
 impl QuantizeModel {
@@ -149,6 +150,7 @@ impl QuantizeModel {
             sr_bits: req.random_bits(),
             tininess: req.options.tininess,
             nonan_code: req.options.nonan_code,
+            rto_overflow: req.options.rto_overflow,
         })
     }
 }
@@ -160,7 +162,7 @@ impl super::Eval for QuantizeModel {
             .map(|i| inputs.get(i).copied().unwrap_or(0) as u32 & mask)
             .collect();
         let mut it = inputs.iter().copied().skip(self.n);
-        let (spec, rnd0) = super::modes::spec_from_ports(
+        let (mut spec, rnd0) = super::modes::spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
@@ -168,6 +170,7 @@ impl super::Eval for QuantizeModel {
             self.tininess,
             self.nonan_code,
         );
+        spec.rto_overflow = self.rto_overflow;
         let rnd: Vec<u32> = if self.sr_bits > 0 {
             let m = if self.sr_bits >= 32 {
                 u32::MAX
@@ -197,7 +200,7 @@ impl super::Eval for QuantizeModel {
 }
 
 /// Top module name:
-/// `fp8_quantize_<format>_<rounding>_<saturation>_n<N>_<policy>[_from_<in>]_sc_<scale>[_tb][_nc<code>]_s<S>`.
+/// `fp8_quantize_<format>_<rounding>_<saturation>_n<N>_<policy>[_from_<in>]_sc_<scale>[_tb][_rtoieee][_nc<code>]_s<S>`.
 pub fn top_name(req: &GenRequest) -> String {
     let f = req.formats.r;
     let mut name = format!(
@@ -212,6 +215,7 @@ pub fn top_name(req: &GenRequest) -> String {
     }
     name.push_str(&super::modes::scale_tag(req));
     name.push_str(super::modes::tininess_tag(req));
+    name.push_str(super::modes::rto_overflow_tag(req));
     if !f.has_nan() && req.options.nonan_code != 0 {
         name.push_str(&format!("_nc{:x}", req.options.nonan_code));
     }
@@ -293,7 +297,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     } else {
         Vec::new()
     };
-    let modes = Modes::new(
+    let mut modes = Modes::new(
         &mut b,
         req.rounding,
         req.saturation,
@@ -304,6 +308,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         req.options.tininess,
         req.options.nonan_code,
     );
+    modes.rto_overflow = req.options.rto_overflow;
 
     // 1. The block maximum.
     let mb = fin.mag_bits();
