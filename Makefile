@@ -64,12 +64,16 @@ sweep-fma: build
 
 # QoR table (docs/qor/): `dot` = dot4 dot8 dot32 dot4-e8m0 dot8-e8m0 dot32-e8m0 (N-element dot
 # products, block scales E8M0 or none, result binary32); dot32 points take minutes each and do
-# not fit the iCE40 UP5K (error rows). Narrower runs: scripts/fpga/qor_sweep.py --merge.
+# not fit the iCE40 UP5K (error rows). `quantize32`: the MX block quantizer, 32 binary32 elements
+# → E4M3 + an E8M0 scale (floor, satfinite; ~16 minutes per ECP5 point, does not fit the UP5K).
+# Narrower runs: scripts/fpga/qor_sweep.py --merge.
 qor: build setup-fpga
 	.venv/bin/python scripts/fpga/qor_sweep.py --units int-mul8 decode project convert-binary8p3se mul mul-ftz-noflags add \
 	  fma mac mac-exact --formats e4m3 e5m2 --stages 0 1 2 3 --targets ecp5-25k ice40-up5k \
 	  --dsp on --seeds 3 --out docs/qor
 	.venv/bin/python scripts/fpga/qor_sweep.py --units dot --formats e4m3 e5m2 --stages 0 1 2 3 \
+	  --targets ecp5-25k ice40-up5k --dsp on --out docs/qor --merge
+	.venv/bin/python scripts/fpga/qor_sweep.py --units quantize32 --formats e4m3 --stages 0 1 2 3 \
 	  --targets ecp5-25k ice40-up5k --dsp on --out docs/qor --merge
 
 clean-out:

@@ -20,6 +20,12 @@ Rows (each ratio = fp8gen's rate / the reference's rate, both timed in the same 
   sums exactly and rounds once: the results are not compared.
 * SR vs RNE: ``fp8gen.project(x, "e4m3", rounding="sra", sr_bits=8, rnd=r)`` vs the RNE
   project of the same values, both on every core and on 1 thread.
+* MX block quantizer, E4M3, blocks of 32, E8M0 floor scale, satfinite:
+  ``fp8gen.quantize_block(x, "e4m3")`` vs gfloat's vectorized path (the floor scale of
+  ``compute_scale_amax``, ``round_ndarray`` + ``encode_ndarray``), vs
+  ``gfloat.block.quantize_block`` itself (one Python call per block) and vs a numpy quantizer
+  written as torchao / pychop do (amax → floor(log2) → scale → clamp → ml_dtypes RNE cast).
+  All codes and scales are compared first.
 
 Timing: every candidate of a row is called once per round, interleaved, after one warm-up;
 each figure is the best (fastest) of --runs rounds, so a busy machine slows both sides of a
@@ -184,12 +190,88 @@ def main() -> int:
         row(f"project e4m3 SRA(8) vs RNE, {allt} threads", a.n / t["sr"], a.n / t["rne"], "RNE",
             "SR ")
 
+    # --- MX block quantizer vs gfloat and a numpy (torchao-style) implementation ----------
+    quantize_rows(a, rng, row, best_s, allt)
+
     if a.json:
         print(json.dumps(result))
     if not ok:
         sys.stderr.write(f"bench.py: a 1-thread project ratio is below --min-ratio {a.min_ratio}\n")
         return 1
     return 0
+
+
+def numpy_mx(b):
+    """MX quantization as torchao / pychop write it in numpy (OCP MX v1.0 section 6.3, floor):
+    amax per block -> floor(log2 amax) (the binary32 exponent field) -> scale 2^(e - 8),
+    clamped to E8M0 -> x / scale clamped to +-448 -> RNE cast to float8_e4m3fn (ml_dtypes).
+    NaN and infinite blocks are not treated specially (torchao's NaN rule is a separate
+    pass): the benchmark data has none."""
+    amax = np.max(np.abs(b), axis=1)
+    e = ((amax.view(np.uint32) >> 23) & 0xFF).astype(np.int32) - 127
+    e = np.clip(e - 8, -127, 127)
+    scale = np.ldexp(np.float32(1), e).astype(np.float32)[:, None]
+    y = np.clip(b / scale, -448, 448)
+    return y.astype(ml_dtypes.float8_e4m3fn).view(np.uint8), (e + 127).astype(np.uint8)
+
+
+def gfloat_mx(b):
+    """gfloat's vectorized MX path: the floor scale of gfloat.block.compute_scale_amax
+    (floor(log2 amax) - emax, clipped) per block, then gfloat.round_ndarray (RNE, sat=True) and
+    encode_ndarray of x / scale."""
+    from gfloat import RoundMode, encode_ndarray, round_ndarray
+    from gfloat.formats import format_info_ocp_e4m3
+    amax = np.max(np.abs(b), axis=1).astype(np.float64)
+    e = np.clip(np.floor(np.log2(amax)).astype(np.int32) - 8, -127, 127)
+    y = b.astype(np.float64) / np.ldexp(1.0, e)[:, None]
+    r = round_ndarray(format_info_ocp_e4m3, y, RoundMode.TiesToEven, sat=True)
+    return encode_ndarray(format_info_ocp_e4m3, r).astype(np.uint8), (e + 127).astype(np.uint8)
+
+
+def quantize_rows(a, rng, row, best_s, allt):
+    """fp8gen.quantize_block (E4M3, blocks of 32, E8M0 floor scale, satfinite) against
+    gfloat's vectorized round/encode, gfloat.block.quantize_block itself (one Python call per
+    block, timed on a sample of 2048 blocks) and numpy_mx; the codes and scales of all are
+    compared first. Inputs N(0, 1) * 16, no zero blocks."""
+    try:
+        import gfloat  # noqa: F401
+        from gfloat.block import compute_scale_amax, quantize_block as gq
+        from gfloat.formats import format_info_mxfp8_e4m3
+    except ImportError:
+        print("(gfloat not installed: run make setup-fpga for the quantizer rows)")
+        return
+    n = a.n // 32 * 32
+    x = rng.standard_normal(n, dtype=np.float32) * np.float32(16)
+    b = x.reshape(-1, 32)
+    ours = lambda: fp8gen.quantize_block(x, "e4m3", block=32)  # noqa: E731
+    c, s = ours()
+    for name, (rc, rs) in (("gfloat", gfloat_mx(b)), ("numpy", numpy_mx(b))):
+        if not (np.array_equal(c, rc.reshape(-1)) and np.array_equal(s, rs)):
+            sys.stderr.write(f"bench.py: fp8gen.quantize_block and the {name} quantizer disagree\n")
+            raise SystemExit(1)
+    sample = b[:2048].astype(np.float64)
+    ref = np.ldexp(1.0, s[:2048].astype(np.int32) - 127)[:, None] * c[:2048 * 32].view(
+        ml_dtypes.float8_e4m3fn).astype(np.float64).reshape(-1, 32)
+    got = np.stack([gq(format_info_mxfp8_e4m3, blk, compute_scale_amax) for blk in sample[:64]])
+    if not np.array_equal(got, ref[:64]):
+        sys.stderr.write("bench.py: gfloat.block.quantize_block disagrees with fp8gen\n")
+        raise SystemExit(1)
+    t = best_s({"1": (1, ours), "all": (0, ours), "gf": (1, lambda: gfloat_mx(b)),
+                "np": (1, lambda: numpy_mx(b))}, a.runs)
+    t0 = time.perf_counter()
+    for blk in sample:
+        gq(format_info_mxfp8_e4m3, blk, compute_scale_amax)
+    t_gq = (time.perf_counter() - t0) / sample.size
+    row("quantize e4m3 N=32 vs gfloat, 1 thread", n / t["1"], n / t["gf"], "gfloat round_ndarray",
+        "fp8gen")
+    row(f"quantize e4m3 N=32 vs gfloat, {allt} threads", n / t["all"], n / t["gf"],
+        "gfloat round_ndarray", "fp8gen")
+    row("quantize e4m3 N=32 vs gfloat per block", n / t["1"], 1 / t_gq,
+        "gfloat quantize_block", "fp8gen")
+    row("quantize e4m3 N=32 vs numpy, 1 thread", n / t["1"], n / t["np"], "numpy+ml_dtypes",
+        "fp8gen")
+    row(f"quantize e4m3 N=32 vs numpy, {allt} threads", n / t["all"], n / t["np"],
+        "numpy+ml_dtypes", "fp8gen")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # Throughput benchmarks, side by side with references measured in the same run:
 #   golden model (1 thread) vs Python ml_dtypes (1 thread), verification throughput of the
 #   Verilator equivalence engine (all cores) for decode, project, mul, fma and dot, and the
-#   Python module against numpy / ml_dtypes (python/bench.py: project, fma, dot, SR vs RNE).
+#   Python module against numpy / ml_dtypes / gfloat (python/bench.py: project, fma, dot, SR vs RNE,
+#   the MX block quantizer).
 # Usage: scripts/bench.sh            (make bench)
 #   FP8GEN=path/to/fp8gen scripts/bench.sh    another binary (default target/release/fp8gen)
 #   BENCH_ONLY=dot scripts/bench.sh           only the verification rows whose label contains
@@ -64,7 +65,8 @@ run "dot e4m3 N=8 e8m0 scales + addend (2e6)"   -    -u dot -f e4m3 --n 8 --scal
 [ -z "$only" ] || exit 0
 echo "== Python (python/bench.py; ratios from one run, best of 5 interleaved calls each):"
 echo "   project vs ml_dtypes astype (fp8gen on 1 thread and on every core), fma vs numpy float32"
-echo "   a*b+z, dot N=32 vs numpy einsum over float32, stochastic vs RNE project"
+echo "   a*b+z, dot N=32 vs numpy einsum over float32, stochastic vs RNE project, quantize (MX, N=32)"
+echo "   vs gfloat (round_ndarray; quantize_block) and a numpy torchao-style quantizer"
 if [ -x "$py" ] && $py -c "import fp8gen, ml_dtypes" 2>/dev/null; then
     $py python/bench.py
 else

@@ -232,15 +232,44 @@ fn fmax_choice(
             m.max_measured_mhz.floor()
         )));
     }
+    let unit = qor_unit(&req);
+    let best = fpga::delay::best_measured(&unit, target);
+    if let Some(b) = best.filter(|b| fmax > *b) {
+        return Err(CliError::usage(format!(
+            "--fmax {fmax}: the fastest {unit} core measured on {} runs at {b:.1} MHz (docs/qor/qor.csv); the delay model promises nothing beyond it: ask for at most {:.0} MHz",
+            target.name(),
+            b.floor()
+        )));
+    }
     let max = rtl::MAX_STAGES;
     match m.stages_for(core.depth, fmax, max) {
-        Some((s, pred)) => Ok((s, pred, core.depth)),
+        Some((s, pred)) => Ok((s, best.map_or(pred, |b| pred.min(b)), core.depth)),
         None => Err(CliError::usage(format!(
             "--fmax {fmax}: the delay model predicts at most {:.0} MHz for this core on {} (logic depth {} levels, {max} stages); ask for a lower clock",
             m.predict_mhz(core.depth, max),
             target.name(),
             core.depth
         ))),
+    }
+}
+
+/// The `unit` column of the QoR table a request is measured under
+/// (scripts/fpga/qor_sweep.py `unit_args`): `mul-ftz-noflags`, `mac-exact`, `mac-il<L>`,
+/// `dot<N>[-<scale>]`, `quantize<N>`, `convert-<in>`, else the unit's name.
+fn qor_unit(req: &rtl::GenRequest) -> String {
+    use rtl::manifest::Unit;
+    let o = &req.options;
+    match req.unit {
+        Unit::Mul if o.ftz && o.no_flags => "mul-ftz-noflags".into(),
+        Unit::Mac if o.acc_guard > 0 => "mac-exact".into(),
+        Unit::Mac if o.interleave > 1 => format!("mac-il{}", o.interleave),
+        Unit::Dot => match req.formats.scale {
+            Some(s) => format!("dot{}-{}", o.dot.n, s.name()),
+            None => format!("dot{}", o.dot.n),
+        },
+        Unit::Quantize => format!("quantize{}", o.block.n),
+        Unit::Convert => format!("convert-{}", req.formats.x.name()),
+        u => u.name().to_string(),
     }
 }
 

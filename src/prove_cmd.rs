@@ -47,12 +47,16 @@ pub(crate) fn cli_err(e: FormalError) -> CliError {
     }
 }
 
-pub(crate) fn print(r: &ProofReport) {
-    let v = match r.verdict {
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
         Verdict::Proven => "PROVEN",
         Verdict::Refuted => "REFUTED",
         Verdict::NoVerdict => "NO VERDICT",
-    };
+    }
+}
+
+pub(crate) fn print(r: &ProofReport) {
+    let v = verdict_word(r.verdict);
     outln!(
         "{v}: {} vs {} ({:.1} s, {})",
         r.gold,
@@ -66,6 +70,19 @@ pub(crate) fn print(r: &ProofReport) {
     }
     if let Some(d) = &r.detail {
         outln!("  {d}");
+    }
+    for l in &r.lemmas {
+        outln!(
+            "  lemma {}: {} ({:.1} s): {}{}",
+            l.name,
+            verdict_word(l.verdict),
+            l.seconds,
+            l.statement,
+            l.detail
+                .as_ref()
+                .map(|d| format!(" [{d}]"))
+                .unwrap_or_default()
+        );
     }
     if let Some(c) = &r.counterexample {
         let kv = |v: &[(String, String)]| {

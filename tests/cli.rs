@@ -461,6 +461,19 @@ fn options_a_run_cannot_honour_are_errors() {
             2,
             "error: --fmax 200: no core measured on ice40-up5k runs faster than 105.6 MHz",
         ),
+        // Nor beyond the fastest measured row of the unit itself.
+        (
+            &["gen", "-u", "mul", "-f", "e4m3", "--fmax", "250", "-t", "ecp5-25k", "-o", o],
+            "",
+            2,
+            "error: --fmax 250: the fastest mul core measured on ecp5-25k runs at 197.3 MHz (docs/qor/qor.csv); the delay model promises nothing beyond it: ask for at most 197 MHz",
+        ),
+        (
+            &["gen", "-u", "quantize", "-f", "e4m3", "--n", "32", "--scale-format", "e8m0", "--fmax", "50", "-t", "ecp5-25k", "-o", o],
+            "",
+            2,
+            "error: --fmax 50: the fastest quantize32 core measured on ecp5-25k runs at 33.7 MHz",
+        ),
         // Sweeps never plan a job that can only fail.
         (
             &["sweep", "plan", "prove", "--units", "project", "--formats", "e8m0", "--roundings", "rne"],

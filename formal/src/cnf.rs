@@ -130,6 +130,42 @@ impl Aig {
             .map(|x| x.2)
     }
 
+    /// The graph restricted to the transitive fan-in of `roots` (AIGER literals): the AND
+    /// gates outside it are dropped, variable numbers and inputs are kept. A miter with
+    /// several outputs, one per lemma, is solved output by output on its cone.
+    pub fn cone(&self, roots: &[u32]) -> Aig {
+        let mut need = vec![false; self.max_var as usize + 1];
+        let mut stack: Vec<u32> = roots.iter().map(|l| l >> 1).collect();
+        let by_lhs: std::collections::HashMap<u32, usize> = self
+            .ands
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.0 >> 1, i))
+            .collect();
+        while let Some(v) = stack.pop() {
+            if v == 0 || std::mem::replace(&mut need[v as usize], true) {
+                continue;
+            }
+            if let Some(&i) = by_lhs.get(&v) {
+                let (_, r0, r1) = self.ands[i];
+                stack.push(r0 >> 1);
+                stack.push(r1 >> 1);
+            }
+        }
+        Aig {
+            max_var: self.max_var,
+            inputs: self.inputs.clone(),
+            outputs: self.outputs.clone(),
+            output_lits: self.output_lits.clone(),
+            ands: self
+                .ands
+                .iter()
+                .filter(|a| need[(a.0 >> 1) as usize])
+                .copied()
+                .collect(),
+        }
+    }
+
     /// DIMACS literal of an AIGER literal; variable 0 (constant false) is `max_var + 1`,
     /// forced false by a unit clause of [`Aig::dimacs`].
     fn lit(&self, l: u32) -> i64 {
@@ -571,6 +607,17 @@ mod tests {
         );
         assert_eq!(cubes(None, 4).len(), 1);
         assert_eq!(cubes(Some(("x", 1, 0)), 4).len(), 4);
+    }
+
+    #[test]
+    fn a_cone_keeps_the_fan_in_only() {
+        // o1 = a & !b (gate 6), o2 = b & c (gate 10)
+        let aag = "aag 5 3 0 2 2\n2\n4\n8\n6\n10\n6 2 5\n10 4 8\n";
+        let map = "input 0 0 a\ninput 1 0 b\ninput 2 0 c\noutput 0 0 o1\noutput 1 0 o2\n";
+        let g = Aig::parse(aag, map).unwrap();
+        assert_eq!(g.cone(&[6]).ands, vec![(6, 2, 5)]);
+        assert_eq!(g.cone(&[11]).ands, vec![(10, 4, 8)]);
+        assert_eq!(g.cone(&[6, 10]).ands.len(), 2);
     }
 
     #[test]

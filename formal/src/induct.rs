@@ -344,6 +344,7 @@ pub fn prove_mac_core(
         detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)

@@ -15,8 +15,8 @@
 //!   replayed in Verilator against the golden model, VCD written) or NO VERDICT (timeout) —
 //!   never a silent pass.
 //!
-//! * [`compose`] — the `dot` proof in lemmas cut at the exact sum (lane terms, the sum of
-//!   free terms, the tail with the sum free); [`induct`] — the `mac` proof by k-induction
+//! * [`compose`] — compositional proofs: `dot` in lemmas cut at the exact sum (lane terms, the sum of
+//!   free terms, the tail with the sum free), the block quantizer in a scale lemma and one lemma per element; [`induct`] — the `mac` proof by k-induction
 //!   against a reference accumulator ([`reference::mac`]) with a state-equality invariant.
 //!
 //! Entry points: [`prove::prove_request`] (the `fp8gen prove` command), [`prove::prove_pair`]

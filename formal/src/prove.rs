@@ -145,6 +145,10 @@ pub struct ProofReport {
     pub counterexample: Option<CexReport>,
     /// The build directory, when kept.
     pub work_dir: Option<PathBuf>,
+    /// The lemmas of a compositional proof ([`crate::compose`]), each with its verdict; the
+    /// report's verdict is Proven only if every lemma is. Empty for a single miter.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lemmas: Vec<crate::compose::Lemma>,
 }
 
 /// Two cores to compare; ports are matched by role (`rtl::manifest::Role`), so the names of
@@ -171,7 +175,7 @@ pub struct PairSpec {
     pub split: Option<(String, u32, u32)>,
 }
 
-fn decl(p: &Port, prefix: &str) -> String {
+pub(crate) fn decl(p: &Port, prefix: &str) -> String {
     if p.width == 1 {
         format!("{prefix}{}", p.name)
     } else {
@@ -179,7 +183,11 @@ fn decl(p: &Port, prefix: &str) -> String {
     }
 }
 
-fn matching<'a>(ports: &'a [Port], p: &Port, what: &str) -> Result<&'a Port, FormalError> {
+pub(crate) fn matching<'a>(
+    ports: &'a [Port],
+    p: &Port,
+    what: &str,
+) -> Result<&'a Port, FormalError> {
     let m = ports
         .iter()
         .find(|q| q.role == p.role && q.index == p.index && q.direction == p.direction)
@@ -654,7 +662,11 @@ pub const CUBE_BITS: u32 = 4;
 
 /// Runs a yosys script in `dir` (no verdict: an artifact-producing step); an error with the
 /// log's tail when yosys fails.
-fn run_yosys_script(dir: &Path, script: &str, timeout_secs: u64) -> Result<f64, FormalError> {
+pub(crate) fn run_yosys_script(
+    dir: &Path,
+    script: &str,
+    timeout_secs: u64,
+) -> Result<f64, FormalError> {
     let exe = tools::find_yosys().map_err(FormalError::Tool)?;
     let t0 = Instant::now();
     let mut cmd = Command::new(&exe);
@@ -1181,6 +1193,7 @@ pub fn prove_pair_with(
         detail: run.detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)
@@ -1389,6 +1402,7 @@ pub fn prove_pipeline(
         detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)
@@ -1421,12 +1435,13 @@ pub fn replay(
     // The counterexample names the inputs of the last core (the reference, whose names the
     // miter uses); other cores' ports are matched by role, so their names may differ.
     let naming = cores[cores.len() - 1];
-    let by_role = |role: Role| {
+    // A role and an index name one port (`z3_i` of a quantizer: role z, index 3).
+    let by_role = |(role, index): (Role, u32)| {
         naming
             .manifest
             .ports
             .iter()
-            .find(|q| q.role == role && q.direction == Direction::Input)
+            .find(|q| q.role == role && q.index == index && q.direction == Direction::Input)
             .and_then(|q| inputs.iter().find(|(n, _)| *n == q.name))
             .map(|(_, v)| parse_hex(v))
             .unwrap_or(0)
@@ -1436,8 +1451,8 @@ pub fn replay(
             .ports
             .iter()
             .find(|q| q.name == name)
-            .map(|q| q.role)
-            .unwrap_or(Role::Data)
+            .map(|q| (q.role, q.index))
+            .unwrap_or((Role::Data, 0))
     };
     // Golden outputs over the data ports (no clock/reset/valid), by role.
     let data_in: Vec<u64> = base
@@ -1445,7 +1460,7 @@ pub fn replay(
         .ports
         .iter()
         .filter(|p| p.direction == Direction::Input && !matches!(p.role, Role::ValidIn))
-        .map(|p| by_role(p.role) & sim::width_mask(p.width))
+        .map(|p| by_role((p.role, p.index)) & sim::width_mask(p.width))
         .collect();
     let gold_out = model.eval(&data_in);
     let out_ports: Vec<&Port> = base
@@ -1461,7 +1476,7 @@ pub fn replay(
         .collect();
     golden.push((
         "valid_out".into(),
-        format!("{:x}", by_role(Role::ValidIn) & 1),
+        format!("{:x}", by_role((Role::ValidIn, 0)) & 1),
     ));
     let mut replayed = Vec::new();
     let mut differs = Vec::new();
@@ -1490,15 +1505,15 @@ pub fn replay(
                 .ports
                 .iter()
                 .find(|q| q.name == p.name)
-                .map(|q| q.role);
+                .map(|q| (q.role, q.index));
             let want = match role {
-                Some(Role::ValidOut) => Some(by_role(Role::ValidIn) & 1),
+                Some((Role::ValidOut, _)) => Some(by_role((Role::ValidIn, 0)) & 1),
                 // An output with no arithmetic meaning (a wrapper's must-be-zero bits,
                 // [`Compare::zero`]) is expected 0.
-                Some(Role::Data) => Some(0),
-                Some(r) => out_ports
+                Some((Role::Data, _)) => Some(0),
+                Some((r, i)) => out_ports
                     .iter()
-                    .position(|q| q.role == r)
+                    .position(|q| q.role == r && q.index == i)
                     .and_then(|i| gold_out.get(i).copied()),
                 None => None,
             };
@@ -1548,6 +1563,16 @@ pub fn prove_core_against_reference(
     opts: &ProveOptions,
 ) -> Result<ProofReport, FormalError> {
     let reference = generate_reference(req)?;
+    if crate::compose::applies(req, gold, opts) {
+        let mut report = crate::compose::prove_quantize(req, gold, &reference, opts)?;
+        if opts.replay {
+            if let Some(c) = &report.counterexample {
+                report.counterexample =
+                    Some(replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?);
+            }
+        }
+        return Ok(report);
+    }
     let spec = PairSpec {
         gold_verilog: gold.verilog.clone(),
         gold_top: gold.top.clone(),
@@ -1855,6 +1880,7 @@ pub fn prove_unrolled(
         detail: run.detail,
         counterexample: cex,
         work_dir: keep.then(|| dir.clone()),
+        lemmas: Vec::new(),
     };
     work.finish(&mut report)?;
     Ok(report)

@@ -1556,7 +1556,6 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
     t.line("  assign s_o = s_code;");
     let mut flags = Vec::new();
     for i in 0..n {
-        t.line(&format!("  wire [3:0] f{i};"));
         let mut conns = vec![format!(".z_i(z{i}_i)"), ".s_i(s_code)".to_string()];
         if dyn_rm {
             conns.push(".rm_i(rm_i)".into());
@@ -1568,8 +1567,11 @@ fn quantize_reference(req: &GenRequest, opt: &GeneratedCore) -> Result<Generated
             conns.push(format!(".rnd_i(rnd{i}_i)"));
         }
         conns.push(format!(".r_o(r{i}_o)"));
-        conns.push(format!(".flags_o(f{i})"));
+        conns.push(format!(".flags_o(fe{i})"));
+        t.line(&format!("  wire [3:0] fe{i};"));
         t.line(&format!("  {elem} u_elem{i} ({});", conns.join(", ")));
+        // a wire with a driver of its own: the compositional proof cuts the flags here
+        t.wire(&format!("f{i}"), 4, &format!("fe{i}"));
         flags.push(format!("f{i}"));
     }
     t.line(&format!("  assign flags_o = {};", flags.join(" | ")));

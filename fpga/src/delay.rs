@@ -17,7 +17,8 @@
 //! factor 2.5 of the prediction (short datapaths run faster than predicted, the FMA's long
 //! one slower once pipelined). The linear model would promise ever higher clocks as stages
 //! shrink to one level; no prediction exceeds the fastest core measured on the architecture
-//! (ECP5 287.9 MHz, iCE40 UP5K 105.6 MHz), and a clock beyond it is refused. `gen --fmax F` picks the fewest stages whose predicted period
+//! (ECP5 287.9 MHz, iCE40 UP5K 105.6 MHz) nor the fastest measured row of the unit itself
+//! ([`BEST_MEASURED`]), and a clock beyond either is refused. `gen --fmax F` picks the fewest stages whose predicted period
 //! fits `1000 / F` ns; `synth --fmax F` starts there and confirms by place and route: more
 //! stages while the clock is missed, fewer while it is still met.
 
@@ -103,6 +104,52 @@ impl DelayModel {
     }
 }
 
+/// The fastest Fmax (MHz) measured per QoR unit (the `unit` column of `docs/qor/qor.csv`,
+/// e.g. `mul`, `mul-ftz-noflags`, `dot8-e8m0`, `quantize32`) and target, over its formats and
+/// stage counts (rows without an error, DSP on). `--fmax` promises no unit more than its own
+/// fastest measured row (the test `best_measured_is_the_committed_table` keeps this table
+/// equal to the CSV).
+pub const BEST_MEASURED: &[(&str, &str, f64)] = &[
+    ("decode", "ecp5-25k", 287.94),
+    ("decode", "ice40-up5k", 105.61),
+    ("dot32", "ecp5-25k", 48.33),
+    ("dot32-e8m0", "ecp5-25k", 42.58),
+    ("dot4", "ecp5-25k", 68.01),
+    ("dot4", "ice40-up5k", 18.74),
+    ("dot4-e8m0", "ecp5-25k", 65.48),
+    ("dot4-e8m0", "ice40-up5k", 18.7),
+    ("dot8", "ecp5-25k", 71.51),
+    ("dot8", "ice40-up5k", 18.86),
+    ("dot8-e8m0", "ecp5-25k", 58.96),
+    ("dot8-e8m0", "ice40-up5k", 16.98),
+    ("fma", "ecp5-25k", 68.47),
+    ("fma", "ice40-up5k", 20.64),
+    ("int-mul8", "ecp5-25k", 146.95),
+    ("int-mul8", "ice40-up5k", 228.05),
+    ("mac", "ecp5-25k", 66.99),
+    ("mac", "ice40-up5k", 20.07),
+    ("mac-exact", "ecp5-25k", 89.68),
+    ("mac-exact", "ice40-up5k", 23.57),
+    ("mac-il4", "ecp5-25k", 68.46),
+    ("mac-il4", "ice40-up5k", 19.95),
+    ("mul", "ecp5-25k", 197.32),
+    ("mul", "ice40-up5k", 47.2),
+    ("mul-ftz-noflags", "ecp5-25k", 230.15),
+    ("mul-ftz-noflags", "ice40-up5k", 67.97),
+    ("project", "ecp5-25k", 262.33),
+    ("project", "ice40-up5k", 77.53),
+    ("quantize32", "ecp5-25k", 33.66),
+];
+
+/// The fastest measured Fmax of QoR unit `unit` on `target` ([`BEST_MEASURED`]), if any row
+/// was measured.
+pub fn best_measured(unit: &str, target: Target) -> Option<f64> {
+    BEST_MEASURED
+        .iter()
+        .find(|(u, t, _)| *u == unit && *t == target.name())
+        .map(|x| x.2)
+}
+
 /// ECP5 `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
 const ECP5: (f64, f64, f64) = (0.903, 0.6591, 287.94);
 /// iCE40 UP5K `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
@@ -169,6 +216,32 @@ mod tests {
             v.push((core.depth, stages, fmax));
         }
         v
+    }
+
+    #[test]
+    fn best_measured_is_the_committed_table() {
+        let csv = include_str!("../../docs/qor/qor.csv");
+        let mut best: Vec<(String, String, f64)> = Vec::new();
+        for line in csv.lines().skip(1) {
+            let c: Vec<&str> = line.split(',').collect();
+            // rows with an error (quoted text, maybe with commas) have no fmax_mhz
+            let Some(f) = c.get(10).and_then(|x| x.parse::<f64>().ok()) else {
+                continue;
+            };
+            if c[4] != "on" || !c[14].is_empty() {
+                continue;
+            }
+            match best.iter_mut().find(|b| b.0 == c[0] && b.1 == c[3]) {
+                Some(b) => b.2 = b.2.max(f),
+                None => best.push((c[0].to_string(), c[3].to_string(), f)),
+            }
+        }
+        best.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        let table: Vec<(String, String, f64)> = BEST_MEASURED
+            .iter()
+            .map(|(u, t, f)| (u.to_string(), t.to_string(), *f))
+            .collect();
+        assert_eq!(table, best, "BEST_MEASURED differs from docs/qor/qor.csv");
     }
 
     #[test]

@@ -1284,22 +1284,62 @@ fn _quantize_block<'py>(
     }
     let rnd = rnd.as_ref().map(|r| r.as_slice()).transpose()?;
     py.detach(|| check_rnd(&spec, rnd, v.len()))?;
+    // binary32 inputs, deterministic modes: an element divided by a power-of-two scale whose
+    // quotient is a normal binary32 is that binary32 (the exponent field moved), projected
+    // through the prepared tables of `project` (the golden projector's own answers); every
+    // other element (and every element of a NaN-scaled block) goes through
+    // golden::convert_scaled.
+    let fast = (from.k == 32 && rnd.is_none())
+        .then(|| prepared(from, to, spec))
+        .filter(|p| !p.f32_codes.is_empty());
     let (codes, scales, fl) = py.detach(|| {
-        let per: Vec<(u32, Vec<u32>, Flags)> = v
-            .par_chunks(block)
-            .enumerate()
-            .map(|(b, blk)| {
-                let r = rnd.map(|r| &r[b * block..(b + 1) * block]).unwrap_or(&[]);
-                golden::quantize_block(blk, &from, &to, &sf, policy, &spec, r)
-            })
-            .collect();
-        let mut codes = Vec::with_capacity(v.len());
-        let mut scales = Vec::with_capacity(per.len());
-        let mut fl = Vec::with_capacity(per.len());
-        for (s, c, f) in per {
-            scales.push(s as u8);
-            codes.extend(c);
-            fl.push(f.0);
+        let nb = v.len() / block;
+        let mut codes = vec![0u32; v.len()];
+        let mut scales = vec![0u8; nb];
+        let mut fl = vec![0u8; nb];
+        let one = |b: usize, blk: &[u32], out: &mut [u32], sc: &mut u8, f: &mut u8| {
+            let code = golden::quantize::block_scale(blk, &from, &to, &sf, policy);
+            *sc = code as u8;
+            let s = golden::Scale { format: sf, code };
+            let se = sf.decode(code).exact();
+            let shift = (se.class == golden::ExactClass::Finite && !se.sign)
+                .then(|| se.exp + se.sig.trailing_zeros() as i32);
+            let mut acc = 0u8;
+            for (i, (&x, o)) in blk.iter().zip(out.iter_mut()).enumerate() {
+                let e = ((x >> 23) & 0xFF) as i32;
+                let (c, fx) = match (&fast, shift) {
+                    (Some(p), Some(k))
+                        if (1..=254).contains(&e) && (1..=254).contains(&(e - k)) =>
+                    {
+                        p.f32_both((x & 0x807F_FFFF) | (((e - k) as u32) << 23))
+                    }
+                    _ => {
+                        let r = rnd.map_or(0, |r| r[b * block + i]);
+                        golden::convert_scaled(&from, x, s, &to, &spec, r)
+                    }
+                };
+                *o = c;
+                acc |= fx.0;
+            }
+            *f = acc;
+        };
+        let run = || {
+            codes
+                .par_chunks_mut(block)
+                .zip(v.par_chunks(block))
+                .zip(scales.par_iter_mut().zip(fl.par_iter_mut()))
+                .enumerate()
+                .for_each(|(b, ((out, blk), (sc, f)))| one(b, blk, out, sc, f));
+        };
+        let t = threads();
+        match (t > 1 && v.len() >= PAR_MIN).then(|| pool(t)).flatten() {
+            Some(pool) => pool.install(run),
+            None => codes
+                .chunks_mut(block)
+                .zip(v.chunks(block))
+                .zip(scales.iter_mut().zip(fl.iter_mut()))
+                .enumerate()
+                .for_each(|(b, ((out, blk), (sc, f)))| one(b, blk, out, sc, f)),
         }
         (codes, scales, fl)
     });

@@ -236,6 +236,24 @@ def test_unit_stages():
     assert qor.unit_stages("mul", [0, 1, 2, 3]) == ([0, 1, 2, 3], [])
 
 
+def test_quantize_unit_args():
+    assert qor.unit_args("quantize32") == [
+        "--unit", "quantize", "--n", "32", "--scale-format", "e8m0", "--scale-policy", "floor",
+        "--saturation", "satfinite"]
+    assert qor.unit_args("quantize") == ["--unit", "quantize"]
+
+
+def test_failure_text_names_the_nextpnr_error():
+    err = ("Error: nextpnr-ice40 failed (exit status: 125); full log: /tmp/x/nextpnr.log\n"
+           "Info: Placed 0 cells based on constraints.\n"
+           "ERROR: Unable to place cell 'dut.a_SB_LUT4_O_LC', no BELs remaining to implement "
+           "cell type 'ICESTORM_LC'\n1 warning, 1 error\n")
+    assert qor.failure_text(err, 1) == ("nextpnr ERROR: Unable to place a cell, no BELs "
+                                        "remaining to implement cell type 'ICESTORM_LC'")
+    assert qor.failure_text("error: bad --format\n", 2) == "error: bad --format"
+    assert qor.failure_text("", 3) == "exit 3"
+
+
 def test_committed_data_files_parse():
     refs = qor.read_reference(qor.DEFAULT_REFERENCE)
     goals = qor.read_targets(qor.DEFAULT_TARGETS)

@@ -18,7 +18,10 @@ Dot-product cores are units `dotN` (N elements per operand, no block scales) and
 (block scales sx_i, sy_i of format S, e.g. `dot8-e8m0` for OCP MX), result binary32; a point
 runs `synth --unit dot --n N [--scale-format S] --out-format binary32`, and the unit column
 of qor.csv holds the name as given (`dot8-e8m0`). `--units dot` stands for dot4 dot8 dot32
-and dot4-e8m0 dot8-e8m0 dot32-e8m0. `int-mul8` has 0, 1 or 2 stages only: other --stages
+and dot4-e8m0 dot8-e8m0 dot32-e8m0. MX block quantizers are units `quantizeN` (N binary32
+elements → the row's format with one E8M0 scale, policy floor, satfinite: OCP MX v1.0 §6.3);
+a point runs `synth --unit quantize --n N --scale-format e8m0 --scale-policy floor
+--saturation satfinite`. `int-mul8` has 0, 1 or 2 stages only: other --stages
 values are skipped for it with a one-line note (no row).
 
 Whenever it writes qor.md and qor.png (a sweep, --merge or --replot) the script also reads
@@ -61,6 +64,8 @@ TARGET_COLUMNS = ["core", "unit", "format", "target", "max_stages", "min_fmax_mh
                   "max_cells", "limit"]
 # dotN or dotN-SCALEFORMAT: fp8gen's `dot` unit with N elements, result binary32.
 DOT_UNIT = re.compile(r"^dot([0-9]+)(?:-([A-Za-z0-9_.]+))?$")
+# quantizeN: fp8gen's `quantize` unit with N binary32 elements, E8M0 scale, floor, satfinite.
+QUANTIZE_UNIT = re.compile(r"^quantize([0-9]+)$")
 # What `--units dot` stands for.
 DOT_UNITS = ["dot4", "dot8", "dot32", "dot4-e8m0", "dot8-e8m0", "dot32-e8m0"]
 KEY = ("unit", "format", "stages", "target", "dsp")
@@ -83,7 +88,8 @@ def unit_args(unit):
     """fp8gen synth arguments that select `unit` (a dot name expands to its options;
     `mac-exact` is `mac --acc exact`, `mac-il4` is `mac --interleave 4`, `mul-ftz-noflags`
     is `mul --ftz --no-flags`, FloPoCo FPMult's semantics and interface, `convert-F` is
-    `convert --in-format F`: F converted to the row's format)."""
+    `convert --in-format F`: F converted to the row's format, `quantizeN` the MX block
+    quantizer of N binary32 elements, E8M0 scale, floor, satfinite)."""
     if unit.startswith("convert-") and len(unit) > 8:
         return ["--unit", "convert", "--in-format", unit[8:]]
     if unit == "mul-ftz-noflags":
@@ -92,6 +98,10 @@ def unit_args(unit):
         return ["--unit", "mac", "--acc", "exact"]
     if unit.startswith("mac-il") and unit[6:].isdigit():
         return ["--unit", "mac", "--interleave", unit[6:]]
+    q = QUANTIZE_UNIT.match(unit)
+    if q:
+        return ["--unit", "quantize", "--n", q.group(1), "--scale-format", "e8m0",
+                "--scale-policy", "floor", "--saturation", "satfinite"]
     m = DOT_UNIT.match(unit)
     if not m:
         return ["--unit", unit]
@@ -165,7 +175,7 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         return row
     row["seconds"] = round(time.monotonic() - t0, 1)
     if p.returncode != 0:
-        row["error"] = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        row["error"] = failure_text(p.stderr, p.returncode)
         return row
     try:
         rep = json.loads(p.stdout)
@@ -180,6 +190,19 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         "fmax_min_mhz": rep.get("fmax_min_mhz", ""), "fmax_max_mhz": rep.get("fmax_max_mhz", ""),
     })
     return row
+
+
+def failure_text(stderr, returncode):
+    """The error cell of a failed point: nextpnr's `ERROR:` line when there is one (a design
+    that does not fit: "no BELs remaining to implement cell type 'ICESTORM_LC'", the
+    generated cell name left out), else the last line of stderr (nextpnr ends with a
+    summary such as "1 warning, 1 error", which says nothing)."""
+    lines = [l.strip() for l in stderr.strip().splitlines() if l.strip()]
+    errors = [l for l in lines if l.startswith("ERROR:")]
+    if errors:
+        e = re.sub(r"Unable to place cell '[^']*'", "Unable to place a cell", errors[-1])
+        return "nextpnr " + e
+    return lines[-1] if lines else "exit %d" % returncode
 
 
 def write_csv(rows, path):

@@ -444,7 +444,9 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         }
         let out = round(&mut b, &f, &m, &x);
         codes.push(out.code);
-        flags.push(out.flags);
+        // A named wire per element: the compositional proof (formal/src/compose.rs) cuts
+        // the OR of the elements' flags here.
+        flags.push(b.wire(&format!("z{i}_flags"), out.flags));
     }
     for (i, c) in codes.into_iter().enumerate() {
         b.output(&format!("r{i}_o"), c);
