@@ -44,6 +44,7 @@ fn base(
             y: two.then_some(fx),
             r: fr,
             scale: None,
+            z: None,
         },
         rounding: rm.map_or(RoundingSel::Dynamic, RoundingSel::Fixed),
         saturation: sat.map_or(SaturationSel::Dynamic, SaturationSel::Fixed),

@@ -38,6 +38,7 @@ fn req(unit: Unit, f: Format, r: Format) -> GenRequest {
             y: Some(f),
             r,
             scale: None,
+            z: None,
         },
         rounding: RoundingSel::Fixed(Rounding::Rne),
         saturation: SaturationSel::Fixed(Saturation::SatFinite),

@@ -46,7 +46,7 @@ fn no_double_rounding() {
         FmaOptions::default(),
     );
     assert_eq!(twice.0, 0x3F80_0000);
-    let unit = DotUnit::new(e4m3, e4m3, 4, None, false, Format::BINARY32).unwrap();
+    let unit = DotUnit::new(e4m3, e4m3, 4, None, None, Format::BINARY32).unwrap();
     let xs = [ONE, 0, 0, 0];
     assert_eq!(
         unit.eval_exact_addend(&xs, &xs, 0, 0, &exact(z), false, &s),
@@ -57,7 +57,7 @@ fn no_double_rounding() {
 #[test]
 fn addends_beyond_binary32_range() {
     let e5m2 = Format::parse("e5m2").unwrap();
-    let unit = DotUnit::new(e5m2, e5m2, 2, None, false, Format::BINARY32).unwrap();
+    let unit = DotUnit::new(e5m2, e5m2, 2, None, None, Format::BINARY32).unwrap();
     // 57344² = 2^31.6 plus 2^-16² = 2^-32: a 64-bit-plus sum; 2^-1074 decides rtp/rtz
     let xs = [0x7B, 0x01];
     let tiny = exact(2f64.powi(-1074));
@@ -93,7 +93,7 @@ fn one_element_dot_is_the_fma() {
         Format::parse("e4m3").unwrap(),
         Format::parse("e2m1").unwrap(),
     );
-    let unit = DotUnit::new(fx, fy, 1, None, false, Format::BINARY32).unwrap();
+    let unit = DotUnit::new(fx, fy, 1, None, None, Format::BINARY32).unwrap();
     let zs = [
         0.0,
         -0.0,
