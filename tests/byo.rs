@@ -536,7 +536,7 @@ fn a_multi_file_sv_core_with_a_parameter_is_proven() {
 #[test]
 fn every_reason_a_core_cannot_be_proven_is_reported_at_once() {
     let t = tempfile::tempdir().unwrap();
-    let d = t.path().join("rto");
+    let d = t.path().join("e8m0");
     gen(
         &d,
         &[
@@ -544,12 +544,8 @@ fn every_reason_a_core_cannot_be_proven_is_reported_at_once() {
             "mul",
             "-f",
             "e5m2",
-            "-r",
-            "rto",
-            "-s",
-            "satnone",
-            "--rto-overflow",
-            "ieee",
+            "--out-format",
+            "e8m0",
             "--stages",
             "2",
             "--no-flags",
@@ -566,10 +562,10 @@ fn every_reason_a_core_cannot_be_proven_is_reported_at_once() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(
         stderr(&o).trim_end(),
-        "error: --prove cannot prove `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2`; every reason:\n  \
-         - the reference implements P3109's round-to-odd overflow only (--rto-overflow p3109); verify --rto-overflow ieee cores by simulation\n  \
-         - --ignore class: `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2` has no output with role class; waive an output the core has\n  \
-         - --ignore flags.inexact: `fp8_mul_e5m2_to_e5m2_rto_satnone_rtoieee_nf_s2` has no flags port"
+        "error: --prove cannot prove `fp8_mul_e5m2_to_e8m0_rne_satnone_nf_s2`; every reason:\n  \
+         - the reference rounder does not cover the e8m0 family (result format e8m0): e8m0 has no zero and no subnormal range, so the plain rounder's quantum max(e, emin) - (P-1) does not apply; verify such cores by simulation (fp8gen verify)\n  \
+         - --ignore class: `fp8_mul_e5m2_to_e8m0_rne_satnone_nf_s2` has no output with role class; waive an output the core has\n  \
+         - --ignore flags.inexact: `fp8_mul_e5m2_to_e8m0_rne_satnone_nf_s2` has no flags port"
     );
     let m = t.path().join("mac");
     gen(
@@ -657,7 +653,7 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--rto-overflow p3109 conflicts with the core in --from"));
-    // Refusals: a unit without the option, a core that never rounds to odd, a proof.
+    // Refusals: a unit without the option, a core that never rounds to odd.
     for (args, want) in [
         (
             vec!["-u", "mac", "-f", "e5m2", "-r", "rto", "-s", "satnone"],
@@ -675,10 +671,11 @@ fn rto_overflow_ieee_cores_verify_and_fail_against_the_p3109_default() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(want), "{}", stderr(&o));
     }
+    // The formal reference implements both conventions: the proof takes the manifest's.
     let o = run(&["verify", "--from", d.to_str().unwrap(), "--prove"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("round-to-odd overflow"),
+        format!("{}{}", stdout(&o), stderr(&o)).contains("PROVEN"),
         "{}",
         stderr(&o)
     );
@@ -733,4 +730,73 @@ fn rto_overflow_ieee_reaches_add_convert_and_quantize() {
         assert_eq!(s["vectors"], 65536, "{unit:?}");
         assert!(s["top"].as_str().unwrap().contains("_rtoieee"), "{s}");
     }
+}
+
+/// The ExSdotp-shaped core of docs/byo.md (`tests/fixtures/byo/acme_sdotp.v`): two E4M3
+/// products and a binary16 addend rounded once to binary16, behind a RISC-V `frm` port, a
+/// 5-bit RISC-V `fflags` port and an operation select the manifest ties. It verifies with no
+/// wrapper; a planted bug (inexact dropped for subnormal addends) fails as flag-only
+/// mismatches counted per mode, per bit and per class.
+#[test]
+fn an_exsdotp_style_core_with_a_binary16_addend_verifies_with_no_wrapper() {
+    let t = tempfile::tempdir().unwrap();
+    let gen_dir = t.path().join("datapath");
+    gen(
+        &gen_dir,
+        &[
+            "-u",
+            "dot",
+            "-f",
+            "e4m3",
+            "--n",
+            "2",
+            "--addend-format",
+            "binary16",
+            "--out-format",
+            "binary16",
+            "-r",
+            "dyn",
+            "-s",
+            "satfinite",
+        ],
+    );
+    let d = t.path().join("acme");
+    std::fs::create_dir_all(&d).unwrap();
+    let core = "fp8_dot2_e4m3_z_binary16_to_binary16_rmdyn_satfinite_s0.v";
+    std::fs::copy(gen_dir.join(core), d.join(core)).unwrap();
+    std::fs::copy(
+        Path::new(FIXTURE).join("acme_sdotp.v"),
+        d.join("acme_sdotp.v"),
+    )
+    .unwrap();
+    std::fs::copy(
+        Path::new(FIXTURE).join("sdotp_manifest.json"),
+        d.join("manifest.json"),
+    )
+    .unwrap();
+    let (code, s, e) = verify(&d, &["--random", "100000"]);
+    assert_eq!(code, Some(0), "{e}");
+    assert_eq!(s["vectors"], 5 * 100000);
+    assert_eq!(s["meta"]["tied"], "op = 0x2");
+    assert_eq!(s["meta"]["inputs"], "a0[8] a1[8] b0[8] b1[8] c[16] frm[3]");
+    assert!(
+        s["meta"]["space"]
+            .as_str()
+            .unwrap()
+            .contains("binary16 addends"),
+        "{}",
+        s["meta"]["space"]
+    );
+    assert_eq!(s["compared"], serde_json::json!(["res[16]", "fflags[5]"]));
+    edit_manifest(&d, |m| {
+        m["defines"] = serde_json::json!({"ACME_STICKY_BUG": ""});
+    });
+    let (code, s, e) = verify(&d, &["--random", "100000"]);
+    assert_eq!(code, Some(1), "{e}");
+    let n = s["mismatches"].as_u64().unwrap();
+    assert!(n > 0);
+    let c = counts(&s);
+    assert_eq!(c["classes"], serde_json::json!({"flags_only.inexact": n}));
+    assert_eq!(c["per_flag"], serde_json::json!({"inexact": n}));
+    assert_eq!(c["per_mode"].as_object().unwrap().len(), 5, "{c}");
 }

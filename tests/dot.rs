@@ -313,10 +313,6 @@ fn verify_dot_space_uniform_or_structured() {
             vec!["verify", "-u", "mul", "-f", "e4m3", "--space", "uniform"],
             "error: --space chooses between the dot product's random spaces; mul has one (--random N: uniform random vectors)\n",
         ),
-        (
-            vec!["verify", "-u", "dot", "-f", "e4m3", "--n", "2", "--space", "uniform", "--prove"],
-            "error: --space chooses the vectors of a simulation run; --prove covers every input: drop --space\n",
-        ),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_fp8gen")).args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -333,12 +333,19 @@ fn mean(v: &[f64]) -> Option<f64> {
 /// Seconds of a proof from the measured table: the same (unit, format, rounding), else the
 /// mean of the unit's rows, else 600 s (the default time limit).
 fn proof_estimate(unit: &str, format: &str, rounding: &str) -> f64 {
+    let cells = |l: &str| -> Vec<String> { l.split('|').map(|c| c.trim().to_string()).collect() };
+    // The seconds column by its header (the table gained an options column once).
+    let col = PROVE_TABLE
+        .lines()
+        .find(|l| l.starts_with("| unit"))
+        .and_then(|h| cells(h).iter().position(|c| c == "seconds"))
+        .unwrap_or(6);
     let rows: Vec<Vec<String>> = PROVE_TABLE
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| unit"))
-        .map(|l| l.split('|').map(|c| c.trim().to_string()).collect())
+        .map(cells)
         .collect();
-    let secs = |r: &Vec<String>| r.get(6).and_then(|s| s.parse::<f64>().ok());
+    let secs = |r: &Vec<String>| r.get(col).and_then(|s| s.parse::<f64>().ok());
     let exact: Vec<f64> = rows
         .iter()
         .filter(|r| r.len() > 6 && r[1] == unit && r[2] == format && r[3] == rounding)

@@ -444,7 +444,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         }
         let out = round(&mut b, &f, &m, &x);
         codes.push(out.code);
-        // A named wire per element: the compositional proof (formal/src/compose.rs) cuts
+        // A named wire per element: the compositional proof (formal/src/compose/quantize.rs) cuts
         // the OR of the elements' flags here.
         flags.push(b.wire(&format!("z{i}_flags"), out.flags));
     }

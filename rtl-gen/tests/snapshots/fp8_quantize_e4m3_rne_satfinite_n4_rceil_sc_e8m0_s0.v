@@ -192,6 +192,10 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire round_special = q_is_nan | q_is_inf | q_is_zero;
+  wire [3:0] z0_flags = {z0_is_nan & ~z0_man_field[22],
+                         ~round_special & round_ovf,
+                         ~round_special & round_uf,
+                         ~round_special & (round_inexact | round_ovf)};
   wire z1_sign = z1_i[31];
   wire [7:0] z1_exp_field = z1_i[30:23];
   wire [22:0] z1_man_field = z1_i[22:0];
@@ -276,6 +280,10 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire round_special_1 = q_is_nan_1 | q_is_inf_1 | q_is_zero_1;
+  wire [3:0] z1_flags = {z1_is_nan & ~z1_man_field[22],
+                         ~round_special_1 & round_ovf_1,
+                         ~round_special_1 & round_uf_1,
+                         ~round_special_1 & (round_inexact_1 | round_ovf_1)};
   wire z2_sign = z2_i[31];
   wire [7:0] z2_exp_field = z2_i[30:23];
   wire [22:0] z2_man_field = z2_i[22:0];
@@ -360,6 +368,10 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire round_special_2 = q_is_nan_2 | q_is_inf_2 | q_is_zero_2;
+  wire [3:0] z2_flags = {z2_is_nan & ~z2_man_field[22],
+                         ~round_special_2 & round_ovf_2,
+                         ~round_special_2 & round_uf_2,
+                         ~round_special_2 & (round_inexact_2 | round_ovf_2)};
   wire z3_sign = z3_i[31];
   wire [7:0] z3_exp_field = z3_i[30:23];
   wire [22:0] z3_man_field = z3_i[22:0];
@@ -444,6 +456,10 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire round_special_3 = q_is_nan_3 | q_is_inf_3 | q_is_zero_3;
+  wire [3:0] z3_flags = {z3_is_nan & ~z3_man_field[22],
+                         ~round_special_3 & round_ovf_3,
+                         ~round_special_3 & round_uf_3,
+                         ~round_special_3 & (round_inexact_3 | round_ovf_3)};
   assign r0_o = q_is_nan ? E4M3_NAN :
                 q_is_inf ? {z0_sign, E4M3_MAX_MAG} :
                 q_is_zero ? {z0_sign, 7'd0} :
@@ -461,22 +477,7 @@ module fp8_quantize_e4m3_rne_satfinite_n4_rceil_sc_e8m0_s0 (
                 q_is_zero_3 ? {z3_sign, 7'd0} :
                 round_fin_code_3;
   assign s_o = scale_code;
-  assign flags_o = {z0_is_nan & ~z0_man_field[22],
-                    ~round_special & round_ovf,
-                    ~round_special & round_uf,
-                    ~round_special & (round_inexact | round_ovf)}
-                   | {z1_is_nan & ~z1_man_field[22],
-                      ~round_special_1 & round_ovf_1,
-                      ~round_special_1 & round_uf_1,
-                      ~round_special_1 & (round_inexact_1 | round_ovf_1)}
-                   | {z2_is_nan & ~z2_man_field[22],
-                      ~round_special_2 & round_ovf_2,
-                      ~round_special_2 & round_uf_2,
-                      ~round_special_2 & (round_inexact_2 | round_ovf_2)}
-                   | {z3_is_nan & ~z3_man_field[22],
-                      ~round_special_3 & round_ovf_3,
-                      ~round_special_3 & round_uf_3,
-                      ~round_special_3 & (round_inexact_3 | round_ovf_3)};
+  assign flags_o = z0_flags | z1_flags | z2_flags | z3_flags;
 
   // Valid handshake
   assign valid_o = valid_i;
