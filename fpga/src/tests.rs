@@ -3,7 +3,7 @@
 //! synthesis of the reference multiplier (needs `scripts/setup-fpga.sh`).
 
 use std::io::{BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use crate::report::{parse_nextpnr_log, parse_nextpnr_report, parse_yosys_stat};
@@ -324,11 +324,11 @@ fn sim_board(core: &Core, clks_per_bit: u32, dir: &Path) -> (SimBoard, ShellLayo
     )
 }
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fp8gen-fpga-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A new directory of this test run under the system temp dir (created with `create_dir`,
+/// so its removal can only delete what the test wrote).
+fn scratch_dir(name: &str) -> iface::outdir::FreshDir {
+    iface::outdir::FreshDir::create_in(&std::env::temp_dir(), &format!("fp8gen-fpga-test-{name}"))
+        .unwrap()
 }
 
 /// Deterministic operand stream: corners, then an LCG.
@@ -377,7 +377,7 @@ fn uart_shell_round_trips_vectors_in_verilator() {
             );
         }
         board.finish();
-        let _ = std::fs::remove_dir_all(&dir);
+        dir.remove();
     }
 }
 
@@ -426,7 +426,7 @@ fn uart_shell_drives_reset_and_valid_in_verilator() {
         assert_eq!(r.outputs, vec![sum]);
     }
     board.finish();
-    let _ = std::fs::remove_dir_all(&dir);
+    dir.remove();
 }
 
 // ---------------------------------------------------------------- real tools
@@ -626,7 +626,7 @@ fn uart_shell_drives_valid_of_a_combinational_generated_multiplier() {
     let e = exchange(&mut board, &layout, &[1, 0x38, 0x38]).unwrap_err();
     assert!(e.to_string().contains("x_i, y_i"), "{e}");
     board.finish();
-    let _ = std::fs::remove_dir_all(&dir);
+    dir.remove();
 }
 
 /// The board shell around a generated fp8gen core (E4M3 multiply, pipelined, with run-time
@@ -659,5 +659,5 @@ fn uart_shell_returns_golden_results_for_a_generated_e4m3_multiplier() {
         );
     }
     board.finish();
-    let _ = std::fs::remove_dir_all(&dir);
+    dir.remove();
 }
