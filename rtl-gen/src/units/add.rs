@@ -196,15 +196,15 @@ impl AddModel {
             AddOp::Sub => true,
             AddOp::Dynamic => it.next().unwrap_or(0) & 1 == 1,
         };
-        let (mut spec, rnd) = spec_from_ports(
+        let (spec, rnd) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
             self.sr_bits,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = golden::add(&self.fx, x, &self.fy, y, sub, &self.fr, &spec, rnd);
         if self.signaling_nan
             && (golden::is_small_signaling_nan(&self.fx, x)

@@ -184,15 +184,15 @@ impl DotModel {
         } else {
             0
         };
-        let (mut spec, _) = spec_from_ports(
+        let (spec, _) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
             0,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = u.eval(&xs[..n], &ys[..n], sx, sy, z, &spec);
         if self.signaling_nan && u.has_small_signaling_nan(&xs[..n], &ys[..n]) {
             fl.0 |= golden::Flags::INVALID;

@@ -487,15 +487,15 @@ impl FmaModel {
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
         if let Some((sx, sy)) = super::modes::read_scales(&mut it, self.scale) {
             let z = it.next().unwrap_or(0) as u32;
-            let (mut spec, _) = spec_from_ports(
+            let (spec, _) = spec_from_ports(
                 &mut it,
                 self.rounding,
                 self.saturation,
                 0,
                 self.tininess,
                 self.nonan_code,
+                self.rto_overflow,
             );
-            spec.rto_overflow = self.rto_overflow;
             // block scales exclude ftz (crate::validate)
             let (c, fl) = golden::fma_scaled(
                 &self.fx,
@@ -526,15 +526,15 @@ impl FmaModel {
         z: u32,
         modes: &mut impl Iterator<Item = u64>,
     ) -> [u64; 2] {
-        let (mut spec, _) = spec_from_ports(
+        let (spec, _) = spec_from_ports(
             modes,
             self.rounding,
             self.saturation,
             0,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = self.unit.eval_spec(x, y, z, &spec);
         if self.signaling_nan
             && (golden::is_small_signaling_nan(&self.fx, x)

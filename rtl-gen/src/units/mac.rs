@@ -151,8 +151,15 @@ impl MacModel {
                 ];
             }
             let mut it = e.modes.iter().copied();
-            let (spec, _) =
-                super::modes::spec_from_ports(&mut it, e.rounding, e.saturation, 0, e.tininess, 0);
+            let (spec, _) = super::modes::spec_from_ports(
+                &mut it,
+                e.rounding,
+                e.saturation,
+                0,
+                e.tininess,
+                0,
+                golden::RtoOverflow::P3109,
+            );
             let (c, f) = e.acc.result(&golden::Format::BINARY32, &spec);
             return [c as u64, f.0 as u64, valid as u64, 0];
         }

@@ -40,7 +40,8 @@ pub fn read_scales(
     })
 }
 
-/// The spec (and random bits) selected by fixed modes or by the mode ports read from `it`.
+/// The spec (and random bits) selected by fixed modes or by the mode ports read from `it`,
+/// with the request's round-to-odd overflow convention.
 pub fn spec_from_ports(
     it: &mut impl Iterator<Item = u64>,
     rounding: RoundingSel,
@@ -48,6 +49,7 @@ pub fn spec_from_ports(
     sr_bits: u32,
     tininess: Tininess,
     nonan_code: u32,
+    rto_overflow: golden::RtoOverflow,
 ) -> (Spec, u32) {
     let rounding = match rounding {
         RoundingSel::Fixed(r) => r,
@@ -73,7 +75,7 @@ pub fn spec_from_ports(
             saturation,
             tininess,
             nonan_code,
-            rto_overflow: golden::RtoOverflow::P3109,
+            rto_overflow,
         },
         rnd,
     )

@@ -335,15 +335,15 @@ impl MulModel {
         let x = it.next().unwrap_or(0) as u32 & self.fx.code_mask();
         let y = it.next().unwrap_or(0) as u32 & self.fy.code_mask();
         let scales = read_scales(&mut it, self.scale);
-        let (mut spec, rnd) = spec_from_ports(
+        let (spec, rnd) = spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
             self.sr_bits,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let (c, mut fl) = if let Some((sx, sy)) = scales {
             golden::mul_scaled(&self.fx, x, sx, &self.fy, y, sy, &self.fr, &spec, rnd)
         } else if self.ftz {

@@ -61,15 +61,15 @@ impl ProjectModel {
             format,
             code: it.next().unwrap_or(0) as u32 & format.code_mask(),
         });
-        let (mut spec, rnd) = super::modes::spec_from_ports(
+        let (spec, rnd) = super::modes::spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
             self.sr_bits,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let z = z & self.input.code_mask();
         let (c, fl) = match sc {
             Some(s) => golden::convert_scaled(&self.input, z, s, &self.format, &spec, rnd),

@@ -162,15 +162,15 @@ impl super::Eval for QuantizeModel {
             .map(|i| inputs.get(i).copied().unwrap_or(0) as u32 & mask)
             .collect();
         let mut it = inputs.iter().copied().skip(self.n);
-        let (mut spec, rnd0) = super::modes::spec_from_ports(
+        let (spec, rnd0) = super::modes::spec_from_ports(
             &mut it,
             self.rounding,
             self.saturation,
             self.sr_bits,
             self.tininess,
             self.nonan_code,
+            self.rto_overflow,
         );
-        spec.rto_overflow = self.rto_overflow;
         let rnd: Vec<u32> = if self.sr_bits > 0 {
             let m = if self.sr_bits >= 32 {
                 u32::MAX
