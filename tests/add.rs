@@ -2,7 +2,7 @@
 //! formats, a `sub_i` port, mode ports), a hand-broken one fails, `--sub` is refused where it
 //! means nothing, and the `add` batch command computes `golden::add`.
 
-mod common;
+use crate::common;
 
 use common::{gen, run, stderr, verilog_of};
 use serde_json::Value;

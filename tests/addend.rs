@@ -4,7 +4,7 @@
 //! `fp8gen fma` / `fp8gen dot` / `fp8gen eval` with known answers, and the error messages of
 //! a bad `--addend-format`.
 
-mod common;
+use crate::common;
 use common::{run, run_stdin, stderr, stdout};
 
 fn json(out: &str) -> serde_json::Value {

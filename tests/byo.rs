@@ -3,7 +3,7 @@
 //! verified with `fp8gen verify --from` and no wrapper; its mutants fail with mismatch counts
 //! per mode, per flag bit and per class that the planted bugs fix exactly.
 
-mod common;
+use crate::common;
 use common::{edit_manifest, gen, run, run_stdin, stderr, stdout, verilog_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

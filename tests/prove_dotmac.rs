@@ -2,7 +2,7 @@
 //! proven (the dot lemmas; the mac's induction depth and state bits), and requests the mac
 //! proof does not cover are usage errors naming the alternative. Skipped without yosys.
 
-mod common;
+use crate::common;
 use common::{run, stderr, stdout};
 
 fn yosys() -> bool {

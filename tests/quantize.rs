@@ -2,7 +2,7 @@
 //! space (and exhaustively for a one-element bfloat16 block), a mutant whose scale is one
 //! binade off at the rceil edge refuted, known answers from `eval`, the option rules.
 
-mod common;
+use crate::common;
 
 use common::{gen, run, run_stdin, stderr, stdout, verilog_of};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! behind a cached model, `ifdef FORMAL`, x and z values), and per way a sweep's results
 //! could be merged into a PASS they do not support. Each test's core is built to exploit it.
 
-mod common;
+use crate::common;
 use common::{edit_manifest, gen, run, stderr, stdout, verilog_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

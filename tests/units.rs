@@ -2,7 +2,7 @@
 //! proven and evaluated by `eval` (the batch command every unit gets from the registry), a
 //! mutant refuted, and the registry's option rules as exact messages.
 
-mod common;
+use crate::common;
 
 use common::{gen, run, run_stdin, stderr, stdout, verilog_of};
 

@@ -4,7 +4,7 @@
 //! test edits a generated core into one built to exploit a gap (it must FAIL on the right
 //! port, or be refused) and checks that the honest core still PASSes.
 
-mod common;
+use crate::common;
 use common::{edit_manifest, gen, run, stderr, verilog_of};
 use serde_json::Value;
 use std::path::Path;

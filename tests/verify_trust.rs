@@ -3,7 +3,7 @@
 //! through the command line as a user would, plus
 //! bring-your-own-RTL cores made of several files.
 
-mod common;
+use crate::common;
 use common::{edit_manifest, gen, run, stderr, verilog_of};
 use serde_json::Value;
 use std::io::Write;

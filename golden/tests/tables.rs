@@ -1,7 +1,7 @@
 //! Known-answer tests for decode: every P3109 working-group value table (K = 3..10) and
 //! tables of known OCP / FNUZ / MX values.
 
-mod common;
+use crate::common;
 
 use common::{parse_hex_float, reference_dir, same_value};
 use golden::{Class, Format, Specials};

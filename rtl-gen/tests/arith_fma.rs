@@ -4,7 +4,7 @@
 //! patterns, subnormal and overflow boundaries, specials) in every rounding mode; pipelined
 //! ≡ combinational; a deliberately broken core must fail with a counterexample.
 
-mod arith_util;
+use crate::arith_util;
 use arith_util::*;
 use golden::{Format, Rounding, Saturation, Spec};
 use rtl::manifest::{Formats, Unit};

@@ -3,7 +3,7 @@
 //! combinational FMA in the loop (II = 1) and a pipelined one (II = stages + 1); a broken
 //! accumulator loop must be caught.
 
-mod arith_util;
+use crate::arith_util;
 use arith_util::*;
 use golden::{Format, Rounding, Saturation};
 use rtl::manifest::{Formats, Unit};

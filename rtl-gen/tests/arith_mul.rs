@@ -2,7 +2,7 @@
 //! (every x, y pair in every rounding and saturation mode) against `golden::mul`, combinational
 //! and pipelined; a deliberately broken core must fail with a counterexample.
 
-mod arith_util;
+use crate::arith_util;
 use arith_util::*;
 use golden::{Format, Rounding, Saturation};
 use rtl::manifest::{Formats, Unit};

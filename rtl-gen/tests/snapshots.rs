@@ -1,7 +1,7 @@
 //! Snapshot tests of the emitted Verilog (files under `tests/snapshots/`), determinism, the
 //! manifest, `write_core` and request validation.
 //!
-//! Regenerate the snapshots with `FP8GEN_UPDATE_SNAPSHOTS=1 cargo test -p fp8gen-rtl --test snapshots`.
+//! Regenerate the snapshots with `FP8GEN_UPDATE_SNAPSHOTS=1 cargo test -p fp8gen-rtl --test tests snapshots::`.
 
 use golden::{Format, Rounding, Saturation};
 use rtl::manifest::{Role, Unit};

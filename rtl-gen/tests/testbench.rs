@@ -4,7 +4,7 @@
 //! core's protocol (latency, initiation interval). Running it is scripts/fusesoc_check.sh
 //! (Icarus and Verilator, with a core whose RTL is broken as negative control).
 
-mod common;
+use crate::common;
 use common::*;
 use golden::{Format, Rounding, Saturation};
 use iface::Formats;

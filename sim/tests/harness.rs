@@ -253,14 +253,14 @@ fn second_build_is_a_cache_hit() {
     };
     let a = ModelLibrary::build(&tc, DEC8, &dec8_spec(), &o).unwrap();
     assert!(!a.cache_hit());
+    let mtime = |p: &std::path::Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let built_at = mtime(a.so_path());
     let b = ModelLibrary::build(&tc, DEC8, &dec8_spec(), &o).unwrap();
     assert!(b.cache_hit());
     assert_eq!(a.so_path(), b.so_path());
-    assert!(
-        b.build_seconds() < 0.5,
-        "cache hit took {} s",
-        b.build_seconds()
-    );
+    // Nothing was rebuilt: the library file is the first build's, untouched (a structural
+    // check; how long a hit takes is measured by `make bench`, not asserted here).
+    assert_eq!(mtime(b.so_path()), built_at);
     assert!(a.so_path().starts_with(dir.path()));
     // No leftovers of the build in the temp area.
     let leftovers = std::fs::read_dir(dir.path().join("tmp")).unwrap().count();

@@ -1,0 +1,42 @@
+//! The integration tests of the golden model, compiled as one test binary: one link instead of one
+//! per file, and one pool of test threads, so a slow test never leaves a core idle while
+//! other files wait. Each `tests/<name>.rs` is the module `<name>`; run one file's tests with
+//! `cargo test -p fp8gen-golden --test tests <name>::`. A new test file must be declared below
+//! (`every_test_file_is_compiled` fails otherwise).
+
+mod common;
+mod add_reference;
+mod addend;
+mod dot_reference;
+mod exact_addend;
+mod mul_ftz;
+mod paths;
+mod properties;
+mod references;
+mod rto_overflow;
+mod tables;
+
+/// Every `tests/*.rs` file is a module of this binary (`autotests = false` in Cargo.toml): a
+/// file left out of the list above would never be compiled, and its tests would never run.
+#[test]
+fn every_test_file_is_compiled() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let declared: Vec<&str> = include_str!("main.rs")
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(module) = name.strip_suffix(".rs") {
+            if module != "main" && !declared.contains(&module) {
+                missing.push(name);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "test files not declared in tests/main.rs (their tests never run): {missing:?}"
+    );
+    assert!(declared.len() > 5, "the module list was not read: {declared:?}");
+}

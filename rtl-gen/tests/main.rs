@@ -1,0 +1,42 @@
+//! The integration tests of the RTL generator, compiled as one test binary: one link instead of one
+//! per file, and one pool of test threads, so a slow test never leaves a core idle while
+//! other files wait. Each `tests/<name>.rs` is the module `<name>`; run one file's tests with
+//! `cargo test -p fp8gen-rtl --test tests <name>::`. A new test file must be declared below
+//! (`every_test_file_is_compiled` fails otherwise).
+
+mod arith_util;
+mod common;
+mod arith_fma;
+mod arith_mac;
+mod arith_mul;
+mod functional;
+mod golden_meaning;
+mod lint;
+mod mixed_formats;
+mod snapshots;
+mod testbench;
+
+/// Every `tests/*.rs` file is a module of this binary (`autotests = false` in Cargo.toml): a
+/// file left out of the list above would never be compiled, and its tests would never run.
+#[test]
+fn every_test_file_is_compiled() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let declared: Vec<&str> = include_str!("main.rs")
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(module) = name.strip_suffix(".rs") {
+            if module != "main" && !declared.contains(&module) {
+                missing.push(name);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "test files not declared in tests/main.rs (their tests never run): {missing:?}"
+    );
+    assert!(declared.len() > 4, "the module list was not read: {declared:?}");
+}
