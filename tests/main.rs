@@ -4,11 +4,11 @@
 //! `cargo test -p fp8gen --test tests <name>::`. A new test file must be declared below
 //! (`every_test_file_is_compiled` fails otherwise).
 
-mod common;
 mod add;
 mod addend;
 mod byo;
 mod cli;
+mod common;
 mod docs_examples;
 mod dot;
 mod equivalence;
@@ -45,5 +45,8 @@ fn every_test_file_is_compiled() {
         missing.is_empty(),
         "test files not declared in tests/main.rs (their tests never run): {missing:?}"
     );
-    assert!(declared.len() > 8, "the module list was not read: {declared:?}");
+    assert!(
+        declared.len() > 8,
+        "the module list was not read: {declared:?}"
+    );
 }

@@ -30,5 +30,8 @@ fn every_test_file_is_compiled() {
         missing.is_empty(),
         "test files not declared in tests/main.rs (their tests never run): {missing:?}"
     );
-    assert!(declared.len() > 1, "the module list was not read: {declared:?}");
+    assert!(
+        declared.len() > 1,
+        "the module list was not read: {declared:?}"
+    );
 }

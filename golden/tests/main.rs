@@ -4,9 +4,9 @@
 //! `cargo test -p fp8gen-golden --test tests <name>::`. A new test file must be declared below
 //! (`every_test_file_is_compiled` fails otherwise).
 
-mod common;
 mod add_reference;
 mod addend;
+mod common;
 mod dot_reference;
 mod exact_addend;
 mod mul_ftz;
@@ -38,5 +38,8 @@ fn every_test_file_is_compiled() {
         missing.is_empty(),
         "test files not declared in tests/main.rs (their tests never run): {missing:?}"
     );
-    assert!(declared.len() > 5, "the module list was not read: {declared:?}");
+    assert!(
+        declared.len() > 5,
+        "the module list was not read: {declared:?}"
+    );
 }

@@ -4,11 +4,11 @@
 //! `cargo test -p fp8gen-rtl --test tests <name>::`. A new test file must be declared below
 //! (`every_test_file_is_compiled` fails otherwise).
 
-mod arith_util;
-mod common;
 mod arith_fma;
 mod arith_mac;
 mod arith_mul;
+mod arith_util;
+mod common;
 mod functional;
 mod golden_meaning;
 mod lint;
@@ -38,5 +38,8 @@ fn every_test_file_is_compiled() {
         missing.is_empty(),
         "test files not declared in tests/main.rs (their tests never run): {missing:?}"
     );
-    assert!(declared.len() > 4, "the module list was not read: {declared:?}");
+    assert!(
+        declared.len() > 4,
+        "the module list was not read: {declared:?}"
+    );
 }
