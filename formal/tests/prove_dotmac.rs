@@ -219,3 +219,34 @@ fn binary32_mac_is_proven_with_lemma_f() {
     assert!(reports[0].statement.starts_with("Lemma F"));
     assert!(reports[1].statement.starts_with("Lemma M"));
 }
+
+/// Lemma P alone: the mac `r` (with stages) against its 0-stage twin; `mutate` edits the
+/// pipelined core's Verilog first.
+fn lemma_p(r: &GenRequest, mutate: Option<(&str, &str)>, tag: &str) -> formal::ProofReport {
+    let mut pipe = rtl::generate(r).expect("generate");
+    if let Some((from, to)) = mutate {
+        pipe.verilog = replace(&pipe.verilog, from, to);
+    }
+    let twin = rtl::generate(&GenRequest {
+        stages: 0,
+        ..r.clone()
+    })
+    .expect("generate twin");
+    let rep = formal::induct::prove_mac_pipeline(r, &pipe, &twin, &opts(tag)).expect("prove");
+    eprintln!(
+        "{tag}: {:?} in {:.1} s: {:?}\n{}",
+        rep.verdict, rep.seconds, rep.detail, rep.statement
+    );
+    rep
+}
+
+#[test]
+fn pipelined_binary32_mac_equals_its_twin() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    r.stages = 2;
+    let rep = lemma_p(&r, None, "macp_b32_s2");
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+}
