@@ -525,7 +525,13 @@ pub fn prove_mac_pipeline(
             }
             src = d;
         }
-        diffs.push(format!("(p_{name} != {src})"));
+        if b > 0 && !*valid {
+            // The rounding stages show the pre-reset accumulator for b cycles after a reset
+            // (valid_o = 0 then): compared from the b-th cycle after a reset on.
+            diffs.push(format!("(settled & (p_{name} != {src}))"));
+        } else {
+            diffs.push(format!("(p_{name} != {src})"));
+        }
         compared.push(format!("{name}[{w}]"));
     }
     for (i, (r, w)) in pairs.iter().enumerate() {
@@ -541,6 +547,16 @@ pub fn prove_mac_pipeline(
         let _ = r;
     }
     m.push_str(&body);
+    if b > 0 {
+        // Cycles since the last reset, saturating at b.
+        let w = 32 - b.leading_zeros();
+        let _ = writeln!(m, "  reg [{}:0] age_q;", w - 1);
+        let _ = writeln!(m, "  wire settled = age_q >= {w}'d{b};");
+        let _ = writeln!(
+            always,
+            "    age_q <= !{rst} ? {w}'d0 : settled ? {w}'d{b} : age_q + {w}'d1;"
+        );
+    }
     let mut assumptions = mode_assumptions(req);
     if ii > 1 {
         // Cycles since the last step (saturating at the initiation interval).
@@ -580,8 +596,13 @@ pub fn prove_mac_pipeline(
         (0, _) => format!("its outputs {b} cycles later"),
         _ => format!("fed the same inputs {a} cycles later and its outputs {b} cycles later"),
     };
+    let settle = if b > 0 {
+        format!(" (acc_o and flags_o once {b} cycle(s) have passed since a reset: until then the rounding stage(s) still show the accumulator of before the reset, with valid_o = 0)")
+    } else {
+        String::new()
+    };
     let statement = format!(
-        "{p} (latency {lat}) equals its 0-stage twin {t} {delays} (the delayed valid cleared by rst_ni) in every cycle after reset: the outputs {outs} and the registers written when a step completes ({inv}; {state_bits} state bits in each core) are equal in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where they are equal for {k} consecutive cycles they are in the next (induction step){ii_note}; free inputs every cycle: {free}{ass}",
+        "{p} (latency {lat}) equals its 0-stage twin {t} {delays} (the delayed valid cleared by rst_ni) in every cycle after reset: the outputs {outs}{settle} and the registers written when a step completes ({inv}; {state_bits} state bits in each core) are equal in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where they are equal for {k} consecutive cycles they are in the next (induction step){ii_note}; free inputs every cycle: {free}{ass}",
         p = pipe.top,
         lat = pipe.manifest.latency,
         t = twin.top,
