@@ -438,14 +438,24 @@ pub fn prove_mac_pipeline(
     // The registers written when a step completes: aligned in the two cores. The lane
     // counter and the fresh lanes (written when a step is issued) are not compared.
     let mref = crate::reference::mac::reference(&twin_req, &twin.top, &twin.manifest.ports)?;
+    let issued = |c: &str| c == "k_q" || c == "fresh_q";
     let pairs: Vec<(String, u32)> = mref
         .state
         .iter()
-        .filter(|(c, _, _)| c != "k_q" && c != "fresh_q")
+        .filter(|(c, _, _)| !issued(c))
+        .map(|(c, _, w)| (c.clone(), *w))
+        .collect();
+    // The registers written when a step is issued (the lane counter, the fresh lanes; reset
+    // to 0): the twin's equal the pipeline's `a` cycles earlier (0 in the `a` cycles after a
+    // reset).
+    let early: Vec<(String, u32)> = mref
+        .state
+        .iter()
+        .filter(|(c, _, _)| issued(c))
         .map(|(c, _, w)| (c.clone(), *w))
         .collect();
     let (mut pv, mut tv) = (pipe.verilog.clone(), twin.verilog.clone());
-    for (i, (r, w)) in pairs.iter().enumerate() {
+    for (i, (r, w)) in pairs.iter().chain(&early).enumerate() {
         pv = crate::compose::expose_as(&pv, &pipe.top, r, *w, &format!("st{i}_o"))?;
         tv = crate::compose::expose_as(&tv, &twin.top, r, *w, &format!("st{i}_o"))?;
     }
@@ -534,7 +544,7 @@ pub fn prove_mac_pipeline(
         }
         compared.push(format!("{name}[{w}]"));
     }
-    for (i, (r, w)) in pairs.iter().enumerate() {
+    for (i, (_, w)) in pairs.iter().chain(&early).enumerate() {
         let _ = writeln!(
             body,
             "  wire {}ps{i};\n  wire {}ts{i};",
@@ -543,8 +553,16 @@ pub fn prove_mac_pipeline(
         );
         pc.push(format!(".st{i}_o(ps{i})"));
         tc.push(format!(".st{i}_o(ts{i})"));
-        diffs.push(format!("(ps{i} != ts{i})"));
-        let _ = r;
+        let mut src = format!("ps{i}");
+        if i >= pairs.len() {
+            for s in 1..=a {
+                let d = format!("ds{s}_{i}");
+                let _ = writeln!(body, "  reg {}{d};", range(*w));
+                let _ = writeln!(always, "    {d} <= {rst} ? {src} : {w}'d0;");
+                src = d;
+            }
+        }
+        diffs.push(format!("({src} != ts{i})"));
     }
     m.push_str(&body);
     if b > 0 {
@@ -586,11 +604,14 @@ pub fn prove_mac_pipeline(
     write(&dir, "miter.v", &m)?;
     let src = ["pipe.v", "twin.v", "miter.v"];
     let l = k_induction(&dir, &src, "fp8_macpipe_miter", "trigger", &rst, opts)?;
-    let invariant: Vec<String> = pairs
+    let mut invariant: Vec<String> = pairs
         .iter()
         .map(|(r, w)| format!("{r} ({w} bits)"))
         .collect();
-    let state_bits: u32 = pairs.iter().map(|p| p.1).sum();
+    invariant.extend(early.iter().map(|(r, w)| {
+        format!("the twin's {r} ({w} bits) equal to the pipeline's {a} cycles earlier")
+    }));
+    let state_bits: u32 = pairs.iter().chain(&early).map(|p| p.1).sum();
     let delays = match (a, b) {
         (_, 0) => format!("fed the same inputs {a} cycles later"),
         (0, _) => format!("its outputs {b} cycles later"),
@@ -602,7 +623,7 @@ pub fn prove_mac_pipeline(
         String::new()
     };
     let statement = format!(
-        "{p} (latency {lat}) equals its 0-stage twin {t} {delays} (the delayed valid cleared by rst_ni) in every cycle after reset: the outputs {outs}{settle} and the registers written when a step completes ({inv}; {state_bits} state bits in each core) are equal in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where they are equal for {k} consecutive cycles they are in the next (induction step){ii_note}; free inputs every cycle: {free}{ass}",
+        "{p} (latency {lat}) equals its 0-stage twin {t} {delays} (the delayed valid cleared by rst_ni) in every cycle after reset: the outputs {outs}{settle} and the registers written when a step completes or is issued ({inv}; {state_bits} state bits in each core) are equal in cycles 2..{kk} after rst_ni low in cycle 1 (base case, every register's initial value free), and from any state where they are equal for {k} consecutive cycles they are in the next (induction step){ii_note}; free inputs every cycle: {free}{ass}",
         p = pipe.top,
         lat = pipe.manifest.latency,
         t = twin.top,
