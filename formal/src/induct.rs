@@ -53,7 +53,20 @@ pub fn prove_mac(req: &GenRequest, opts: &ProveOptions) -> Result<Vec<ProofRepor
         if reports.iter().any(|r| r.verdict != Verdict::Proven) {
             return Ok(reports);
         }
-        reports.push(prove_mac_pipeline(req, &core, &twin, opts)?);
+        let mut p = prove_mac_pipeline(req, &core, &twin, opts)?;
+        if p.verdict == Verdict::Proven {
+            p.statement.push_str(&format!(
+                "; with the lemmas of the twin above: {} equals the reference accumulator of its 0-stage twin delayed by its latency less one ({} cycles), in every cycle after reset{}",
+                core.top,
+                req.stages,
+                if req.options.acc_guard > 0 {
+                    ""
+                } else {
+                    ", for steps at least the initiation interval apart"
+                }
+            ));
+        }
+        reports.push(p);
         return Ok(reports);
     }
     let mut reports = Vec::new();
@@ -612,13 +625,18 @@ pub fn prove_mac_pipeline(
         format!("the twin's {r} ({w} bits) equal to the pipeline's {a} cycles earlier")
     }));
     let state_bits: u32 = pairs.iter().chain(&early).map(|p| p.1).sum();
+    let cycles = |n: u32| format!("{n} cycle{}", if n == 1 { "" } else { "s" });
     let delays = match (a, b) {
-        (_, 0) => format!("fed the same inputs {a} cycles later"),
-        (0, _) => format!("its outputs {b} cycles later"),
-        _ => format!("fed the same inputs {a} cycles later and its outputs {b} cycles later"),
+        (_, 0) => format!("fed the same inputs {} later", cycles(a)),
+        (0, _) => format!("showing its outputs {} later", cycles(b)),
+        _ => format!(
+            "fed the same inputs {} later and showing its outputs {} later",
+            cycles(a),
+            cycles(b)
+        ),
     };
     let settle = if b > 0 {
-        format!(" (acc_o and flags_o once {b} cycle(s) have passed since a reset: until then the rounding stage(s) still show the accumulator of before the reset, with valid_o = 0)")
+        format!(" (acc_o and flags_o once {} have passed since a reset: until then the rounding stages still show the accumulator of before the reset, with valid_o = 0)", cycles(b))
     } else {
         String::new()
     };

@@ -13,7 +13,11 @@
 //! * **Lemma B (the tail)**: with both sums cut and driven by one free T-bit input (the sums'
 //!   drivers removed), the two cores give identical `r_o`, `flags_o`, `valid_o` for every
 //!   input and every value of the sum: scales as exponent offsets, the addend, the specials and
-//!   the rounding, for more sums than are reachable.
+//!   the rounding, for more sums than are reachable. With an addend, lemma B is split into
+//!   CaDiCaL cubes on the core's alignment decision `{al_z_big, al_amt}` (which of the sum
+//!   and z has the larger exponent, the clamped shift), read through a free input assumed
+//!   equal to it: each cube fixes how the sum and z line up, which the cubes on z's exponent
+//!   did not when the scales move the sum.
 //!
 //! Together: `core(in) = tail_core(in, tree_core(terms_core(in))) = tail_ref(in,
 //! tree_ref(terms_ref(in))) = ref(in)`. Every lemma is an ordinary combinational miter

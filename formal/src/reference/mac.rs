@@ -50,7 +50,7 @@ fn decl(p: &Port) -> String {
 pub fn reference(req: &GenRequest, core_top: &str, ports: &[Port]) -> Result<MacRef, FormalError> {
     if req.stages != 0 {
         return Err(FormalError::Unsupported(
-            "prove covers mac cores with --stages 0 (the accumulator loop); verify pipelined mac cores by simulation (fp8gen verify)".into(),
+            "the mac reference is the 0-stage core's; a pipelined mac is compared with its 0-stage twin (lemma P)".into(),
         ));
     }
     let nl = req.options.interleave;
