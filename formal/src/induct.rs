@@ -23,6 +23,11 @@
 //! the induction then compares the accumulator loop, not two FMA datapaths); that module is
 //! proven equal to the independent FMA reference first (lemma F, a combinational
 //! [`crate::prove::prove_pair`] with the FMA's case split).
+//!
+//! A pipelined mac (`--stages N`) is proven through its 0-stage twin: the twin against the
+//! reference (lemmas F and M), then [`prove_mac_pipeline`] (lemma P): the pipelined core
+//! equals the twin with its inputs and outputs delayed, by k-induction on one sequential
+//! miter of the two cores.
 
 use crate::prove::{
     default_split, mode_assumptions, prove_pair, replay, run_yosys, sat_script, work_dir, write,

@@ -9,7 +9,12 @@
 //!   after a guard overflow.
 //! * binary32 accumulator: `acc ← fma(x, y, clear ? +0 : acc)` on each valid step, with the
 //!   result and flags registered, around an instance of the core's own FMA module (that
-//!   module is proven against the independent FMA reference separately, lemma F).
+//!   module is proven against the independent FMA reference separately, lemma F); with
+//!   `--interleave L`, L such accumulators, the lane of each step chosen as the golden model's
+//!   `MacModel` does.
+//!
+//! The reference is the 0-stage core's: a pipelined mac is compared with its 0-stage twin
+//! ([`crate::induct::prove_mac_pipeline`], lemma P).
 //!
 //! Both have the core's ports and expose their state as `st<i>_o` ports (the names in
 //! [`MacRef::state`]) for the equality invariant.
