@@ -279,7 +279,8 @@ fn base_ports(ports: &[Port]) -> Vec<Port> {
 /// * B (the tail): with both sums cut and driven by one free input, the outputs are equal.
 ///
 /// A counterexample of A1 is replayed in Verilator against the golden model; those of A2
-/// and B set free internal values (possibly unreachable) and are reported as found.
+/// and B set free internal values (possibly unreachable): such a lemma is REFUTED only when
+/// the flat miter of the uncut cores finds a real input (replayed), else NO VERDICT.
 pub fn prove_dot(
     req: &GenRequest,
     gold: &GeneratedCore,
@@ -406,8 +407,16 @@ pub fn prove_dot(
         "Lemma A2 (the exact sum): with every lane term of both cut and driven by one free {t}-bit input per lane, the core's adder-tree output {name} equals the reference's ref_sum: {}",
         r.statement
     );
-    if let Some(c) = &mut r.counterexample {
-        c.differs_from_golden.clear();
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            &reference,
+            opts,
+            "lemma_a2_confirm",
+            "lane terms",
+            &mut r,
+        )?;
     }
     reports.push(r);
     if done(&reports[1]) {
@@ -460,15 +469,83 @@ pub fn prove_dot(
             String::new()
         }
     );
-    if let Some(c) = &mut r.counterexample {
-        c.differs_from_golden.clear();
-        r.detail = Some(format!(
-            "{}the counterexample sets the free sum; it may be a sum no input reaches (not replayed)",
-            r.detail.as_ref().map(|d| format!("{d}; ")).unwrap_or_default()
-        ));
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            &reference,
+            opts,
+            "lemma_b_confirm",
+            "sum",
+            &mut r,
+        )?;
     }
     reports.push(r);
     Ok(reports)
+}
+
+/// A lemma `r` refuted with free cut values (`what`: the lane terms or the sum; maybe values
+/// no input reaches) is no verdict unless the uncut cores differ too: the flat miter of
+/// `gold` and `reference` (a counterexample is found far faster than a proof) decides. Its
+/// counterexample, replayed in Verilator against the golden model, makes `r` REFUTED on a
+/// real input; otherwise `r` is NO VERDICT.
+fn confirm(
+    req: &GenRequest,
+    gold: &GeneratedCore,
+    reference: &GeneratedCore,
+    opts: &ProveOptions,
+    sub: &str,
+    what: &str,
+    r: &mut ProofReport,
+) -> Result<(), FormalError> {
+    let flat = PairSpec {
+        gold_verilog: gold.verilog.clone(),
+        gold_top: gold.top.clone(),
+        gold_ports: gold.manifest.ports.clone(),
+        gate_verilog: reference.verilog.clone(),
+        gate_top: reference.top.clone(),
+        gate_ports: reference.manifest.ports.clone(),
+        assumptions: mode_assumptions(req),
+        split: None,
+    };
+    let f = prove_pair(&flat, &sub_opts(opts, sub))?;
+    let free = format!("refuted with a free {what} (maybe one no input reaches)");
+    match f.verdict {
+        Verdict::Refuted => {
+            let mut cx = f.counterexample.clone();
+            if opts.replay {
+                if let Some(c) = &f.counterexample {
+                    let mut rc = replay(req, &[gold, reference], &c.inputs, &opts.vcd)?;
+                    rc.yosys_vcd = c.yosys_vcd.clone();
+                    cx = Some(rc);
+                }
+            }
+            r.counterexample = cx;
+            r.detail = Some(format!(
+                "{free}; confirmed on the uncut cores by the flat miter ({:.1} s): the counterexample is a real input",
+                f.seconds
+            ));
+        }
+        v => {
+            r.verdict = Verdict::NoVerdict;
+            if let Some(c) = &mut r.counterexample {
+                c.differs_from_golden.clear();
+            }
+            r.detail = Some(format!(
+                "{free}; the flat miter of the uncut cores: {} ({:.1} s){}",
+                match v {
+                    Verdict::Proven => "proven equal, so the lemma's counterexample is unreachable",
+                    _ => "no verdict",
+                },
+                f.seconds,
+                f.detail
+                    .as_ref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The core's alignment decision exposed for the case split of lemma B with an addend.
