@@ -154,6 +154,7 @@ fn dot_with_an_addend_is_proven_by_alignment_cubes() {
 }
 
 #[test]
+#[ignore = "about 3.5 minutes on the loaded 2-core machine (lemma B 74 s, then the flat miter confirms the counterexample)"]
 fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
     if !yosys() {
         return;
@@ -176,6 +177,8 @@ fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
     assert_eq!(reps.len(), 3);
     assert!(reps[2].statement.starts_with("Lemma B"));
     assert_eq!(reps[2].verdict, Verdict::Refuted, "{:#?}", reps[2]);
+    let d = reps[2].detail.as_deref().unwrap_or_default();
+    assert!(d.contains("confirmed on the uncut cores"), "{d}");
 }
 
 #[test]
