@@ -1,6 +1,6 @@
 //! `fp8gen prove -u dot` and `-u mac` from the command line: the summary names what was
-//! proven (the dot lemmas; the mac's induction depth and state bits), and requests the mac
-//! proof does not cover are usage errors naming the alternative. Skipped without yosys.
+//! proven (the dot lemmas; the mac's induction depth and state bits; lemma P of a pipelined
+//! mac). Skipped without yosys.
 
 use crate::common;
 use common::{run, stderr, stdout};
@@ -65,11 +65,30 @@ fn prove_mac_states_the_induction() {
 }
 
 #[test]
-fn prove_mac_refuses_what_it_does_not_cover() {
-    let o = run(&["prove", "-u", "mac", "-f", "e4m3", "--stages", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--stages 0"), "{}", stderr(&o));
-    let o = run(&["prove", "-u", "mac", "-f", "e4m3", "--interleave", "2"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("fp8gen verify"), "{}", stderr(&o));
+fn prove_pipelined_mac_states_lemma_p() {
+    if !yosys() {
+        return;
+    }
+    let o = run(&[
+        "prove",
+        "-u",
+        "mac",
+        "-f",
+        "e2m1",
+        "--acc",
+        "exact",
+        "--guard-bits",
+        "1",
+        "--stages",
+        "2",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert_eq!(out.matches("PROVEN: ").count(), 2, "{out}");
+    assert!(
+        out.contains("Lemma M (the accumulator, 1-induction)"),
+        "{out}"
+    );
+    assert!(out.contains("Lemma P (the pipeline, "), "{out}");
+    assert!(out.contains("(latency 3) equals its 0-stage twin"), "{out}");
 }

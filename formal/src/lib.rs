@@ -17,7 +17,8 @@
 //!
 //! * [`compose`] — compositional proofs: `dot` in lemmas cut at the exact sum (lane terms, the sum of
 //!   free terms, the tail with the sum free), the block quantizer in a scale lemma and one lemma per element; [`induct`] — the `mac` proof by k-induction
-//!   against a reference accumulator ([`reference::mac`]) with a state-equality invariant.
+//!   against a reference accumulator ([`reference::mac`]) with a state-equality invariant (a
+//!   pipelined mac through its 0-stage twin, lemma P).
 //!
 //! Entry points: [`prove::prove_request`] (the `fp8gen prove` command), [`prove::prove_pair`]
 //! (two Verilog cores with the same port names, e.g. a core on disk against

@@ -9,6 +9,12 @@
 //!   check), one whose overflow is not sticky; the binary32 accumulator's loop by induction
 //!   around its FMA module (lemma M; lemma F, the FMA module against the FMA reference,
 //!   takes minutes: ignored test).
+//! * dot with a binary32 addend: lemma B split by the core's alignment (cubes on
+//!   `{al_z_big, al_amt}`); a core whose alignment drops the sticky bit is refuted in lemma B.
+//! * pipelined mac (lemma P, against its 0-stage twin): binary32, interleaved and exact
+//!   accumulators proven; a wrong pipeline register (the sum's sign held at 0) refuted;
+//!   interleaved accumulators (lemma M against L reference accumulators) proven, two of them
+//!   swapped refuted.
 
 use formal::{prove_request, ProveOptions, Verdict};
 use golden::{Format, Rounding, Saturation};
@@ -122,6 +128,102 @@ fn dot_mutants_are_refuted_in_their_lemma() {
     assert_eq!(reps[2].verdict, Verdict::Refuted, "{:#?}", reps[2]);
 }
 
+fn with_addend(mut r: GenRequest) -> GenRequest {
+    r.options.dot.addend = true;
+    r.formats.r = Format::BINARY32;
+    r.saturation = SaturationSel::Fixed(Saturation::SatNone);
+    r
+}
+
+#[test]
+#[ignore = "about 5 minutes on the loaded 2-core machine (lemma B 319 s: 16 cubes on 2 jobs)"]
+fn dot_with_an_addend_is_proven_by_alignment_cubes() {
+    if !yosys() {
+        return;
+    }
+    let r = with_addend(dot(p("e2m1"), 2, false, Format::BINARY32));
+    let reports = prove_request(&r, &opts("dot2_z")).expect("prove");
+    assert_eq!(reports.len(), 3);
+    for rep in &reports {
+        eprintln!("{:?} in {:.1} s", rep.verdict, rep.seconds);
+        assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    }
+    let b = &reports[2].statement;
+    assert!(b.contains("16 CaDiCaL cubes on dot_cube_i[5:2]"), "{b}");
+    assert!(b.contains("{al_z_big, al_amt}"), "{b}");
+}
+
+#[test]
+#[ignore = "about 3.5 minutes on the loaded 2-core machine (lemma B 74 s, then the flat miter confirms the counterexample)"]
+fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
+    if !yosys() {
+        return;
+    }
+    let r = with_addend(dot(p("e2m1"), 2, false, Format::BINARY32));
+    // The sticky bit of the aligned smaller operand dropped.
+    let mut core = rtl::generate(&r).expect("generate");
+    let line = core
+        .verilog
+        .lines()
+        .find(|l| l.trim_start().starts_with("wire al_sticky = "))
+        .expect("al_sticky")
+        .trim()
+        .to_string();
+    core.verilog = replace(&core.verilog, &line, "wire al_sticky = 1'b0;");
+    let reps = formal::compose::prove_dot(&r, &core, &opts("dot2_z_sticky")).expect("prove");
+    for rep in &reps {
+        eprintln!("{:?} in {:.1} s", rep.verdict, rep.seconds);
+    }
+    assert_eq!(reps.len(), 3);
+    assert!(reps[2].statement.starts_with("Lemma B"));
+    assert_eq!(reps[2].verdict, Verdict::Refuted, "{:#?}", reps[2]);
+    let d = reps[2].detail.as_deref().unwrap_or_default();
+    assert!(d.contains("confirmed on the uncut cores"), "{d}");
+}
+
+#[test]
+#[ignore = "long (minutes to an hour on a loaded machine): E4M3 x 8 with E8M0 scales and a binary32 addend, lemma B in 16 cubes"]
+fn dot_e4m3_8_e8m0_addend_is_proven() {
+    if !yosys() {
+        return;
+    }
+    let r = with_addend(dot(Format::E4M3, 8, true, Format::BINARY32));
+    let o = ProveOptions {
+        timeout_secs: 3000,
+        ..opts("dot8_e8m0_z")
+    };
+    let reports = prove_request(&r, &o).expect("prove");
+    for rep in &reports {
+        eprintln!(
+            "{:?} in {:.1} s: {}\n{:?}",
+            rep.verdict, rep.seconds, rep.statement, rep.detail
+        );
+    }
+    assert_eq!(reports.len(), 3);
+    for rep in &reports {
+        assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    }
+}
+
+#[test]
+#[ignore = "long: E2M1 x 4 with E8M0 scales and a binary32 addend"]
+fn dot_e2m1_4_e8m0_addend_is_proven() {
+    if !yosys() {
+        return;
+    }
+    let r = with_addend(dot(p("e2m1"), 4, true, Format::BINARY32));
+    let reports = prove_request(&r, &opts("dot4_e8m0_z")).expect("prove");
+    for rep in &reports {
+        eprintln!(
+            "{:?} in {:.1} s: {}\n{:?}",
+            rep.verdict, rep.seconds, rep.statement, rep.detail
+        );
+    }
+    for rep in &reports {
+        assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    }
+}
+
 #[test]
 fn exact_mac_is_proven_by_induction() {
     if !yosys() {
@@ -218,4 +320,116 @@ fn binary32_mac_is_proven_with_lemma_f() {
     }
     assert!(reports[0].statement.starts_with("Lemma F"));
     assert!(reports[1].statement.starts_with("Lemma M"));
+}
+
+/// Lemma P alone: the mac `r` (with stages) against its 0-stage twin; `mutate` edits the
+/// pipelined core's Verilog first.
+fn lemma_p(r: &GenRequest, mutate: Option<(&str, &str)>, tag: &str) -> formal::ProofReport {
+    let mut pipe = rtl::generate(r).expect("generate");
+    if let Some((from, to)) = mutate {
+        pipe.verilog = replace(&pipe.verilog, from, to);
+    }
+    let twin = rtl::generate(&GenRequest {
+        stages: 0,
+        ..r.clone()
+    })
+    .expect("generate twin");
+    let rep = formal::induct::prove_mac_pipeline(r, &pipe, &twin, &opts(tag)).expect("prove");
+    eprintln!(
+        "{tag}: {:?} in {:.1} s: {:?}\n{}",
+        rep.verdict, rep.seconds, rep.detail, rep.statement
+    );
+    rep
+}
+
+#[test]
+#[ignore = "about 90 s on the loaded 2-core machine (4-induction of the mac and its twin)"]
+fn pipelined_binary32_mac_equals_its_twin() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    r.stages = 1;
+    let rep = lemma_p(&r, None, "macp_b32_s1");
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+}
+
+#[test]
+fn a_pipeline_register_dropped_is_refuted_by_lemma_p() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    r.stages = 1;
+    let pipe = rtl::generate(&r).expect("generate");
+    // The pipeline register of the sum's sign holds 0 (every negative result turns positive).
+    let line = pipe
+        .verilog
+        .lines()
+        .find(|l| l.trim_start().starts_with("add_sign_q1 <= "))
+        .expect("add_sign_q1")
+        .trim()
+        .to_string();
+    let rep = lemma_p(&r, Some((&line, "add_sign_q1 <= 1'b0;")), "macp_b32_bad");
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+    assert!(rep.counterexample.expect("trace").cycle.is_some());
+}
+
+#[test]
+fn interleaved_mac_is_proven_and_swapped_accumulators_are_refuted() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    r.options.interleave = 2;
+    let core = rtl::generate(&r).expect("generate");
+    let rep = formal::induct::prove_mac_core(&r, &core, &opts("mac_il2")).expect("prove");
+    eprintln!("mac_il2: {:?} in {:.1} s", rep.verdict, rep.seconds);
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    assert!(
+        rep.statement.contains("lacc1_q = acc1"),
+        "{}",
+        rep.statement
+    );
+    // Lane 0 reads accumulator 1 and lane 1 accumulator 0.
+    let mut bad = core.clone();
+    bad.verilog = replace(
+        &bad.verilog,
+        "1'b0: lane_acc = lacc0_q;",
+        "1'b0: lane_acc = lacc1_q;",
+    );
+    bad.verilog = replace(
+        &bad.verilog,
+        "1'b1: lane_acc = lacc1_q;",
+        "1'b1: lane_acc = lacc0_q;",
+    );
+    let rep = formal::induct::prove_mac_core(&r, &bad, &opts("mac_il2_swap")).expect("prove");
+    assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
+}
+
+#[test]
+#[ignore = "about 2 minutes on the loaded 2-core machine (4-induction of two interleaved mac cores)"]
+fn pipelined_interleaved_mac_equals_its_twin() {
+    if !yosys() {
+        return;
+    }
+    let mut r = req(Unit::Mac, p("e2m1"), Format::BINARY32);
+    r.options.interleave = 2;
+    r.stages = 2;
+    let rep = lemma_p(&r, None, "macp_il2_s2");
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+}
+
+#[test]
+fn pipelined_exact_mac_equals_its_twin() {
+    if !yosys() {
+        return;
+    }
+    let mut r = exact_mac(p("e2m1"), 2);
+    r.stages = 2;
+    let rep = lemma_p(&r, None, "macp_exact_s2");
+    assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
+    assert!(rep
+        .statement
+        .contains("1 cycle later and showing its outputs 1 cycle later"));
 }

@@ -13,7 +13,11 @@
 //! * **Lemma B (the tail)**: with both sums cut and driven by one free T-bit input (the sums'
 //!   drivers removed), the two cores give identical `r_o`, `flags_o`, `valid_o` for every
 //!   input and every value of the sum: scales as exponent offsets, the addend, the specials and
-//!   the rounding, for more sums than are reachable.
+//!   the rounding, for more sums than are reachable. With an addend, lemma B is split into
+//!   CaDiCaL cubes on the core's alignment decision `{al_z_big, al_amt}` (which of the sum
+//!   and z has the larger exponent, the clamped shift), read through a free input assumed
+//!   equal to it: each cube fixes how the sum and z line up, which the cubes on z's exponent
+//!   did not when the scales move the sum.
 //!
 //! Together: `core(in) = tail_core(in, tree_core(terms_core(in))) = tail_ref(in,
 //! tree_ref(terms_ref(in))) = ref(in)`. Every lemma is an ordinary combinational miter
@@ -21,7 +25,10 @@
 //! module into input ports (checked: the wire must be declared exactly once with the
 //! expected width), an exposure an added output port.
 
-use crate::prove::{mode_assumptions, prove_pair, replay, PairSpec, ProofReport, ProveOptions};
+use crate::prove::{
+    mode_assumptions, prove_pair, prove_pair_with, replay, Compare, PairSpec, ProofReport,
+    ProveOptions,
+};
 use crate::reference::generate_reference;
 use crate::FormalError;
 use crate::Verdict;
@@ -272,7 +279,8 @@ fn base_ports(ports: &[Port]) -> Vec<Port> {
 /// * B (the tail): with both sums cut and driven by one free input, the outputs are equal.
 ///
 /// A counterexample of A1 is replayed in Verilator against the golden model; those of A2
-/// and B set free internal values (possibly unreachable) and are reported as found.
+/// and B set free internal values (possibly unreachable): such a lemma is REFUTED only when
+/// the flat miter of the uncut cores finds a real input (replayed), else NO VERDICT.
 pub fn prove_dot(
     req: &GenRequest,
     gold: &GeneratedCore,
@@ -399,8 +407,16 @@ pub fn prove_dot(
         "Lemma A2 (the exact sum): with every lane term of both cut and driven by one free {t}-bit input per lane, the core's adder-tree output {name} equals the reference's ref_sum: {}",
         r.statement
     );
-    if let Some(c) = &mut r.counterexample {
-        c.differs_from_golden.clear();
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            &reference,
+            opts,
+            "lemma_a2_confirm",
+            "lane terms",
+            &mut r,
+        )?;
     }
     reports.push(r);
     if done(&reports[1]) {
@@ -410,10 +426,24 @@ pub fn prove_dot(
     // B: the tail.
     let mut ig = 0;
     let mut ir = 0;
-    let (gv, mut gp) = cut_wide(&gold.verilog, gt, &name, t, "sum", &mut ig)?;
-    let (rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
+    let (mut gv, mut gp) = cut_wide(&gold.verilog, gt, &name, t, "sum", &mut ig)?;
+    let (mut rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
     gp.extend(gold.manifest.ports.iter().cloned());
     rp.extend(reference.manifest.ports.iter().cloned());
+    let mut assumptions = mode_assumptions(req);
+    let mut cmp = Compare::default();
+    let mut split = None;
+    if req.options.dot.addend {
+        // Cubes on the core's alignment of the sum and z: which is larger and the shift.
+        let (v, p, note) = alignment_cube(&gv, gt, &rv, rt, ig.max(ir))?;
+        gv = v.0;
+        rv = v.1;
+        gp.extend(p.0);
+        rp.extend(p.1);
+        assumptions.push(note.0);
+        cmp.masks.push((CUBE_OUT.to_string(), 0));
+        split = Some(note.1);
+    }
     let b = PairSpec {
         gold_verilog: gv,
         gold_top: gt.clone(),
@@ -421,12 +451,17 @@ pub fn prove_dot(
         gate_verilog: rv,
         gate_top: rt.clone(),
         gate_ports: rp,
-        assumptions: mode_assumptions(req),
-        split: req.options.dot.addend.then(|| ("z_i".to_string(), 30, 23)),
+        assumptions,
+        split,
     };
-    let mut r = prove_pair(&b, &sub_opts(opts, "lemma_b"))?;
+    let mut r = prove_pair_with(&b, &cmp, &sub_opts(opts, "lemma_b"))?;
     r.statement = format!(
-        "Lemma B (the tail: scales, addend, specials, one rounding): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input (every value, more than the reachable sums): {}{}",
+        "Lemma B (the tail: scales, addend, specials, one rounding): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input (every value, more than the reachable sums){}: {}{}",
+        if req.options.dot.addend {
+            format!("; split by the core's alignment of the sum and z: the free input {CUBE_IN} (unused by both cores) is assumed equal to the core's {{al_z_big, al_amt}} (which operand has the larger exponent, the clamped shift), so each input meets the assumption with exactly one value and the cubes on its top bits together cover every input")
+        } else {
+            String::new()
+        },
         r.statement,
         if r.verdict == Verdict::Proven {
             format!("; with lemmas A1 and A2: {gt} equals {rt} on every input")
@@ -434,15 +469,158 @@ pub fn prove_dot(
             String::new()
         }
     );
-    if let Some(c) = &mut r.counterexample {
-        c.differs_from_golden.clear();
-        r.detail = Some(format!(
-            "{}the counterexample sets the free sum; it may be a sum no input reaches (not replayed)",
-            r.detail.as_ref().map(|d| format!("{d}; ")).unwrap_or_default()
-        ));
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            &reference,
+            opts,
+            "lemma_b_confirm",
+            "sum",
+            &mut r,
+        )?;
     }
     reports.push(r);
     Ok(reports)
+}
+
+/// A lemma `r` refuted with free cut values (`what`: the lane terms or the sum; maybe values
+/// no input reaches) is no verdict unless the uncut cores differ too: the flat miter of
+/// `gold` and `reference` (a counterexample is found far faster than a proof) decides. Its
+/// counterexample, replayed in Verilator against the golden model, makes `r` REFUTED on a
+/// real input; otherwise `r` is NO VERDICT.
+fn confirm(
+    req: &GenRequest,
+    gold: &GeneratedCore,
+    reference: &GeneratedCore,
+    opts: &ProveOptions,
+    sub: &str,
+    what: &str,
+    r: &mut ProofReport,
+) -> Result<(), FormalError> {
+    let flat = PairSpec {
+        gold_verilog: gold.verilog.clone(),
+        gold_top: gold.top.clone(),
+        gold_ports: gold.manifest.ports.clone(),
+        gate_verilog: reference.verilog.clone(),
+        gate_top: reference.top.clone(),
+        gate_ports: reference.manifest.ports.clone(),
+        assumptions: mode_assumptions(req),
+        split: None,
+    };
+    let f = prove_pair(&flat, &sub_opts(opts, sub))?;
+    let free = format!("refuted with a free {what} (maybe one no input reaches)");
+    match f.verdict {
+        Verdict::Refuted => {
+            let mut cx = f.counterexample.clone();
+            if opts.replay {
+                if let Some(c) = &f.counterexample {
+                    let mut rc = replay(req, &[gold, reference], &c.inputs, &opts.vcd)?;
+                    rc.yosys_vcd = c.yosys_vcd.clone();
+                    cx = Some(rc);
+                }
+            }
+            r.counterexample = cx;
+            r.detail = Some(format!(
+                "{free}; confirmed on the uncut cores by the flat miter ({:.1} s): the counterexample is a real input",
+                f.seconds
+            ));
+        }
+        v => {
+            r.verdict = Verdict::NoVerdict;
+            if let Some(c) = &mut r.counterexample {
+                c.differs_from_golden.clear();
+            }
+            r.detail = Some(format!(
+                "{free}; the flat miter of the uncut cores: {} ({:.1} s){}",
+                match v {
+                    Verdict::Proven => "proven equal, so the lemma's counterexample is unreachable",
+                    _ => "no verdict",
+                },
+                f.seconds,
+                f.detail
+                    .as_ref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The core's alignment decision exposed for the case split of lemma B with an addend.
+const CUBE_OUT: &str = "dot_cube_o";
+/// The free input the cubes fix, assumed equal to [`CUBE_OUT`].
+const CUBE_IN: &str = "dot_cube_i";
+
+/// Verilog texts, ports and (assumption, split) of the case split of lemma B with an addend:
+/// the core's `{al_z_big, al_amt}` (which of the sum and z has the larger exponent, the
+/// clamped alignment shift) driven out on [`CUBE_OUT`] (not compared), a free input
+/// [`CUBE_IN`] of both cores (unused inside) assumed equal to it, and the CaDiCaL cubes on
+/// its top bits: `z_big` and the shift in steps of 8. Every input has exactly one value of
+/// [`CUBE_IN`] that meets the assumption, so the cubes together cover every input.
+#[allow(clippy::type_complexity)]
+fn alignment_cube(
+    gv: &str,
+    gt: &str,
+    rv: &str,
+    rt: &str,
+    index: u32,
+) -> Result<
+    (
+        (String, String),
+        (Vec<Port>, Vec<Port>),
+        (String, (String, u32, u32)),
+    ),
+    FormalError,
+> {
+    let (s, e) = module_span(gv, gt)?;
+    let amt_w = gv[s..e]
+        .lines()
+        .map(str::trim)
+        .find_map(|l| {
+            l.strip_prefix("wire [")
+                .and_then(|r| r.split_once(":0] al_amt = "))
+                .and_then(|(h, _)| h.parse::<u32>().ok())
+        })
+        .ok_or_else(|| {
+            FormalError::Unsupported(format!(
+                "cannot find the alignment shift al_amt in {gt}: lemma B with an addend splits on it"
+            ))
+        })?
+        + 1;
+    let w = amt_w + 1;
+    let g = expose_as(gv, gt, "al_amt", amt_w, CUBE_OUT)?;
+    let g = g.replace(
+        &format!("output wire [{}:0] {CUBE_OUT}", amt_w - 1),
+        &format!("output wire [{}:0] {CUBE_OUT}", w - 1),
+    );
+    let g = g.replace(
+        &format!("assign {CUBE_OUT} = al_amt;"),
+        &format!("assign {CUBE_OUT} = {{al_z_big, al_amt}};"),
+    );
+    let g = add_port(&g, gt, &format!("input  wire [{}:0] {CUBE_IN}", w - 1))?;
+    let r = add_port(rv, rt, &format!("output wire [{}:0] {CUBE_OUT}", w - 1))?;
+    let (_, e) = module_span(&r, rt)?;
+    let r = format!("{}\n  assign {CUBE_OUT} = {w}'h0;{}", &r[..e], &r[e..]);
+    let r = add_port(&r, rt, &format!("input  wire [{}:0] {CUBE_IN}", w - 1))?;
+    let port = |n: &str, d: Direction, i: u32| {
+        let mut p = Port::new(n, d, w, Role::Data);
+        p.index = i;
+        p
+    };
+    let ports = vec![
+        port(CUBE_IN, Direction::Input, index + 1),
+        port(CUBE_OUT, Direction::Output, index + 2),
+    ];
+    Ok((
+        (g, r),
+        (ports.clone(), ports),
+        (
+            format!("g_{CUBE_OUT} == {CUBE_IN}"),
+            (CUBE_IN.to_string(), w - 1, 0),
+        ),
+    ))
 }
 
 #[cfg(test)]

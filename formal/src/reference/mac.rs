@@ -9,7 +9,12 @@
 //!   after a guard overflow.
 //! * binary32 accumulator: `acc ← fma(x, y, clear ? +0 : acc)` on each valid step, with the
 //!   result and flags registered, around an instance of the core's own FMA module (that
-//!   module is proven against the independent FMA reference separately, lemma F).
+//!   module is proven against the independent FMA reference separately, lemma F); with
+//!   `--interleave L`, L such accumulators, the lane of each step chosen as the golden model's
+//!   `MacModel` does.
+//!
+//! The reference is the 0-stage core's: a pipelined mac is compared with its 0-stage twin
+//! ([`crate::induct::prove_mac_pipeline`], lemma P).
 //!
 //! Both have the core's ports and expose their state as `st<i>_o` ports (the names in
 //! [`MacRef::state`]) for the equality invariant.
@@ -50,17 +55,20 @@ fn decl(p: &Port) -> String {
 pub fn reference(req: &GenRequest, core_top: &str, ports: &[Port]) -> Result<MacRef, FormalError> {
     if req.stages != 0 {
         return Err(FormalError::Unsupported(
-            "prove covers mac cores with --stages 0 (the accumulator loop); verify pipelined mac cores by simulation (fp8gen verify)".into(),
+            "the mac reference is the 0-stage core's; a pipelined mac is compared with its 0-stage twin (lemma P)".into(),
         ));
     }
-    if req.options.interleave > 1 {
+    let nl = req.options.interleave;
+    if nl > 1 && req.options.acc_guard > 0 {
         return Err(FormalError::Unsupported(
-            "prove covers mac with one accumulator; verify --interleave cores by simulation (fp8gen verify)".into(),
+            "interleaved accumulators are binary32 accumulators; the exact mac has one".into(),
         ));
     }
-    if req.random_bits() > 0 || req.options.ftz {
+    // --ftz of the binary32 accumulator lives in its FMA module (lemma F); the generator
+    // offers neither stochastic rounding for mac nor --ftz with the exact accumulator.
+    if req.random_bits() > 0 || (req.options.ftz && req.options.acc_guard > 0) {
         return Err(FormalError::Unsupported(
-            "the mac reference covers the deterministic rounding modes without --ftz".into(),
+            "the mac reference covers the deterministic rounding modes, and --ftz only with the binary32 accumulator".into(),
         ));
     }
     let top = format!("ref_{core_top}");
@@ -275,6 +283,14 @@ pub fn reference(req: &GenRequest, core_top: &str, ports: &[Port]) -> Result<Mac
         for (m, w) in &mode_regs {
             state.push((format!("{m}_q"), m.clone(), *w));
         }
+    } else if nl > 1 {
+        interleaved(
+            &mut body,
+            &mut state,
+            &format!("{core_top}_fma"),
+            nl,
+            &mode_ports,
+        );
     } else {
         // The binary32 accumulator around the core's FMA module.
         let fma = format!("{core_top}_fma");
@@ -338,4 +354,109 @@ pub fn reference(req: &GenRequest, core_top: &str, ports: &[Port]) -> Result<Mac
         top,
         state,
     })
+}
+
+/// The `nl` interleaved binary32 accumulators (`--interleave`, golden `MacModel` lanes) around
+/// the core's FMA module `fma`, written the obvious way: a step goes to lane `clear ? 0 :
+/// next` and reads `+0` when it clears or its lane starts fresh, else the lane's accumulator;
+/// it writes that lane, the result, flags and the lane of the last step; `next` counts on
+/// modulo `nl`; a clear marks every lane but 0 fresh, any other step its own lane used.
+fn interleaved(
+    body: &mut String,
+    state: &mut Vec<(String, String, u32)>,
+    fma: &str,
+    nl: u32,
+    mode_ports: &[&Port],
+) {
+    let lw = rtl::units::mac::lane_width(nl);
+    let mut t = Text::new();
+    for j in 0..nl {
+        t.line(&format!("  reg [31:0] acc{j};"));
+    }
+    t.line(&format!("  reg [{}:0] fresh;", nl - 1));
+    t.line(&format!("  reg [{}:0] next;", lw - 1));
+    t.line(&format!("  reg [{}:0] last;", lw - 1));
+    t.line("  reg [31:0] acc;");
+    t.line("  reg [3:0] flags;");
+    t.line("  reg done;");
+    t.comment(&format!(
+        "A step: lane = clear ? 0 : next; acc<lane> <- fma(x, y, (clear | fresh[lane]) ? +0 : acc<lane>); {nl} lanes"
+    ));
+    t.wire("lane", lw, &format!("clear_i ? {} : next", k(lw, 0)));
+    let mut sel = k(32, 0);
+    for j in (0..nl).rev() {
+        sel = format!("(lane == {}) ? acc{j} : {sel}", k(lw, j as u64));
+    }
+    t.wire("lane_acc", 32, &sel);
+    t.wire("lane_fresh", 1, "fresh[lane]");
+    t.wire("z", 32, "(clear_i | lane_fresh) ? 32'h0 : lane_acc");
+    t.line("  wire [31:0] f_r;");
+    t.line("  wire [3:0] f_flags;");
+    t.line("  wire f_valid;");
+    let mut conns = vec![
+        ".valid_i(valid_i)".to_string(),
+        ".x_i(x_i)".into(),
+        ".y_i(y_i)".into(),
+        ".z_i(z)".into(),
+    ];
+    for p in mode_ports {
+        conns.push(format!(".{0}({0})", p.name));
+    }
+    conns.push(".r_o(f_r)".into());
+    conns.push(".flags_o(f_flags)".into());
+    conns.push(".valid_o(f_valid)".into());
+    t.line(&format!("  {fma} u_fma ({});", conns.join(", ")));
+    t.line("  always @(posedge clk_i) begin");
+    let mut rst = String::from("acc <= 32'h0; flags <= 4'h0; done <= 1'b0;");
+    for j in 0..nl {
+        let _ = write!(rst, " acc{j} <= 32'h0;");
+    }
+    let _ = write!(
+        rst,
+        " fresh <= {}; next <= {}; last <= {};",
+        k(nl, 0),
+        k(lw, 0),
+        k(lw, 0)
+    );
+    t.line(&format!("    if (!rst_ni) begin {rst} end"));
+    t.line("    else begin");
+    t.line("      done <= valid_i;");
+    t.line("      if (valid_i) begin");
+    t.line("        acc <= f_r; flags <= f_flags; last <= lane;");
+    for j in 0..nl {
+        t.line(&format!(
+            "        if (lane == {}) acc{j} <= f_r;",
+            k(lw, j as u64)
+        ));
+    }
+    t.line(&format!(
+        "        next <= (lane == {}) ? {} : lane + {};",
+        k(lw, nl as u64 - 1),
+        k(lw, 0),
+        k(lw, 1)
+    ));
+    t.line(&format!(
+        "        if (clear_i) fresh <= {}; else fresh[lane] <= 1'b0;",
+        k(nl, ((1u64 << nl) - 1) & !1)
+    ));
+    t.line("      end");
+    t.line("    end");
+    t.line("  end");
+    t.line("  assign acc_o = acc;");
+    t.line("  assign flags_o = flags;");
+    t.line("  assign lane_o = last;");
+    t.line("  assign valid_o = done;");
+    t.line("  /* verilator lint_off UNUSEDSIGNAL */");
+    t.line("  wire unused_ok = f_valid;");
+    t.line("  /* verilator lint_on UNUSEDSIGNAL */");
+    body.push_str(&t.body);
+    state.push(("acc_q".into(), "acc".into(), 32));
+    state.push(("flags_q".into(), "flags".into(), 4));
+    state.push(("done_q".into(), "done".into(), 1));
+    for j in 0..nl {
+        state.push((format!("lacc{j}_q"), format!("acc{j}"), 32));
+    }
+    state.push(("fresh_q".into(), "fresh".into(), nl));
+    state.push(("k_q".into(), "next".into(), lw));
+    state.push(("lane_q".into(), "last".into(), lw));
 }
