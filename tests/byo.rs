@@ -532,6 +532,86 @@ fn a_multi_file_sv_core_with_a_parameter_is_proven() {
     );
 }
 
+/// The fixture directory `tests/fixtures/byo/<name>` copied into `to` (files and folders).
+fn copy_fixture(name: &str, to: &Path) {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let target = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), target).unwrap();
+            }
+        }
+    }
+    copy(&Path::new(FIXTURE).join(name), to);
+}
+
+/// Everything at once (tests/fixtures/byo/pipe_sv): a clocked, multi-file SystemVerilog core
+/// (a register module and a top in rtl/, an `include` file from the separate include/ folder,
+/// a define that instantiates fp8gen's combinational multiplier, a parameter DEPTH = 2 from
+/// the manifest making the latency 2 the manifest declares) proven through `verify --from
+/// --prove` by unrolling; the same core with the manifest's DEPTH dropped (the source default
+/// 1: latency 1) is REFUTED, and so is a mutant wrong on one input pair only (1.0 x 2.0),
+/// whose counterexample names that pair.
+#[test]
+fn a_pipelined_multi_file_sv_core_with_include_define_and_parameter_is_proven() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("gen");
+    gen(
+        &g,
+        &["-u", "mul", "-f", "e4m3", "-r", "rne", "-s", "satfinite"],
+    );
+    let d = t.path().join("pipe_sv");
+    copy_fixture("pipe_sv", &d);
+    let core = verilog_of(&g);
+    std::fs::copy(&core, d.join("rtl").join(core.file_name().unwrap())).unwrap();
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for want in [
+        "PROVEN: pipe_mul_top vs ref_fp8_mul_e4m3_to_e4m3_rne_satfinite_s0",
+        "`pipe_mul_top` (latency 2) equals ref_fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 delayed by 2 cycles: unrolled 3 cycles from an arbitrary register state",
+        "(compared: r_o[8], flags_o[4], valid_o[1])",
+        "clk = clk_i; rst_n = rst_ni; in_valid = valid_i; a = x_i; b = y_i; valid_o = out_valid; r_o = res; flags_o = status",
+        "parameters: DEPTH=2",
+        "rtl/pipe_regs.sv, ",
+        "include/pipe_defs.svh, ",
+        "rtl/pipe_mul_top.sv (defines: PIPE_USE_CORE;",
+        "read by yosys-slang (read_slang)",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+    // Without the manifest's parameter the source's DEPTH = 1 makes the latency 1, not the
+    // declared 2: refuted, so the parameter is what reached the proof.
+    edit_manifest(&d, |m| {
+        m.as_object_mut().unwrap().remove("parameters");
+    });
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED: pipe_mul_top"), "{out}");
+    // The one-input-pair mutant (a define): refuted at exactly that pair, in cycle 1 of the
+    // unrolling, and replayed as a golden-model mismatch.
+    edit_manifest(&d, |m| {
+        m["parameters"] = serde_json::json!({"DEPTH": 2});
+        m["defines"] = serde_json::json!({"PIPE_USE_CORE": "", "PIPE_ONE_WRONG": ""});
+    });
+    let (code, out) = prove(&d, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("REFUTED: pipe_mul_top"), "{out}");
+    for want in [
+        "counterexample inputs: ",
+        "cycle 1: x_i=0x38",
+        "cycle 1: y_i=0x40",
+        "cycle 1: valid_i=0x1",
+        "golden model: r_o=0x40",
+        "defines: PIPE_ONE_WRONG PIPE_USE_CORE;",
+    ] {
+        assert!(out.contains(want), "want {want}\n{out}");
+    }
+}
+
 /// Everything that keeps a core from a proof is said at once, one reason a line.
 #[test]
 fn every_reason_a_core_cannot_be_proven_is_reported_at_once() {

@@ -140,3 +140,81 @@ fn registry_rules_are_exact_messages() {
         assert_eq!(stderr(&o), want, "{args:?}");
     }
 }
+
+/// The arguments `fp8gen prove -u U` cannot do without, read from the registry: a format
+/// (`-f e4m3`), the input format of a unit that has no default one (`--in-format e5m2`), and
+/// the element count of a unit with a shape (`--n 2`). Everything else is the default.
+fn default_proof_args(unit: iface::Unit) -> Vec<String> {
+    use iface::{UnitOption, XFormat};
+    let mut a: Vec<String> = ["prove", "-u", unit.name(), "-f", "e4m3"]
+        .map(String::from)
+        .to_vec();
+    if unit.spec().formats.x == XFormat::InFormat(None) {
+        a.extend(["--in-format", "e5m2"].map(String::from));
+    }
+    if unit.accepts(UnitOption::DotShape) || unit.accepts(UnitOption::Block) {
+        a.extend(["--n", "2"].map(String::from));
+    }
+    a
+}
+
+/// Units whose default proof takes minutes, with the time measured (2 cores shared with 15-20
+/// other jobs; docs/prove.md "Default proofs"): proven by the #[ignore]d test below.
+const SLOW_DEFAULT_PROOFS: [(&str, &str); 3] = [
+    (
+        "fma",
+        "satnone, binary32 addend: 858 s wall under load, 231 CPU s (16 cubes)",
+    ),
+    (
+        "mac",
+        "lemma F is the fma's proof, then the induction: longer than fma",
+    ),
+    ("quantize", "N = 2: 302 s wall under load, 15.5 CPU s"),
+];
+
+/// `fp8gen prove -u U` with only the arguments it needs proves U's default core: every line
+/// of its output that gives a verdict says PROVEN.
+fn default_proof_is_proven(unit: iface::Unit) {
+    let args = default_proof_args(unit);
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = run(&a);
+    let out = stdout(&o);
+    let verdicts: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            ["PROVEN", "REFUTED", "NO VERDICT"]
+                .iter()
+                .any(|v| l.starts_with(v))
+        })
+        .collect();
+    assert!(
+        o.status.success()
+            && !verdicts.is_empty()
+            && verdicts.iter().all(|l| l.starts_with("PROVEN:")),
+        "{}: {out}{}",
+        args.join(" "),
+        stderr(&o)
+    );
+}
+
+#[test]
+fn every_units_default_proof_is_proven() {
+    for (name, _) in SLOW_DEFAULT_PROOFS {
+        assert!(iface::Unit::parse(name).is_some(), "{name} is no unit");
+    }
+    for unit in iface::Unit::ALL {
+        if !SLOW_DEFAULT_PROOFS.iter().any(|(n, _)| *n == unit.name()) {
+            default_proof_is_proven(unit);
+        }
+    }
+}
+
+#[test]
+#[ignore = "minutes per unit (SLOW_DEFAULT_PROOFS)"]
+fn the_slow_default_proofs_are_proven() {
+    for unit in iface::Unit::ALL {
+        if SLOW_DEFAULT_PROOFS.iter().any(|(n, _)| *n == unit.name()) {
+            default_proof_is_proven(unit);
+        }
+    }
+}

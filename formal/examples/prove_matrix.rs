@@ -7,8 +7,12 @@
 //!     [--units fma,mul,project] [--formats e4m3,e5m2,e4m3fnuz,binary8p3se] \
 //!     [--roundings rne,rna,rtp,rtn,rtz,rto] [--saturation satfinite] [--timeout 3600] \
 //!     [--engine cadical|sat|sby-yices] [--out docs/prove-table.md] \
-//!     [--set options [--slow]] [--merge]
+//!     [--set options [--slow]] [--merge] [--summary]
 //! ```
+//!
+//! Under the table a line says how many proofs it holds, the sum of their seconds and the
+//! slowest ([`formal::matrix::summary`]; README.md quotes it, a test compares the two);
+//! `--summary` rewrites only that line of `--out`.
 //!
 //! `--set options` proves instead one row per unit and option the reference covers beyond the
 //! rounding matrix ([`option_rows`]: decode of every family, convert, add, quantize, stochastic
@@ -212,6 +216,12 @@ fn main() {
     let set = list(&args, "--set", "matrix")[0].clone();
     let slow = args.iter().any(|a| a == "--slow");
     let merge = args.iter().any(|a| a == "--merge");
+    if args.iter().any(|a| a == "--summary") {
+        // Only the line under the table (count, sum of seconds, slowest), from its rows.
+        let old = std::fs::read_to_string(&out).expect("read table");
+        std::fs::write(&out, formal::matrix::with_summary(&old)).expect("write table");
+        return;
+    }
     let mut jobs: Vec<(String, GenRequest)> = Vec::new();
     if set == "options" {
         for (label, r, is_slow) in option_rows() {
@@ -252,14 +262,19 @@ fn main() {
     let mut header_note = String::new();
     if merge {
         let old = std::fs::read_to_string(&out).unwrap_or_default();
-        // The lines between the `Solver:` line and the table are a note that is kept.
+        // The lines between the `Solver:` line and the table are a note that is kept (the
+        // summary line after the table is written anew).
         let mut after_solver = false;
+        let mut in_table = false;
         for l in old.lines() {
+            if l.starts_with('|') {
+                in_table = true;
+            }
             if l.starts_with("| ") && !l.starts_with("| unit ") {
                 kept.push(l.to_string());
             } else if l.starts_with("Solver") {
                 after_solver = true;
-            } else if after_solver && !l.starts_with('|') {
+            } else if after_solver && !in_table && !l.starts_with('|') {
                 header_note.push_str(l);
                 header_note.push('\n');
             }
@@ -351,6 +366,6 @@ fn main() {
         if let Some(dir) = std::path::Path::new(&out).parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        std::fs::write(&out, md).expect("write table");
+        std::fs::write(&out, formal::matrix::with_summary(&md)).expect("write table");
     }
 }

@@ -184,21 +184,77 @@ impl Aig {
         self.with_units(&self.clauses(must_hold), units)
     }
 
-    /// The graph's clauses (the constant, three per AND gate, one per `must_hold` literal)
-    /// without the header: written once and shared by every cube ([`Aig::with_units`]).
+    /// The graph after structural hashing: AND gates of the same two inputs (in either order)
+    /// are one gate, `a ∧ a` is `a`, `a ∧ ¬a` and `a ∧ 0` are 0, `a ∧ 1` is `a`; each gate
+    /// keeps its variable number, inputs are unchanged. Returns the gates left and the literal
+    /// each old literal became ([`Aig::hashed_lit`]). yosys's `aigmap` writes the two cores of
+    /// a miter gate by gate, so their common parts (operand decoding, the significand product)
+    /// come out twice: on the E4M3 FMA miter 34816 gates become 24793.
+    fn strash(&self) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
+        // rep[v]: the literal variable v became (identity for inputs and the constant).
+        let mut rep: Vec<u32> = (0..=self.max_var).map(|v| 2 * v).collect();
+        let mut table: std::collections::HashMap<(u32, u32), u32> =
+            std::collections::HashMap::with_capacity(self.ands.len());
+        let mut ands = Vec::with_capacity(self.ands.len());
+        for &(lhs, r0, r1) in &self.ands {
+            let at = |l: u32| rep[(l >> 1) as usize] ^ (l & 1);
+            let (x, y) = (at(r0).min(at(r1)), at(r0).max(at(r1)));
+            let r = if x == 0 || x == y ^ 1 {
+                0
+            } else if x == 1 {
+                y
+            } else if x == y {
+                x
+            } else {
+                *table.entry((x, y)).or_insert_with(|| {
+                    ands.push((lhs & !1, x, y));
+                    lhs & !1
+                })
+            };
+            rep[(lhs >> 1) as usize] = r;
+        }
+        (ands, rep)
+    }
+
+    /// The literal `l` of the graph in its structurally hashed form ([`Aig::strash`]).
+    fn hashed_lit(rep: &[u32], l: u32) -> u32 {
+        rep.get((l >> 1) as usize).map_or(l, |r| r ^ (l & 1))
+    }
+
+    /// The graph's clauses (the constant, three per AND gate of the structurally hashed graph
+    /// ([`Aig::strash`]) in the fan-in of `must_hold`, one per `must_hold` literal) without
+    /// the header: written once and shared by every cube ([`Aig::with_units`]). Input
+    /// variables are the graph's, so cubes and models read the same bits.
     pub fn clauses(&self, must_hold: &[u32]) -> Clauses {
         use std::fmt::Write as _;
-        let count = 1 + 3 * self.ands.len() + must_hold.len();
+        let (ands, rep) = self.strash();
+        let must: Vec<u32> = must_hold
+            .iter()
+            .map(|&l| Self::hashed_lit(&rep, l))
+            .collect();
+        let hashed = Aig {
+            max_var: self.max_var,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            output_lits: Vec::new(),
+            ands,
+        }
+        .cone(&must);
+        let count = 1 + 3 * hashed.ands.len() + must.len();
         let mut s = String::with_capacity(24 * count);
         let _ = writeln!(s, "-{} 0", self.max_var + 1);
-        for &(lhs, r0, r1) in &self.ands {
+        for &(lhs, r0, r1) in &hashed.ands {
             let (a, b, c) = (self.lit(lhs), self.lit(r0), self.lit(r1));
             let _ = writeln!(s, "{} {b} 0\n{} {c} 0\n{a} {} {} 0", -a, -a, -b, -c);
         }
-        for &l in must_hold {
+        for &l in &must {
             let _ = writeln!(s, "{} 0", self.lit(l));
         }
-        Clauses { text: s, count }
+        Clauses {
+            text: s,
+            count,
+            gates: hashed.ands.len(),
+        }
     }
 
     /// DIMACS text of `clauses` plus the unit clauses `units` (AIGER literal, value).
@@ -266,6 +322,8 @@ impl Aig {
 pub struct Clauses {
     text: String,
     count: usize,
+    /// AND gates written (after structural hashing and the cone of the literals).
+    gates: usize,
 }
 
 /// One cube: fixed input bits (port, bit, value) and a label.
@@ -503,12 +561,13 @@ pub fn solve_cubes(
     }
     let vars = aig.max_var + 1;
     let clauses = base.count;
+    let gates = base.gates;
     Ok(CubeRun {
         verdict,
         seconds: t0.elapsed().as_secs_f64(),
         solver: cadical_version(exe),
         problem: format!(
-            "CNF with {vars} variables and {clauses} clauses ({} AND gates), {} cube{} on {jobs} job{}",
+            "CNF with {vars} variables and {clauses} clauses ({gates} AND gates after structural hashing, of {}), {} cube{} on {jobs} job{}",
             aig.ands.len(),
             cubes.len(),
             if cubes.len() == 1 { "" } else { "s" },
@@ -568,6 +627,54 @@ mod tests {
             cnf,
             "p cnf 4 6\n-4 0\n-3 1 0\n-3 -2 0\n3 -1 2 0\n3 0\n-2 0\n"
         );
+    }
+
+    /// Every assignment of the variables satisfying the DIMACS clauses (brute force).
+    fn models(cnf: &str) -> Vec<Vec<bool>> {
+        let mut lines = cnf.lines();
+        let header = lines.next().unwrap();
+        let n: usize = header.split_whitespace().nth(2).unwrap().parse().unwrap();
+        let clauses: Vec<Vec<i64>> = lines
+            .map(|l| {
+                l.split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .filter(|&x| x != 0)
+                    .collect()
+            })
+            .collect();
+        (0..1u32 << n)
+            .map(|m| (0..=n).map(|v| v > 0 && (m >> (v - 1)) & 1 == 1).collect())
+            .filter(|val: &Vec<bool>| {
+                clauses
+                    .iter()
+                    .all(|c| c.iter().any(|&x| val[x.unsigned_abs() as usize] == (x > 0)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn structural_hashing_merges_equal_gates_and_keeps_the_meaning() {
+        // a = 2, b = 4; g6 = a & b, g8 = b & a (the same gate), g10 = g6 & !g8 (always 0),
+        // g12 = a & !b, g14 = g6 | g12 = !(!g6 & !g12) as 15 (that is: a).
+        let aag = "aag 7 2 0 3 5\n2\n4\n10\n15\n8\n6 2 4\n8 4 2\n10 6 9\n12 2 5\n14 7 13\n";
+        let map = "input 0 0 a\ninput 1 0 b\noutput 0 0 zero\noutput 1 0 a_again\noutput 2 0 ab\n";
+        let g = Aig::parse(aag, map).unwrap();
+        let (ands, rep) = g.strash();
+        assert_eq!(ands, vec![(6, 2, 4), (12, 2, 5), (14, 7, 13)]);
+        assert_eq!(Aig::hashed_lit(&rep, 8), 6);
+        assert_eq!(Aig::hashed_lit(&rep, 10), 0);
+        assert_eq!(Aig::hashed_lit(&rep, 9), 7);
+        // "zero" can never hold: the CNF has no gate left and no model.
+        let cnf = g.dimacs(&[10], &[]);
+        assert_eq!(cnf, "p cnf 8 2\n-8 0\n8 0\n");
+        assert!(models(&cnf).is_empty());
+        // g6 true and g8 false: contradictory once the two are one gate.
+        assert!(models(&g.dimacs(&[6, 9], &[])).is_empty());
+        // a_again (literal 15 = g6 | g12) holds exactly when a does, for both values of b.
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            let cnf = g.dimacs(&[15], &[(2, a), (4, b)]);
+            assert_eq!(models(&cnf).is_empty(), !a, "a = {a}, b = {b}");
+        }
     }
 
     #[test]

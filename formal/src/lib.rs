@@ -28,6 +28,7 @@
 pub mod cnf;
 pub mod compose;
 pub mod induct;
+pub mod matrix;
 pub mod prove;
 pub mod reference;
 pub mod tools;
