@@ -818,8 +818,17 @@ impl Expr {
             // A barrel shift: one 2:1 mux level per bit of the amount that can move a bit of
             // the operand, plus one when larger amounts must clear the result.
             Node::Shift(_, a, n) => {
-                let useful = n.width.min(lg(a.width));
-                LEVEL * (useful + (n.width > useful) as u32)
+                // constant bits of the amount (`{n_hi, 2'b00}`) select nothing
+                let var = match &n.node {
+                    Node::Concat(v) => v
+                        .iter()
+                        .filter(|x| x.const_val().is_none())
+                        .map(|x| x.width)
+                        .sum(),
+                    _ => n.width,
+                };
+                let useful = var.min(lg(a.width));
+                LEVEL * (useful + (var > useful) as u32)
             }
             // A decision table: a function of the selector's bits, about one LUT4 level per
             // three selector bits beyond the first (LUT4 trees; ECP5's PFUMX makes LUT5s),

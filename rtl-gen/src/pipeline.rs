@@ -437,6 +437,19 @@ fn cut(
     sigs: &mut Vec<Signal>,
     fresh: &mut dyn FnMut(Expr, &mut Vec<Signal>) -> Expr,
 ) -> (Expr, u32) {
+    // A barrel shift deeper than the limit becomes two: by the high bits of the amount
+    // (low bits zero), then by the low bits; `a >> n == (a >> {n_hi, 0..0}) >> n_lo` for a
+    // logical shift of a fixed width (bits shifted out are gone either way).
+    // (Only an amount that is a signal or a slice of one is split: the high half's amount
+    // is a concatenation, left whole.)
+    if let Node::Shift(dir, a, n) = &e.node {
+        if n.width >= 2 && e.cost() > limit && matches!(n.node, Node::Sig(_) | Node::Slice(..)) {
+            let j = n.width / 2;
+            let hi = crate::ast::concat(&[n.slice(n.width - 1, j), Expr::c(0, j)]);
+            let inner = a.shift(*dir, &hi);
+            return cut(&inner.shift(*dir, &n.slice(j - 1, 0)), limit, sigs, fresh);
+        }
+    }
     let kids: Vec<&Expr> = match &e.node {
         Node::Sig(_) | Node::Slice(..) | Node::Const(..) | Node::Error(_) => return (e.clone(), 0),
         Node::Concat(v) => v.iter().collect(),
