@@ -56,16 +56,17 @@ impl DelayModel {
         }
     }
 
-    /// Levels per stage of a core of depth `depth` cut into `stages + 1` parts.
-    pub fn levels(depth: u32, stages: u32) -> u32 {
-        depth.div_ceil(stages + 1).max(1)
+    /// Logic levels per stage of a core of depth `depth` (tenths of a level, the pipeliner's
+    /// unit, `rtl::ast::delay`) cut into `stages + 1` parts, at least a tenth.
+    pub fn levels(depth: u32, stages: u32) -> f64 {
+        depth.max(1) as f64 / 10.0 / (stages + 1) as f64
     }
 
     /// Predicted Fmax (MHz) of a core of depth `depth` with `stages` pipeline stages, at most
     /// the fastest measured clock ([`DelayModel::max_measured_mhz`]).
     pub fn predict_mhz(&self, depth: u32, stages: u32) -> f64 {
         let linear =
-            1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages) as f64);
+            1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages));
         linear.min(self.max_measured_mhz)
     }
 
@@ -86,7 +87,7 @@ impl DelayModel {
         }
         let xs: Vec<f64> = points
             .iter()
-            .map(|(d, s, _)| DelayModel::levels(*d, *s) as f64)
+            .map(|(d, s, _)| DelayModel::levels(*d, *s))
             .collect();
         let ys: Vec<f64> = points.iter().map(|(_, _, f)| 1000.0 / f).collect();
         let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
@@ -151,9 +152,9 @@ pub fn best_measured(unit: &str, target: Target) -> Option<f64> {
 }
 
 /// ECP5 `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
-const ECP5: (f64, f64, f64) = (0.903, 0.6591, 287.94);
+const ECP5: (f64, f64, f64) = (1.148, 0.5952, 287.94);
 /// iCE40 UP5K `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
-const ICE40: (f64, f64, f64) = (1.110, 2.3027, 105.61);
+const ICE40: (f64, f64, f64) = (2.361, 2.0712, 105.61);
 
 #[cfg(test)]
 mod tests {
@@ -282,19 +283,20 @@ mod tests {
             ns_per_level: 0.2,
             max_measured_mhz: 1000.0,
         };
-        // depth 60: 0 stages -> 16 ns (62.5 MHz), 1 -> 10 ns, 2 -> 8 ns, 3 -> 7 ns
-        assert_eq!(m.stages_for(60, 60.0, 8).map(|x| x.0), Some(0));
-        assert_eq!(m.stages_for(60, 100.0, 8).map(|x| x.0), Some(1));
-        assert_eq!(m.stages_for(60, 125.0, 8).map(|x| x.0), Some(2));
-        assert_eq!(m.stages_for(60, 300.0, 8), None);
-        assert_eq!(DelayModel::levels(0, 3), 1);
+        // depth 60 levels (600 tenths): 0 stages -> 16 ns (62.5 MHz), 1 -> 10 ns, 2 -> 8 ns, 3 -> 7 ns
+        assert_eq!(m.stages_for(600, 60.0, 8).map(|x| x.0), Some(0));
+        assert_eq!(m.stages_for(600, 100.0, 8).map(|x| x.0), Some(1));
+        assert_eq!(m.stages_for(600, 125.0, 8).map(|x| x.0), Some(2));
+        assert_eq!(m.stages_for(600, 300.0, 8), None);
+        assert_eq!(DelayModel::levels(600, 2), 20.0);
+        assert!(DelayModel::levels(0, 3) > 0.0);
         // Nothing beyond the fastest measured clock is promised, however many stages.
         let capped = DelayModel {
             max_measured_mhz: 120.0,
             ..m
         };
-        assert_eq!(capped.predict_mhz(60, 8), 120.0);
-        assert_eq!(capped.stages_for(60, 125.0, 8), None);
-        assert_eq!(capped.stages_for(60, 100.0, 8).map(|x| x.0), Some(1));
+        assert_eq!(capped.predict_mhz(600, 8), 120.0);
+        assert_eq!(capped.stages_for(600, 125.0, 8), None);
+        assert_eq!(capped.stages_for(600, 100.0, 8).map(|x| x.0), Some(1));
     }
 }
