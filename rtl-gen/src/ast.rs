@@ -1354,14 +1354,14 @@ impl ModuleBuilder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! Constant folding: table-driven known answers, and a randomized check that every
     //! folding constructor means what the unfolded node means (two evaluation paths).
     use super::*;
 
     /// Evaluates `e` with signal `i` holding `env[i]` (a reference evaluator of the node
     /// semantics, Verilog's for the widths used here).
-    fn eval(e: &Expr, env: &[u128]) -> u128 {
+    pub(crate) fn eval(e: &Expr, env: &[u128]) -> u128 {
         let m = mask(e.width);
         let v = match &e.node {
             Node::Const(v, _) => *v,

@@ -102,9 +102,6 @@ impl ModuleBuilder {
         let live = pipeline::live_signals(&sigs, &this.items);
         let end = pipeline::depths(&sigs, &live, &this.items);
         let plan = pipeline::assign_stages(&sigs, &live, &this.items, &end, stages);
-        if std::env::var_os("FP8GEN_DEBUG_DEPTH").is_some() {
-            pipeline::debug_costs(&sigs, &live, &this.items, &end, &plan.stage);
-        }
         let regs = pipeline::insert_registers(&mut sigs, &live, &plan.stage, stages);
         let mut unused = pipeline::unused_bits(&sigs, &live, &this.items);
         if this.valid_out.is_none() {

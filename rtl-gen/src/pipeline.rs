@@ -501,45 +501,6 @@ fn cut(
     )
 }
 
-/// DEBUG (temporary): print the costliest definitions and the critical path.
-pub fn debug_costs(sigs: &[Signal], live: &[bool], items: &[Item], end: &[u32], stage: &[u32]) {
-    let ld = loads(sigs, live, items);
-    let fan: Vec<u32> = ld.iter().map(|&l| fanout_delay(l)).collect();
-    let mut v: Vec<(u32, usize)> = Vec::new();
-    for i in 0..sigs.len() {
-        if !live[i] {
-            continue;
-        }
-        if let Some(e) = def_expr(&sigs[i]) {
-            v.push((arrival(e, &|r| fan[r]), i));
-        }
-    }
-    v.sort();
-    v.reverse();
-    for (c, i) in v.iter().take(25) {
-        eprintln!(
-            "alone {c:4} end {:4} st {} load {:4} {} w{}",
-            end[*i], stage[*i], ld[*i], sigs[*i].name, sigs[*i].width
-        );
-    }
-    // critical path
-    let mut i = (0..sigs.len())
-        .filter(|&i| live[i])
-        .max_by_key(|&i| end[i])
-        .unwrap_or(0);
-    loop {
-        eprintln!(
-            "path end {:4} st {} fan {:2} {} w{}",
-            end[i], stage[i], fan[i], sigs[i].name, sigs[i].width
-        );
-        let Some(e) = def_expr(&sigs[i]) else { break };
-        let Some(r) = refs(e).into_iter().max_by_key(|&r| end[r] + fan[r]) else {
-            break;
-        };
-        i = r;
-    }
-}
-
 /// A signal and the bit range (`None` = all) carried by a pipeline register chain.
 type RegKey = (SigId, Option<(u32, u32)>);
 
@@ -753,6 +714,7 @@ pub fn unused_bits(sigs: &[Signal], live: &[bool], items: &[Item]) -> Vec<(SigId
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::ast::concat;
 
     /// a, b: 8-bit inputs; s1 = a + b, s2 = s1 + a, s3 = s2 + b (each add costs 2 levels);
     /// r = s3; dead = a - b (read by nothing).
@@ -1086,6 +1048,96 @@ pub(crate) mod tests {
         m.set_valid_out(o[1].clone());
         assert!(m.clone().finish("t", vec![], 1).is_err());
         assert!(m.finish("t", vec![], 0).is_ok());
+    }
+
+    /// Every signal's value for inputs `inp` (by input order): wires and outputs in order.
+    fn run(m: &ModuleBuilder, inp: &[u128]) -> Vec<u128> {
+        let mut env = vec![0u128; m.sigs.len()];
+        let mut k = 0;
+        for (i, s) in m.sigs.iter().enumerate() {
+            env[i] = match &s.kind {
+                SigKind::Input => {
+                    k += 1;
+                    inp[k - 1] & mask(s.width)
+                }
+                SigKind::Wire(e) | SigKind::Output(e) => {
+                    crate::ast::tests::eval(e, &env) & mask(s.width)
+                }
+                _ => 0,
+            };
+        }
+        env
+    }
+
+    #[test]
+    fn split_deep_names_cut_points_and_keeps_the_function() {
+        // one long definition: a 40-bit shift by a 6-bit amount, then an add and a compare
+        let mut m = ModuleBuilder::new();
+        let a = m.input("a_i", 40);
+        let n = m.input("n_i", 6);
+        let b = m.input("b_i", 40);
+        let _dead = m.wire("dead", a.sub(&b));
+        let long = a.shr(&n).add(&b).xor(&a);
+        let w = m.wire("w", long);
+        m.output("r_o", concat(&[w.lt(&b), w.slice(38, 0)]));
+        let before = m.clone();
+        let limit = 30;
+        split_deep(&mut m, limit);
+        let names: Vec<&str> = m.sigs.iter().map(|s| s.name.as_str()).collect();
+        // the shift became two (by n[5:3] then n[2:0]), each named, and the add named
+        assert!(
+            names.contains(&"w_t0") && names.contains(&"w_t1"),
+            "{names:?}"
+        );
+        let live = live_signals(&m.sigs, &m.items);
+        for (i, s) in m.sigs.iter().enumerate() {
+            if let (true, Some(e)) = (live[i], def_expr(s)) {
+                let d = own_depth(e);
+                // pieces within the limit unless one node alone is deeper
+                assert!(d <= limit.max(e.cost()), "{}: {d}", s.name);
+            }
+        }
+        // every definition still comes after what it reads, items list the new wires
+        for (i, s) in m.sigs.iter().enumerate() {
+            for e in sig_reads(s) {
+                assert!(
+                    refs(e).iter().all(|&r| r < i),
+                    "{} reads a later signal",
+                    s.name
+                );
+            }
+        }
+        let defs = m
+            .items
+            .iter()
+            .filter(|it| matches!(it, Item::Def(_)))
+            .count();
+        assert_eq!(
+            defs,
+            before
+                .items
+                .iter()
+                .filter(|it| matches!(it, Item::Def(_)))
+                .count()
+                + m.sigs.len()
+                - before.sigs.len()
+        );
+        assert_eq!(m.ports.len(), before.ports.len());
+        // the same outputs for inputs across the shift range
+        let out = |mm: &ModuleBuilder, env: &[u128]| -> u128 { env[*mm.ports.last().unwrap()] };
+        let mut x = 0x1234_5678_9abc_u128;
+        for k in 0..200u128 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407)
+                & mask(100);
+            let inp = [x, k % 64, x >> 40];
+            assert_eq!(
+                out(&before, &run(&before, &inp)),
+                out(&m, &run(&m, &inp)),
+                "{inp:?}"
+            );
+        }
     }
 
     #[test]

@@ -281,7 +281,7 @@ pub(crate) fn finish_core(
         "0 stages (combinational), latency 0 cycles".to_string()
     } else {
         format!(
-            "{stages} stage(s), latency {stages} cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)"
+            "{stages} stage(s), latency {stages} cycles; registers cut the datapath where its longest stage is shortest (see docs/rtl.md)"
         )
     };
     header.push(format!("Pipeline:    {pipe}"));
