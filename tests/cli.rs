@@ -352,7 +352,7 @@ fn fmax_chooses_stages_from_the_delay_model_and_synth_confirms_them() {
     let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(m["stages"], 3);
     assert!(String::from_utf8_lossy(&o.stderr).contains(
-        "--fmax 150: 3 stage(s) on ecp5-25k (logic depth 28.0 levels, predicted 188 MHz"
+        "--fmax 150: 3 stage(s) on ecp5-25k (logic depth 28.0 levels, predicted 177 MHz"
     ));
     let e = fp8gen(
         &[
