@@ -120,7 +120,7 @@ pub const BEST_MEASURED: &[(&str, &str, f64)] = &[
     ("dot4", "ice40-up5k", 18.74),
     ("dot4-e8m0", "ecp5-25k", 65.48),
     ("dot4-e8m0", "ice40-up5k", 18.7),
-    ("dot8", "ecp5-25k", 71.51),
+    ("dot8", "ecp5-25k", 147.41),
     ("dot8", "ice40-up5k", 18.86),
     ("dot8-e8m0", "ecp5-25k", 58.96),
     ("dot8-e8m0", "ice40-up5k", 16.98),
