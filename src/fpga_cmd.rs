@@ -193,7 +193,7 @@ pub fn stages_for_fmax(
         fpga::Target::from_str(target).map_err(|e| CliError::usage(format!("--target: {e}")))?;
     let (s, pred, depth) = fmax_choice(gen, fmax, target)?;
     eprintln!(
-        "--fmax {fmax}: {s} stage(s) on {} (logic depth {depth} levels, predicted {pred:.0} MHz by the delay model; confirm with synth --fmax)",
+        "--fmax {fmax}: {s} stage(s) on {} (logic depth {depth:.1} levels, predicted {pred:.0} MHz by the delay model; confirm with synth --fmax)",
         target.name()
     );
     let mut g = gen.clone();
@@ -205,7 +205,7 @@ fn fmax_choice(
     gen: &GenArgs,
     fmax: f64,
     target: fpga::Target,
-) -> Result<(u32, f64, u32), CliError> {
+) -> Result<(u32, f64, f64), CliError> {
     if !(fmax > 0.0 && fmax < 2000.0) {
         return Err(CliError::usage(format!(
             "--fmax: {fmax} MHz is not a clock frequency; give e.g. --fmax 150"
@@ -242,13 +242,13 @@ fn fmax_choice(
         )));
     }
     let max = rtl::MAX_STAGES;
+    let levels = core.depth as f64 / 10.0;
     match m.stages_for(core.depth, fmax, max) {
-        Some((s, pred)) => Ok((s, best.map_or(pred, |b| pred.min(b)), core.depth)),
+        Some((s, pred)) => Ok((s, best.map_or(pred, |b| pred.min(b)), levels)),
         None => Err(CliError::usage(format!(
-            "--fmax {fmax}: the delay model predicts at most {:.0} MHz for this core on {} (logic depth {} levels, {max} stages); ask for a lower clock",
+            "--fmax {fmax}: the delay model predicts at most {:.0} MHz for this core on {} (logic depth {levels:.1} levels, {max} stages); ask for a lower clock",
             m.predict_mhz(core.depth, max),
             target.name(),
-            core.depth
         ))),
     }
 }
@@ -302,7 +302,7 @@ pub fn synth_fmax(
     };
     if !json {
         eprintln!(
-            "--fmax {fmax} on {}: delay model says {s0} stage(s) (depth {depth} levels, predicted {pred:.0} MHz)",
+            "--fmax {fmax} on {}: delay model says {s0} stage(s) (depth {depth:.1} levels, predicted {pred:.0} MHz)",
             target.name()
         );
     }

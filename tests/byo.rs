@@ -363,8 +363,8 @@ fn a_pipelined_core_is_proven_unrolled_and_a_stale_register_is_refuted() {
     let v = verilog_of(&d);
     let text = std::fs::read_to_string(&v).unwrap();
     let stale = text.replacen(
-        "    round_sticky_q2 <= round_sticky;",
-        "    if (!p_sign_q1) round_sticky_q2 <= round_sticky;",
+        "    round_inexact_q2 <= round_inexact;",
+        "    if (!p_sign_q1) round_inexact_q2 <= round_inexact;",
         1,
     );
     assert_ne!(stale, text);

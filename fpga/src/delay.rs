@@ -1,21 +1,22 @@
 //! The per-target delay model behind `--fmax`: how many pipeline stages a core needs for a
 //! requested clock.
 //!
-//! The generator estimates the logic depth `D` of a core's combinational datapath in levels
-//! (the pipeliner's measure, `rtl::GeneratedCore::depth`) and cuts it into `S + 1` stages of
-//! at most `⌈D / (S + 1)⌉` levels. The model predicts the clock period of such a core as
+//! The generator estimates the logic depth `D` of a core's combinational datapath (the
+//! pipeliner's measure, `rtl::GeneratedCore::depth`, in tenths of a logic level: one LUT4 and
+//! the route into it, `rtl::ast::delay`), and its pipeliner cuts it into `S + 1` stages as
+//! evenly as its cut points allow. The model predicts the clock period of such a core as
 //!
 //! ```text
-//!   period(S) = fixed_ns + ns_per_level · ⌈D / (S + 1)⌉
+//!   period(S) = fixed_ns + ns_per_level · D / 10 / (S + 1)
 //! ```
 //!
 //! with two constants per architecture fitted by least squares to the measured QoR table
-//! (`docs/qor/qor.csv`: decode, project, mul and fma in E4M3 and E5M2 at 0–3 stages, seed 1,
-//! YoWASP nextpnr; the test `constants_are_the_fit_of_the_committed_table` re-fits them and
-//! fails when the table and the constants drift apart). Fitted here: ECP5 0.90 ns + 0.659 ns
-//! per level, iCE40 UP5K 1.11 ns + 2.30 ns per level; every measured point lies within a
-//! factor 2.5 of the prediction (short datapaths run faster than predicted, the FMA's long
-//! one slower once pipelined). The linear model would promise ever higher clocks as stages
+//! (`docs/qor/qor.csv`: decode, project, mul and fma in E4M3 and E5M2, 0–8 stages, YoWASP
+//! nextpnr; the test `constants_are_the_fit_of_the_committed_table` re-fits them and fails
+//! when the table and the constants drift apart). Fitted here: ECP5 1.54 ns + 0.589 ns per
+//! level, iCE40 UP5K 2.36 ns + 2.07 ns per level; every measured point lies within a factor
+//! 2.5 of the prediction (short datapaths run faster than predicted, the FMA's long one
+//! slower once pipelined). The linear model would promise ever higher clocks as stages
 //! shrink to one level; no prediction exceeds the fastest core measured on the architecture
 //! (ECP5 287.9 MHz, iCE40 UP5K 105.6 MHz) nor the fastest measured row of the unit itself
 //! ([`BEST_MEASURED`]), and a clock beyond either is refused. `gen --fmax F` picks the fewest stages whose predicted period
@@ -56,16 +57,17 @@ impl DelayModel {
         }
     }
 
-    /// Levels per stage of a core of depth `depth` cut into `stages + 1` parts.
-    pub fn levels(depth: u32, stages: u32) -> u32 {
-        depth.div_ceil(stages + 1).max(1)
+    /// Logic levels per stage of a core of depth `depth` (tenths of a level, the pipeliner's
+    /// unit, `rtl::ast::delay`) cut into `stages + 1` parts, at least a tenth.
+    pub fn levels(depth: u32, stages: u32) -> f64 {
+        depth.max(1) as f64 / 10.0 / (stages + 1) as f64
     }
 
     /// Predicted Fmax (MHz) of a core of depth `depth` with `stages` pipeline stages, at most
     /// the fastest measured clock ([`DelayModel::max_measured_mhz`]).
     pub fn predict_mhz(&self, depth: u32, stages: u32) -> f64 {
         let linear =
-            1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages) as f64);
+            1000.0 / (self.fixed_ns + self.ns_per_level * DelayModel::levels(depth, stages));
         linear.min(self.max_measured_mhz)
     }
 
@@ -86,7 +88,7 @@ impl DelayModel {
         }
         let xs: Vec<f64> = points
             .iter()
-            .map(|(d, s, _)| DelayModel::levels(*d, *s) as f64)
+            .map(|(d, s, _)| DelayModel::levels(*d, *s))
             .collect();
         let ys: Vec<f64> = points.iter().map(|(_, _, f)| 1000.0 / f).collect();
         let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
@@ -118,17 +120,17 @@ pub const BEST_MEASURED: &[(&str, &str, f64)] = &[
     ("dot4", "ice40-up5k", 18.74),
     ("dot4-e8m0", "ecp5-25k", 65.48),
     ("dot4-e8m0", "ice40-up5k", 18.7),
-    ("dot8", "ecp5-25k", 71.51),
+    ("dot8", "ecp5-25k", 147.41),
     ("dot8", "ice40-up5k", 18.86),
     ("dot8-e8m0", "ecp5-25k", 58.96),
     ("dot8-e8m0", "ice40-up5k", 16.98),
-    ("fma", "ecp5-25k", 68.47),
+    ("fma", "ecp5-25k", 122.99),
     ("fma", "ice40-up5k", 20.64),
     ("int-mul8", "ecp5-25k", 146.95),
     ("int-mul8", "ice40-up5k", 228.05),
     ("mac", "ecp5-25k", 66.99),
     ("mac", "ice40-up5k", 20.07),
-    ("mac-exact", "ecp5-25k", 89.68),
+    ("mac-exact", "ecp5-25k", 121.23),
     ("mac-exact", "ice40-up5k", 23.57),
     ("mac-il4", "ecp5-25k", 68.46),
     ("mac-il4", "ice40-up5k", 19.95),
@@ -151,9 +153,9 @@ pub fn best_measured(unit: &str, target: Target) -> Option<f64> {
 }
 
 /// ECP5 `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
-const ECP5: (f64, f64, f64) = (0.903, 0.6591, 287.94);
+const ECP5: (f64, f64, f64) = (1.539, 0.5885, 287.94);
 /// iCE40 UP5K `(fixed_ns, ns_per_level, max_measured_mhz)`, fitted to `docs/qor/qor.csv`.
-const ICE40: (f64, f64, f64) = (1.110, 2.3027, 105.61);
+const ICE40: (f64, f64, f64) = (2.361, 2.0712, 105.61);
 
 #[cfg(test)]
 mod tests {
@@ -282,19 +284,20 @@ mod tests {
             ns_per_level: 0.2,
             max_measured_mhz: 1000.0,
         };
-        // depth 60: 0 stages -> 16 ns (62.5 MHz), 1 -> 10 ns, 2 -> 8 ns, 3 -> 7 ns
-        assert_eq!(m.stages_for(60, 60.0, 8).map(|x| x.0), Some(0));
-        assert_eq!(m.stages_for(60, 100.0, 8).map(|x| x.0), Some(1));
-        assert_eq!(m.stages_for(60, 125.0, 8).map(|x| x.0), Some(2));
-        assert_eq!(m.stages_for(60, 300.0, 8), None);
-        assert_eq!(DelayModel::levels(0, 3), 1);
+        // depth 60 levels (600 tenths): 0 stages -> 16 ns (62.5 MHz), 1 -> 10 ns, 2 -> 8 ns, 3 -> 7 ns
+        assert_eq!(m.stages_for(600, 60.0, 8).map(|x| x.0), Some(0));
+        assert_eq!(m.stages_for(600, 100.0, 8).map(|x| x.0), Some(1));
+        assert_eq!(m.stages_for(600, 125.0, 8).map(|x| x.0), Some(2));
+        assert_eq!(m.stages_for(600, 300.0, 8), None);
+        assert_eq!(DelayModel::levels(600, 2), 20.0);
+        assert!(DelayModel::levels(0, 3) > 0.0);
         // Nothing beyond the fastest measured clock is promised, however many stages.
         let capped = DelayModel {
             max_measured_mhz: 120.0,
             ..m
         };
-        assert_eq!(capped.predict_mhz(60, 8), 120.0);
-        assert_eq!(capped.stages_for(60, 125.0, 8), None);
-        assert_eq!(capped.stages_for(60, 100.0, 8).map(|x| x.0), Some(1));
+        assert_eq!(capped.predict_mhz(600, 8), 120.0);
+        assert_eq!(capped.stages_for(600, 125.0, 8), None);
+        assert_eq!(capped.stages_for(600, 100.0, 8).map(|x| x.0), Some(1));
     }
 }

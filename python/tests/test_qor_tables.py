@@ -263,3 +263,40 @@ def test_committed_data_files_parse():
         "the integer multiplier is measured by the sweep, not a reference row"
     assert {g["unit"] for g in goals} >= {"mul", "mul-ftz-noflags", "project", "fma",
                                          "mac-exact", "dot8"}
+
+
+FAKE_FP8GEN_PNR = textwrap.dedent("""\
+    import json, sys
+    args = sys.argv[1:]
+    stages = int(args[args.index("--stages") + 1])
+    print(json.dumps(dict(luts=100, ffs=8 * stages, carry=4, dsp=0, cells=120 + 8 * stages,
+                          fmax_mhz=150.0 + 5 * stages, target_mhz=100.0, timing_met=True,
+                          pnr_utilization={"TRELLIS_COMB": [131 + stages, 24288],
+                                           "TRELLIS_FF": [40, 24288]})))
+""")
+
+
+def test_placed_luts_column_beside_cells_old_rows_dash(tmp_path):
+    fake = tmp_path / "fake_fp8gen.py"
+    fake.write_text(FAKE_FP8GEN_PNR)
+    out = tmp_path / "out"
+    out.mkdir()
+    # an older table without the column: its row keeps an empty cell, shown as "-"
+    write(out / "qor.csv", CSV_COLUMNS, [point("fma", "e4m3", 0, 1086, 25.4)])
+    tp = write(tmp_path / "targets.csv", qor.TARGET_COLUMNS,
+               [goal("mul", "mul", 2, 100, None), goal("fma", "fma", 0, 20, None)])
+    rc = qor.main(["--units", "mul", "--stages", "1", "2", "--targets", "ecp5-25k",
+                   "--fp8gen", f"{sys.executable} {fake}", "--out", str(out), "--merge",
+                   "--reference", "", "--qor-targets", tp])
+    assert rc == 0
+    with open(out / "qor.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["unit"], r["stages"], r["pnr_luts"]) for r in rows] == \
+        [("fma", "0", ""), ("mul", "1", "132"), ("mul", "2", "133")]
+    md = (out / "qor.md").read_text()
+    t = {r["core"]: r for r in md_table(md, "Targets")}
+    assert (t["mul"]["cells"], t["mul"]["placed LUTs"]) == ("136", "133")
+    assert t["fma"]["placed LUTs"] == "-"
+    lines = [l for l in md.splitlines() if l.startswith("| fma | e4m3 | 0 ")]
+    assert lines and "| 1086 | - | 25.4 |" in lines[0]
+    assert qor.pnr_luts({"ICESTORM_LC": [77, 5280]}) == 77 and qor.pnr_luts({}) == ""

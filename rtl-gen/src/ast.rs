@@ -784,10 +784,15 @@ impl Expr {
         }
     }
 
-    /// Logic depth estimate of this node alone (not counting operands), used to place
-    /// pipeline registers.
+    /// Delay estimate of this node alone (not counting operands, nor the fan-out of the
+    /// signals it reads: [`crate::pipeline::depths`] adds that), in the pipeliner's unit, a
+    /// tenth of a logic level ([`delay`]). Used to place pipeline registers.
     pub fn cost(&self) -> u32 {
-        let lg = |w: u32| 32 - w.max(1).leading_zeros();
+        use delay::*;
+        // bits needed to write w - 1 (a shift by up to w - 1 positions), at least 1
+        let lg = |w: u32| 32 - w.saturating_sub(1).max(1).leading_zeros();
+        // LUT4 levels of a tree of fan-in w: ⌈log4 w⌉
+        let log4 = |w: u32| lg(w).div_ceil(2);
         match &self.node {
             Node::Const(..)
             | Node::Sig(_)
@@ -797,15 +802,34 @@ impl Expr {
             | Node::Not(_)
             | Node::Error(_) => 0,
             // Adders and magnitude compares map to carry chains (ECP5 CCU2C, iCE40
-            // SB_CARRY): entering and leaving a chain costs about two LUT levels, the ripple
-            // itself about one more level per 16 bits.
+            // SB_CARRY): a fixed cost to enter and leave the chain plus a ripple per bit.
             Node::Bin(BinOp::Add | BinOp::Sub, a, _)
-            | Node::Cmp(CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, a, _) => 2 + a.width / 16,
-            Node::Bin(..) => 1,
-            Node::Cmp(_, a, _) => lg(a.width).div_ceil(2) + 1,
-            Node::Red(_, a) => lg(a.width).div_ceil(2),
-            Node::Mux(..) => 1,
-            Node::Shift(_, _, n) => n.width,
+            | Node::Cmp(CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, a, _) => {
+                CARRY_IN_OUT + a.width.div_ceil(CARRY_BITS_PER_TENTH)
+            }
+            // Bitwise logic: one LUT per bit (yosys/abc merge it with its neighbours).
+            Node::Bin(..) => LEVEL,
+            // Equality: one LUT compares two bit pairs, then an AND tree of fan-in 4.
+            Node::Cmp(_, a, _) if a.width <= 2 => LEVEL,
+            Node::Cmp(_, a, _) => LEVEL * (1 + log4(a.width.div_ceil(2))),
+            Node::Red(_, a) => LEVEL * log4(a.width).max(1),
+            // A 2:1 mux is one LUT3; a wide select's fan-out is the reader's load.
+            Node::Mux(..) => LEVEL,
+            // A barrel shift: one 2:1 mux level per bit of the amount that can move a bit of
+            // the operand, plus one when larger amounts must clear the result.
+            Node::Shift(_, a, n) => {
+                // constant bits of the amount (`{n_hi, 2'b00}`) select nothing
+                let var = match &n.node {
+                    Node::Concat(v) => v
+                        .iter()
+                        .filter(|x| x.const_val().is_none())
+                        .map(|x| x.width)
+                        .sum(),
+                    _ => n.width,
+                };
+                let useful = var.min(lg(a.width));
+                LEVEL * (useful + (var > useful) as u32)
+            }
             // A decision table: a function of the selector's bits, about one LUT4 level per
             // three selector bits beyond the first (LUT4 trees; ECP5's PFUMX makes LUT5s),
             // plus a mux level when an arm is not a constant.
@@ -813,10 +837,30 @@ impl Expr {
                 let lut = s.width.saturating_sub(1).div_ceil(3).max(1);
                 let data =
                     arms.iter().any(|(_, a)| a.const_val().is_none()) || d.const_val().is_none();
-                lut + data as u32
+                LEVEL * (lut + data as u32)
             }
         }
     }
+}
+
+/// The pipeliner's delay model: costs in tenths of a logic level, where a level is one LUT4
+/// and the route into it. The constants come from nextpnr's ECP5 timing of the committed
+/// QoR cores (critical paths of `fp8gen synth -u fma --keep`, report.json; docs/qor.md
+/// "Delay model"): LUT4 0.24 ns plus a route of 0.5 to 1.0 ns, about 1.05 ns a level; a
+/// CCU2C carry chain costs 0.45 ns to enter, 0.071 ns per 2 bits and 0.44 ns to leave. The
+/// ratio of carry ripple to a LUT level is alike on iCE40 (SB_CARRY); `fpga::delay` turns
+/// levels into nanoseconds per target.
+pub mod delay {
+    /// One LUT4 level with the route into it.
+    pub const LEVEL: u32 = 10;
+    /// A carry chain's fixed cost: the route and LUT into its first cell (one level) and the
+    /// carry-out to the sum output (0.44 ns).
+    pub const CARRY_IN_OUT: u32 = 14;
+    /// Carry-chain bits per tenth of a level (0.036 ns a bit against 1.05 ns a level).
+    pub const CARRY_BITS_PER_TENTH: u32 = 3;
+    /// Extra routing delay of a net per factor of 4 in its load beyond 4 LUT inputs (a mux
+    /// select driving 64 bits: 2 · 2 = 0.4 level); see [`crate::pipeline::fanout_delay`].
+    pub const FANOUT_PER_LOG4: u32 = 2;
 }
 
 /// Concatenation, most significant part first; adjacent constants are merged.
@@ -1310,14 +1354,14 @@ impl ModuleBuilder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! Constant folding: table-driven known answers, and a randomized check that every
     //! folding constructor means what the unfolded node means (two evaluation paths).
     use super::*;
 
     /// Evaluates `e` with signal `i` holding `env[i]` (a reference evaluator of the node
     /// semantics, Verilog's for the widths used here).
-    fn eval(e: &Expr, env: &[u128]) -> u128 {
+    pub(crate) fn eval(e: &Expr, env: &[u128]) -> u128 {
         let m = mask(e.width);
         let v = match &e.node {
             Node::Const(v, _) => *v,

@@ -89,17 +89,26 @@ impl ModuleBuilder {
             ));
         }
         let clocked = stages > 0 || has_state || instances.iter().any(|i| i.clocked);
-        let mut sigs = self.sigs;
-        let live = pipeline::live_signals(&sigs, &self.items);
-        let end = pipeline::depths(&sigs);
-        let plan = pipeline::assign_stages(&sigs, &live, &end, stages);
-        let regs = pipeline::insert_registers(&mut sigs, &live, &plan.stage, stages);
-        let mut unused = pipeline::unused_bits(&sigs, &live, &self.items);
-        if self.valid_out.is_none() {
-            // The valid handshake reads valid_i.
-            unused.retain(|&(id, _)| Some(id) != self.valid_in);
+        let mut this = self;
+        if stages > 0 {
+            // cut points inside definitions longer than half a stage's share of the depth
+            let live = pipeline::live_signals(&this.sigs, &this.items);
+            let end = pipeline::depths(&this.sigs, &live, &this.items);
+            let depth = end.iter().copied().max().unwrap_or(0);
+            let limit = (depth / (stages + 1) / 2).max(2 * crate::ast::delay::LEVEL);
+            pipeline::split_deep(&mut this, limit);
         }
-        let items = pipeline::stage_items(self.items, &live, &plan.stage);
+        let mut sigs = std::mem::take(&mut this.sigs);
+        let live = pipeline::live_signals(&sigs, &this.items);
+        let end = pipeline::depths(&sigs, &live, &this.items);
+        let plan = pipeline::assign_stages(&sigs, &live, &this.items, &end, stages);
+        let regs = pipeline::insert_registers(&mut sigs, &live, &plan.stage, stages);
+        let mut unused = pipeline::unused_bits(&sigs, &live, &this.items);
+        if this.valid_out.is_none() {
+            // The valid handshake reads valid_i.
+            unused.retain(|&(id, _)| Some(id) != this.valid_in);
+        }
+        let items = pipeline::stage_items(this.items, &live, &plan.stage);
         // Ports: control ports around the data ports.
         let port = |name: &str, input: bool, width: u32| PortDecl {
             name: name.into(),
@@ -112,7 +121,7 @@ impl ModuleBuilder {
             ports.push(port("rst_ni", true, 1));
         }
         ports.push(port("valid_i", true, 1));
-        for &p in &self.ports {
+        for &p in &this.ports {
             let s = &sigs[p];
             ports.push(port(&s.name, matches!(s.kind, SigKind::Input), s.width));
         }
@@ -126,7 +135,7 @@ impl ModuleBuilder {
             items,
             regs,
             unused,
-            own_valid_out: self.valid_out.is_some(),
+            own_valid_out: this.valid_out.is_some(),
             depth: plan.depth,
             budget: plan.budget,
         })

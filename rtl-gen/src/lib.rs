@@ -292,8 +292,9 @@ pub struct GeneratedCore {
     pub manifest: Manifest,
     /// Top module name (the Verilog file is `<top>.v`).
     pub top: String,
-    /// Logic depth estimate of the combinational datapath (levels, the pipeliner's measure;
-    /// the deepest part for a multi-module core): what `--fmax` divides into stages.
+    /// Logic depth estimate of the combinational datapath (tenths of a logic level, the
+    /// pipeliner's measure, [`ast::delay`]; the deepest part for a multi-module core): what
+    /// `--fmax` divides into stages.
     pub depth: u32,
 }
 

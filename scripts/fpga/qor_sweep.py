@@ -71,7 +71,12 @@ DOT_UNITS = ["dot4", "dot8", "dot32", "dot4-e8m0", "dot8-e8m0", "dot32-e8m0"]
 KEY = ("unit", "format", "stages", "target", "dsp")
 COLUMNS = ["unit", "format", "stages", "target", "dsp", "luts", "ffs", "carry", "dsp_blocks",
            "cells", "fmax_mhz", "target_mhz", "timing_met", "seconds", "error", "seeds",
-           "fmax_min_mhz", "fmax_max_mhz"]
+           "fmax_min_mhz", "fmax_max_mhz", "pnr_luts"]
+# nextpnr's placed logic cells per architecture (the `pnr_luts` column): ECP5 TRELLIS_COMB
+# (LUT4s and carry-chain halves after packing), iCE40 ICESTORM_LC, Gowin LUT4. Counted over
+# the whole placed design, the synthesis wrapper's XOR tree included (a few LUTs, one per 4
+# output bits and level). Rows measured before the column existed leave it empty ("-").
+PNR_LUT_TYPES = ("TRELLIS_COMB", "ICESTORM_LC", "LUT4")
 
 
 def default_fp8gen():
@@ -188,8 +193,24 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         "target_mhz": rep["target_mhz"], "timing_met": rep["timing_met"],
         "seeds": max(1, len(rep.get("fmax_by_seed") or [])),
         "fmax_min_mhz": rep.get("fmax_min_mhz", ""), "fmax_max_mhz": rep.get("fmax_max_mhz", ""),
+        "pnr_luts": pnr_luts(rep.get("pnr_utilization") or {}),
     })
     return row
+
+
+def pnr_luts(util):
+    """The placed logic-cell count of nextpnr's utilisation (type -> [used, available]), or
+    "" when it names none of PNR_LUT_TYPES."""
+    for ty in PNR_LUT_TYPES:
+        if ty in util:
+            return int(util[ty][0])
+    return ""
+
+
+def pnr_cell(r):
+    """The pnr_luts cell of qor.md: "-" for rows without it (measured before the column)."""
+    v = r.get("pnr_luts")
+    return "-" if v in (None, "") else str(v)
 
 
 def failure_text(stderr, returncode):
@@ -358,14 +379,14 @@ def targets_md(targets, rows):
         "",
     ]
     head = ["core", "unit", "format", "device", "target", "best measured", "stages", "cells",
-            "Fmax MHz", "status", "limit"]
+            "placed LUTs", "Fmax MHz", "status", "limit"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for t in targets:
         r, status = evaluate_target(t, rows)
         if r is None:
-            got = ["not measured in this table", "", "", ""]
+            got = ["not measured in this table", "", "", "", ""]
         else:
-            got = [fp8gen_label(r), str(r["stages"]), str(r["cells"]),
+            got = [fp8gen_label(r), str(r["stages"]), str(r["cells"]), pnr_cell(r),
                    f'{float(r["fmax_mhz"]):.1f}']
         vals = [t["core"], t["unit"], t["format"], t["target"], target_goal(t)] + got + \
                [status, t["limit"]]
@@ -387,16 +408,16 @@ def fmax_cell(r):
 
 def write_md(rows, path, refs=(), targets=()):
     head = ["unit", "format", "stages", "target", "DSP", "LUTs", "FFs", "carry", "DSP blocks",
-            "cells", "Fmax MHz"]
+            "cells", "placed LUTs", "Fmax MHz"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.get("error"):
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
-                    md_cell(error_text(r["error"]))] + [""] * 5
+                    md_cell(error_text(r["error"]))] + [""] * 6
         else:
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
                     str(r["luts"]), str(r["ffs"]), str(r["carry"]), str(r["dsp_blocks"]),
-                    str(r["cells"]), fmax_cell(r)]
+                    str(r["cells"]), pnr_cell(r), fmax_cell(r)]
         lines.append("| " + " | ".join(vals) + " |")
     if refs:
         lines += [""] + reference_md(refs, rows)

@@ -281,7 +281,7 @@ pub(crate) fn finish_core(
         "0 stages (combinational), latency 0 cycles".to_string()
     } else {
         format!(
-            "{stages} stage(s), latency {stages} cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)"
+            "{stages} stage(s), latency {stages} cycles; registers cut the datapath where its longest stage is shortest (see docs/rtl.md)"
         )
     };
     header.push(format!("Pipeline:    {pipe}"));
@@ -289,8 +289,9 @@ pub(crate) fn finish_core(
     let mut net = net;
     if stages > 0 {
         net.header.push(format!(
-            "Depth estimate {} levels, budget {} levels per stage.",
-            net.depth, net.budget
+            "Depth estimate {:.1} levels, longest stage {:.1} levels.",
+            net.depth as f64 / 10.0,
+            net.budget as f64 / 10.0
         ));
     }
     let ports = check_interface(req, &net)?;

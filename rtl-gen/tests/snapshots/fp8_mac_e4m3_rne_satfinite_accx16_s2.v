@@ -51,27 +51,28 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_term (
                              + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
   wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
+  wire [35:0] l0_placed_t0 = {28'h0, l0_prod_pp1_0} << {l0_amt[4:2], 2'd0};
 
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
   reg  l0_live_q1;
-  reg  [7:0] l0_prod_pp1_0_q1;
-  reg  [4:0] l0_amt_q1;
+  reg  [1:0] l0_amt_b1_0_q1;
+  reg  [35:0] l0_placed_t0_q1;
   reg  l0_sign_q1;
   reg  l0_nan_q1;
   reg  l0_zero_q1;
   reg  clear_q1;
   always @(posedge clk_i) begin
     l0_live_q1 <= l0_live;
-    l0_prod_pp1_0_q1 <= l0_prod_pp1_0;
-    l0_amt_q1 <= l0_amt;
+    l0_amt_b1_0_q1 <= l0_amt[1:0];
+    l0_placed_t0_q1 <= l0_placed_t0;
     l0_sign_q1 <= l0_sign;
     l0_nan_q1 <= l0_nan;
     l0_zero_q1 <= l0_zero;
     clear_q1 <= clear_i;
   end
-  wire [35:0] l0_placed = ({28'h0, l0_prod_pp1_0_q1} << l0_amt_q1) & {36{l0_live_q1}};
+  wire [35:0] l0_placed = (l0_placed_t0_q1 << l0_amt_b1_0_q1) & {36{l0_live_q1}};
   wire [52:0] l0_term = ({17'h0, l0_placed} ^ {53{l0_sign_q1}}) + {52'h0, l0_sign_q1};  // +-product, two's complement
   assign term_o = l0_term;
   assign nan_o = l0_nan_q1;
@@ -149,6 +150,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   wire [52:0] onrm_n16 = onrm_z16 ? {onrm_n32[36:0], 16'd0} : onrm_n32;
   wire onrm_z8 = ~|onrm_n16[52:45];
   wire [52:0] onrm_n8 = onrm_z8 ? {onrm_n16[44:0], 8'd0} : onrm_n16;
+  wire onrm_z4 = ~|onrm_n8[52:49];
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -165,6 +167,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // Pipeline registers: stage 0 -> 1
   reg  [52:0] onrm_n8_q1;
+  reg  onrm_z4_q1;
   reg  onrm_z32_q1;
   reg  onrm_z16_q1;
   reg  onrm_z8_q1;
@@ -177,6 +180,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   reg  round_special_q1;
   always @(posedge clk_i) begin
     onrm_n8_q1 <= onrm_n8;
+    onrm_z4_q1 <= onrm_z4;
     onrm_z32_q1 <= onrm_z32;
     onrm_z16_q1 <= onrm_z16;
     onrm_z8_q1 <= onrm_z8;
@@ -188,13 +192,12 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
     o_invalid_q1 <= o_invalid;
     round_special_q1 <= round_special;
   end
-  wire onrm_z4 = ~|onrm_n8_q1[52:49];
-  wire [52:0] onrm_n4 = onrm_z4 ? {onrm_n8_q1[48:0], 4'd0} : onrm_n8_q1;
+  wire [52:0] onrm_n4 = onrm_z4_q1 ? {onrm_n8_q1[48:0], 4'd0} : onrm_n8_q1;
   wire onrm_z2 = ~|onrm_n4[52:51];
   wire [52:0] onrm_n2 = onrm_z2 ? {onrm_n4[50:0], 2'd0} : onrm_n4;
   wire onrm_z1 = ~onrm_n2[52];
   wire [52:0] onrm_n1 = onrm_z1 ? {onrm_n2[51:0], 1'b0} : onrm_n2;
-  wire [5:0] onrm_lzc = {onrm_z32_q1, onrm_z16_q1, onrm_z8_q1, onrm_z4, onrm_z2, onrm_z1};
+  wire [5:0] onrm_lzc = {onrm_z32_q1, onrm_z16_q1, onrm_z8_q1, onrm_z4_q1, onrm_z2, onrm_z1};
   wire [6:0] onrm_exp = ACC_TOP_EXP - {1'b0, onrm_lzc};  // exponent of the sum's MSB
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)

@@ -7,8 +7,8 @@
 // Options:     tininess after rounding
 // Outputs:     r_o = code, flags_o = {invalid, overflow, underflow, inexact}
 // Random:      rnd_i = 3 random bits for stochastic rounding
-// Pipeline:    2 stage(s), latency 2 cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)
-// Depth estimate 24 levels, budget 8 levels per stage.
+// Pipeline:    2 stage(s), latency 2 cycles; registers cut the datapath where its longest stage is shortest (see docs/rtl.md)
+// Depth estimate 26.2 levels, longest stage 10.4 levels.
 
 `default_nettype none
 
@@ -43,6 +43,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire rm_is_sra = rm_i == 4'd6;
   wire rm_is_srb = rm_i == 4'd7;
   wire rm_is_src = rm_i == 4'd8;
+  wire rm_is_rne_t0 = rm_is_rna | rm_is_rtp | rm_is_rtn | rm_is_rtz | rm_is_rto;
+  wire rm_is_rne = ~(rm_is_rne_t0 | rm_is_sra | rm_is_srb | rm_is_src);
   wire sat_is_satfinite = ~|sat_i;
   wire sat_is_satpropagate = sat_i == 2'd1;
 
@@ -55,7 +57,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire in_is_nan = in_exp_ones & |in_man_field;
   wire in_is_inf = in_exp_ones & (~|in_man_field);
   wire in_exp_zero = ~|in_exp_field;
-  wire in_is_zero = in_exp_zero & (~|in_man_field) & ~in_is_nan;
+  wire in_is_zero_t0 = in_exp_zero & (~|in_man_field);
+  wire in_is_zero = in_is_zero_t0 & ~in_is_nan;
   wire [23:0] in_sig = {1'b1, in_man_field};  // significand, MSB = hidden bit
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e5m2 (P = 3, emin = -14, emax = 15)
@@ -134,6 +137,8 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire round_u_sr_cin = (rm_is_srb & round_win[0])
                         | (rm_is_src & round_win[0] & (round_st0 | round_win[1]));
   wire [3:0] round_u_sr_sum = ({1'b0, round_win[3:1]} + {1'b0, rnd_i}) + {3'd0, round_u_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+  wire round_u_away_t1 = rm_is_rtn & (round_win[3] | round_u_rest) & in_sign;
+  wire round_u_away_t3 = (rm_is_sra | rm_is_srb | rm_is_src) & round_u_sr_sum[3];
   reg  round_e_ne_emin_m1;  // e != emin - 1
   always @* begin
     case (z_i[30:23])
@@ -187,25 +192,26 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  rm_is_rna_q1;
-  reg  rm_is_rtp_q1;
-  reg  rm_is_rtn_q1;
-  reg  rm_is_rtz_q1;
-  reg  rm_is_rto_q1;
-  reg  rm_is_sra_q1;
-  reg  rm_is_srb_q1;
-  reg  rm_is_src_q1;
   reg  round_st0_q1;
   reg  [12:0] round_den_b12_0_q1;
   reg  [3:0] round_frac_q1;
+  reg  rm_is_srb_q1;
+  reg  rm_is_src_q1;
   reg  [2:0] rnd_q1;
+  reg  rm_is_rna_q1;
+  reg  rm_is_rtp_q1;
+  reg  rm_is_rne_q1;
   reg  in_sign_q1;
   reg  round_mag_t_b0_q1;
+  reg  rm_is_rtn_q1;
+  reg  rm_is_rto_q1;
+  reg  rm_is_sra_q1;
   reg  [7:0] z_b30_23_q1;
   reg  round_tiny_q1;
   reg  [3:0] round_win_b6_3_q1;
   reg  round_u_rest_q1;
-  reg  round_u_sr_sum_b3_q1;
+  reg  round_u_away_t1_q1;
+  reg  round_u_away_t3_q1;
   reg  round_e_ne_emin_m1_q1;
   reg  round_e_above_q1;
   reg  round_e_top_q1;
@@ -217,25 +223,26 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   reg  in_man_field_b22_q1;
   reg  round_special_q1;
   always @(posedge clk_i) begin
-    rm_is_rna_q1 <= rm_is_rna;
-    rm_is_rtp_q1 <= rm_is_rtp;
-    rm_is_rtn_q1 <= rm_is_rtn;
-    rm_is_rtz_q1 <= rm_is_rtz;
-    rm_is_rto_q1 <= rm_is_rto;
-    rm_is_sra_q1 <= rm_is_sra;
-    rm_is_srb_q1 <= rm_is_srb;
-    rm_is_src_q1 <= rm_is_src;
     round_st0_q1 <= round_st0;
     round_den_b12_0_q1 <= round_den[12:0];
     round_frac_q1 <= round_frac;
+    rm_is_srb_q1 <= rm_is_srb;
+    rm_is_src_q1 <= rm_is_src;
     rnd_q1 <= rnd_i;
+    rm_is_rna_q1 <= rm_is_rna;
+    rm_is_rtp_q1 <= rm_is_rtp;
+    rm_is_rne_q1 <= rm_is_rne;
     in_sign_q1 <= in_sign;
     round_mag_t_b0_q1 <= round_mag_t[0];
+    rm_is_rtn_q1 <= rm_is_rtn;
+    rm_is_rto_q1 <= rm_is_rto;
+    rm_is_sra_q1 <= rm_is_sra;
     z_b30_23_q1 <= z_i[30:23];
     round_tiny_q1 <= round_tiny;
     round_win_b6_3_q1 <= round_win[6:3];
     round_u_rest_q1 <= round_u_rest;
-    round_u_sr_sum_b3_q1 <= round_u_sr_sum[3];
+    round_u_away_t1_q1 <= round_u_away_t1;
+    round_u_away_t3_q1 <= round_u_away_t3;
     round_e_ne_emin_m1_q1 <= round_e_ne_emin_m1;
     round_e_above_q1 <= round_e_above;
     round_e_top_q1 <= round_e_top;
@@ -247,8 +254,6 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
     in_man_field_b22_q1 <= in_man_field[22];
     round_special_q1 <= round_special;
   end
-  wire rm_is_rne = ~(rm_is_rna_q1 | rm_is_rtp_q1 | rm_is_rtn_q1 | rm_is_rtz_q1 | rm_is_rto_q1
-                     | rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1);
   wire round_sticky = |round_den_b12_0_q1[6:0] | round_st0_q1;
   wire round_inexact = |round_frac_q1 | round_sticky;
   wire round_rest = |round_frac_q1[2:0] | round_sticky;
@@ -267,78 +272,66 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
   wire round_sr_cin = (rm_is_srb_q1 & round_frac_q1[0])
                       | (rm_is_src_q1 & round_frac_q1[0] & (round_sticky | round_frac_q1[1]));
   wire [3:0] round_sr_sum = ({1'b0, round_frac_q1[3:1]} + {1'b0, rnd_q1}) + {3'd0, round_sr_cin};  // stochastic: top bits of the fraction + random bits (+ cin); carry = away
+  wire round_away_t0 = (rm_is_rne_q1 & round_frac_q1[3] & (round_rest | round_mag_t_b0_q1))
+                       | (rm_is_rna_q1 & round_frac_q1[3])
+                       | (rm_is_rtp_q1 & (round_frac_q1[3] | round_rest) & ~in_sign_q1);
+  wire round_away_t1 = rm_is_rtn_q1 & (round_frac_q1[3] | round_rest) & in_sign_q1;
+  wire round_away_t2 = round_away_t0 | round_away_t1
+                       | (rm_is_rto_q1 & (round_frac_q1[3] | round_rest) & ~round_mag_t_b0_q1);
+  wire round_away_t3 = (rm_is_sra_q1 | rm_is_srb_q1 | rm_is_src_q1) & round_sr_sum[3];
+  wire round_u_away_t0 = (rm_is_rne_q1 & round_win_b6_3_q1[0]
+                          & (round_u_rest_q1 | round_win_b6_3_q1[1]))
+                         | (rm_is_rna_q1 & round_win_b6_3_q1[0])
+                         | (rm_is_rtp_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1) & ~in_sign_q1);
+  wire round_u_away_t2 = round_u_away_t0 | round_u_away_t1_q1
+                         | (rm_is_rto_q1 & (round_win_b6_3_q1[0] | round_u_rest_q1)
+                            & ~round_win_b6_3_q1[1]);
+  wire round_u_away = round_u_away_t2 | round_u_away_t3_q1;
+  wire round_uf = round_inexact & round_tiny_q1
+                  & (round_e_ne_emin_m1_q1 | (~(&round_win_b6_3_q1[3:1] & round_u_away)));
 
   // ======== stage 2 ========
 
   // Pipeline registers: stage 1 -> 2
-  reg  rm_is_rna_q2;
-  reg  rm_is_rtp_q2;
-  reg  rm_is_rtn_q2;
-  reg  rm_is_rto_q2;
-  reg  rm_is_sra_q2;
-  reg  rm_is_srb_q2;
-  reg  rm_is_src_q2;
-  reg  rm_is_rne_q2;
-  reg  in_sign_q2;
-  reg  round_frac_b3_q2;
-  reg  round_mag_t_b0_q2;
-  reg  round_rest_q2;
-  reg  round_sr_sum_b3_q2;
+  reg  round_away_t2_q2;
+  reg  round_away_t3_q2;
   reg  [7:0] z_b30_23_q2;
   reg  round_tiny_q2;
   reg  [1:0] round_den_b12_11_q2;
-  reg  [3:0] round_win_b6_3_q2;
-  reg  round_u_rest_q2;
-  reg  round_u_sr_sum_b3_q2;
-  reg  round_inexact_q2;
-  reg  round_e_ne_emin_m1_q2;
+  reg  [1:0] round_win_b5_4_q2;
   reg  round_e_above_q2;
   reg  round_e_top_q2;
+  reg  in_sign_q2;
   reg  round_ovf_to_max_q2;
   reg  sat_is_satfinite_q2;
   reg  in_is_nan_q2;
   reg  in_is_inf_q2;
   reg  in_is_zero_q2;
   reg  in_man_field_b22_q2;
+  reg  round_inexact_q2;
+  reg  round_uf_q2;
   reg  round_special_q2;
   always @(posedge clk_i) begin
-    rm_is_rna_q2 <= rm_is_rna_q1;
-    rm_is_rtp_q2 <= rm_is_rtp_q1;
-    rm_is_rtn_q2 <= rm_is_rtn_q1;
-    rm_is_rto_q2 <= rm_is_rto_q1;
-    rm_is_sra_q2 <= rm_is_sra_q1;
-    rm_is_srb_q2 <= rm_is_srb_q1;
-    rm_is_src_q2 <= rm_is_src_q1;
-    rm_is_rne_q2 <= rm_is_rne;
-    in_sign_q2 <= in_sign_q1;
-    round_frac_b3_q2 <= round_frac_q1[3];
-    round_mag_t_b0_q2 <= round_mag_t_b0_q1;
-    round_rest_q2 <= round_rest;
-    round_sr_sum_b3_q2 <= round_sr_sum[3];
+    round_away_t2_q2 <= round_away_t2;
+    round_away_t3_q2 <= round_away_t3;
     z_b30_23_q2 <= z_b30_23_q1;
     round_tiny_q2 <= round_tiny_q1;
     round_den_b12_11_q2 <= round_den_b12_0_q1[12:11];
-    round_win_b6_3_q2 <= round_win_b6_3_q1;
-    round_u_rest_q2 <= round_u_rest_q1;
-    round_u_sr_sum_b3_q2 <= round_u_sr_sum_b3_q1;
-    round_inexact_q2 <= round_inexact;
-    round_e_ne_emin_m1_q2 <= round_e_ne_emin_m1_q1;
+    round_win_b5_4_q2 <= round_win_b6_3_q1[2:1];
     round_e_above_q2 <= round_e_above_q1;
     round_e_top_q2 <= round_e_top_q1;
+    in_sign_q2 <= in_sign_q1;
     round_ovf_to_max_q2 <= round_ovf_to_max_q1;
     sat_is_satfinite_q2 <= sat_is_satfinite_q1;
     in_is_nan_q2 <= in_is_nan_q1;
     in_is_inf_q2 <= in_is_inf_q1;
     in_is_zero_q2 <= in_is_zero_q1;
     in_man_field_b22_q2 <= in_man_field_b22_q1;
+    round_inexact_q2 <= round_inexact;
+    round_uf_q2 <= round_uf;
     round_special_q2 <= round_special_q1;
   end
-  wire round_away = (rm_is_rne_q2 & round_frac_b3_q2 & (round_rest_q2 | round_mag_t_b0_q2))
-                    | (rm_is_rna_q2 & round_frac_b3_q2)
-                    | (rm_is_rtp_q2 & (round_frac_b3_q2 | round_rest_q2) & ~in_sign_q2)
-                    | (rm_is_rtn_q2 & (round_frac_b3_q2 | round_rest_q2) & in_sign_q2)
-                    | (rm_is_rto_q2 & (round_frac_b3_q2 | round_rest_q2) & ~round_mag_t_b0_q2)
-                    | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_sr_sum_b3_q2);
+  wire round_away = round_away_t2_q2 | round_away_t3_q2;
   wire [10:0] round_mag = {(&round_den_b12_11_q2 & round_away) ? (round_tiny_q2
                                                                   ? 9'd1
                                                                   : ({1'b0, z_b30_23_q2}
@@ -346,17 +339,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
                            round_tiny_q2 ? 9'd0 :
                            ({1'b0, z_b30_23_q2} + ROUND_FIELD_OFFSET),
                            round_den_b12_11_q2 + {1'b0, round_away}};  // rounded magnitude code (carry may bump the exponent)
-  wire round_u_away = (rm_is_rne_q2 & round_win_b6_3_q2[0]
-                       & (round_u_rest_q2 | round_win_b6_3_q2[1]))
-                      | (rm_is_rna_q2 & round_win_b6_3_q2[0])
-                      | (rm_is_rtp_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2) & ~in_sign_q2)
-                      | (rm_is_rtn_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2) & in_sign_q2)
-                      | (rm_is_rto_q2 & (round_win_b6_3_q2[0] | round_u_rest_q2)
-                         & ~round_win_b6_3_q2[1])
-                      | ((rm_is_sra_q2 | rm_is_srb_q2 | rm_is_src_q2) & round_u_sr_sum_b3_q2);
-  wire round_uf = round_inexact_q2 & round_tiny_q2
-                  & (round_e_ne_emin_m1_q2 | (~(&round_win_b6_3_q2[3:1] & round_u_away)));
-  wire round_ovf = round_e_above_q2 | (round_e_top_q2 & &round_win_b6_3_q2[2:1] & round_away);
+  wire round_ovf = round_e_above_q2 | (round_e_top_q2 & &round_win_b5_4_q2 & round_away);
   wire [7:0] round_fin_code = round_ovf
                               ? (round_ovf_to_max_q2 ? {in_sign_q2, E5M2_MAX_MAG} :
                                  in_sign_q2 ? E5M2_NEG_INF :
@@ -370,7 +353,7 @@ module fp8_project_e5m2_rmdyn_sr3_satdyn_s2 (
                round_fin_code;
   assign flags_o = {in_is_nan_q2 & ~in_man_field_b22_q2,
                     ~round_special_q2 & round_ovf,
-                    ~round_special_q2 & round_uf,
+                    ~round_special_q2 & round_uf_q2,
                     ~round_special_q2 & (round_inexact_q2 | round_ovf)};
 
   // Valid handshake
