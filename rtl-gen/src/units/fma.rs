@@ -145,7 +145,50 @@ pub fn add_round(
     let dw = sbits(zlo - phi, zhi - plo)
         .max(uz.exp.width)
         .max(p.exp.width);
-    let dz = b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep");
+    // ez - ep and ep - ez, and from them the alignment shift. With the product's exponent in
+    // parts (ep = sum + offset + carry, carry = the multiply's normalization bit), both
+    // candidates of each difference, and the clamped shift of each, are formed beside the
+    // multiply from ez_c = ez - offset - c (the z side is shallow): the product's top bit
+    // only selects.
+    let parts = p.exp_parts.as_ref().filter(|e| e.sum.width <= dw);
+    // (ez - ep, ep - ez, suffix) per candidate
+    let cands: Vec<(Expr, Expr, String)> = match parts {
+        Some(ep) => {
+            let sum = b.wire_note(
+                "al_esum",
+                ep.sum.sext(dw),
+                "ep without the offset and carry",
+            );
+            (0..2)
+                .map(|c| {
+                    let ezc = b.wire_note(
+                        &format!("al_ez_c{c}"),
+                        uz.exp.sext(dw).sub(&Expr::ci(ep.offset + c, dw)),
+                        &format!("ez - ({} + {c})", ep.offset),
+                    );
+                    (
+                        b.wire(&format!("al_dz_c{c}"), ezc.sub(&sum)),
+                        b.wire(&format!("al_dp_c{c}"), sum.sub(&ezc)),
+                        format!("_c{c}"),
+                    )
+                })
+                .collect()
+        }
+        None => vec![(
+            uz.exp.sext(dw).sub(&p.exp.sext(dw)),
+            p.exp.sext(dw).sub(&uz.exp.sext(dw)),
+            String::new(),
+        )],
+    };
+    let pick = |v: Vec<Expr>| match (parts, v.as_slice()) {
+        (Some(ep), [e0, e1]) => Expr::mux(&ep.carry, e1, e0),
+        _ => v[0].clone(),
+    };
+    let dz = b.wire_note(
+        "al_dz",
+        pick(cands.iter().map(|c| c.0.clone()).collect()),
+        "ez - ep",
+    );
     let z_big = b.wire_note(
         "al_z_big",
         p.zero.or(&z_zero.not().and(&dz.msb().not())),
@@ -178,41 +221,46 @@ pub fn add_round(
     let fg = f + g;
     // |ez - ep| from two subtractions in parallel (ep - ez is not the negation of a finished
     // ez - ep), and the clamp decided on each before the select.
-    let dp = b.wire("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)));
-    let d = b.wire("al_d", Expr::mux(&dz.msb(), &dp, &dz));
     let sw = ubits(fg as u128);
     // The clamp is needed only when an exponent difference can exceed F+G (it always can with
     // a binary32 addend; small addend formats may never reach it).
     let max_d = (zhi - plo).max(phi - zlo);
-    let amt = if (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64 {
-        let fgc = Expr::ci(fg as i64, dw);
-        let big = Expr::mux(&dz.msb(), &fgc.slt(&dp), &fgc.slt(&dz));
-        Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
-    } else {
-        d.slice(sw.min(dw) - 1, 0).zext(sw)
-    };
+    let clamp = (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64;
+    let amts: Vec<Expr> = cands
+        .iter()
+        .map(|(dz, dp, sfx)| {
+            let d = b.wire(&format!("al_d{sfx}"), Expr::mux(&dz.msb(), dp, dz));
+            let amt = if clamp {
+                let fgc = Expr::ci(fg as i64, dw);
+                let big = Expr::mux(&dz.msb(), &fgc.slt(dp), &fgc.slt(dz));
+                Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
+            } else {
+                d.slice(sw.min(dw) - 1, 0).zext(sw)
+            };
+            if sfx.is_empty() {
+                amt
+            } else {
+                b.wire(&format!("al_amt{sfx}"), amt)
+            }
+        })
+        .collect();
+    let amt = pick(amts);
     let amt = b.wire_note("al_amt", amt, "alignment shift, clamped to F+G");
-    b.comment_owned(vec![format!(
-        "Alignment: {{L, {g}'b0}} >> amt in {} bits; the low {fg} bits are the sticky part",
-        2 * fg
-    )]);
-    let (al, sticky) = if 2 * fg <= crate::ast::MAX_WIDTH {
-        let sh = b.wire(
-            "al_shifted",
-            concat(&[l_sig.clone(), Expr::c(0, g + fg)]).shr(&amt),
-        );
-        (
-            sh.slice(2 * fg - 1, fg),
-            b.wire("al_sticky", sh.slice(fg - 1, 0).red_or()),
-        )
-    } else {
-        // Operands too wide for the double-width shifter (a dot product's sum): the sticky
-        // bit is the OR of the bits under a mask of the `amt` low bits.
-        let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
-        let sh = b.wire("al_shifted", lg.shr(&amt));
-        let below = Expr::c(mask(fg), fg).shl(&amt).not();
-        (sh, b.wire("al_sticky", lg.and(&below).red_or()))
-    };
+    // The sticky bit is the OR of the bits shifted out: those of {L, G'b0} under a mask of
+    // the `amt` low bits, formed beside the shifter (not from its output), so the shifter is
+    // F+G bits wide and the sticky bit reaches the adder's carry-in with the shifted L.
+    b.comment_owned(vec![
+        format!("Alignment: {{L, {g}'b0}} >> amt in {fg} bits;"),
+        format!("sticky = OR of {{L, {g}'b0}} under the mask of the amt low bits (the bits shifted out)"),
+    ]);
+    let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
+    let al = b.wire("al_shifted", lg.shr(&amt));
+    let below = b.wire_note(
+        "al_out_mask",
+        Expr::c(mask(fg), fg).shl(&amt).not(),
+        "ones at the amt low bits",
+    );
+    let sticky = b.wire("al_sticky", lg.and(&below).red_or());
     // ---- add / subtract ----
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
