@@ -29,7 +29,7 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format, 
 use super::mul::{product_scaled, Product};
 use super::{describe, finish_core};
 use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
-use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
+use crate::blocks::{lzc_normalize_tree, round, unpack, Modes, RoundIn};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::{fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
 
@@ -175,8 +175,8 @@ pub fn add_round(
                 .collect()
         }
         None => vec![(
-            uz.exp.sext(dw).sub(&p.exp.sext(dw)),
-            p.exp.sext(dw).sub(&uz.exp.sext(dw)),
+            b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep"),
+            b.wire_note("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)), "ep - ez"),
             String::new(),
         )],
     };
@@ -184,11 +184,14 @@ pub fn add_round(
         (Some(ep), [e0, e1]) => Expr::mux(&ep.carry, e1, e0),
         _ => v[0].clone(),
     };
-    let dz = b.wire_note(
-        "al_dz",
-        pick(cands.iter().map(|c| c.0.clone()).collect()),
-        "ez - ep",
-    );
+    let dz = match parts {
+        Some(_) => b.wire_note(
+            "al_dz",
+            pick(cands.iter().map(|c| c.0.clone()).collect()),
+            "ez - ep",
+        ),
+        None => cands[0].0.clone(),
+    };
     let z_big = b.wire_note(
         "al_z_big",
         p.zero.or(&z_zero.not().and(&dz.msb().not())),
@@ -289,7 +292,7 @@ pub fn add_round(
     b.comment_owned(vec![format!(
         "Normalize: leading-zero count of the {ws}-bit sum"
     )]);
-    let (lz, norm) = lzc_normalize(b, &mag, "nrm");
+    let (lz, norm) = lzc_normalize_tree(b, &mag, "nrm");
     let lz = b.wire("nrm_lzc", lz);
     let norm = b.wire("nrm_sig", norm);
     let e_lo = plo.min(zlo) + 1 - (ws as i64 - 1);
