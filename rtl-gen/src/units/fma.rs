@@ -276,10 +276,16 @@ pub fn add_round(
         hx.add(&lx).add(&cin.zext(ws + 1)),
         "H + L, or H - L - sticky (two's complement)",
     );
-    let neg = s.msb();
-    // The sum is negative only for a subtraction with eH = eL, where nothing was shifted
-    // out (sticky = 0): then -(H - L) = L - H, formed in parallel with H - L.
-    let lp = concat(&[Expr::c(0, 2), al]);
+    // The sum is negative only for a subtraction with eH = eL (amt = 0: nothing shifted,
+    // sticky = 0) and L > H: decided from the unshifted operands beside the shifter and the
+    // adder (H's MSB is set whenever L is nonzero, so for amt > 0 the sum is not negative),
+    // and then -(H - L) = L - H, also from the unshifted L.
+    let neg = b.wire_note(
+        "add_neg_sel",
+        sub.and(&amt.eq_c(0)).and(&l_sig.gt(&h_sig)),
+        "H - L < 0",
+    );
+    let lp = concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]);
     let neg_s = lp.sub(&hx);
     let neg_s = b.wire("add_neg", neg_s);
     let mag = b.wire(
