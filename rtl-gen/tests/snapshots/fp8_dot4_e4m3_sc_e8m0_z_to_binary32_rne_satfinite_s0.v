@@ -272,9 +272,10 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire add_sub = s_sign ^ z_sign;
   wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {43{add_sub}})
                         + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [42:0] add_neg = {2'd0, al_shifted} - {2'd0, al_h_sig, 3'd0};
-  wire [41:0] add_mag = add_sum[42] ? add_neg[41:0] : add_sum[41:0];
-  wire add_sign = al_s_h ^ add_sum[42];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [42:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [41:0] add_mag = add_neg_sel ? add_neg[41:0] : add_sum[41:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 42-bit sum
@@ -461,8 +462,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], nrm_t5_z[0], round_dd[10:5],
-                    round_den[49], round_mag_t[33:1], round_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_sum[42], add_neg[42], nrm_t5_z[0],
+                    round_dd[10:5], round_den[49], round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

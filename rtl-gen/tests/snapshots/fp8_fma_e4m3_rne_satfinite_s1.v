@@ -144,7 +144,9 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire [26:0] al_out_mask = ~(27'h7ffffff << al_amt);  // ones at the amt low bits
   wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
   wire add_sub = p_sign ^ z_sign;
-  wire [28:0] add_neg = {2'd0, al_shifted} - {2'd0, al_h_sig, 3'd0};
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [28:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire f_z_pass = p_is_zero & z_is_sub;
 
   // ======== stage 1 ========
@@ -154,14 +156,15 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   reg  [26:0] al_shifted_q1;
   reg  al_sticky_q1;
   reg  add_sub_q1;
+  reg  add_neg_sel_q1;
   reg  [27:0] add_neg_b27_0_q1;
-  reg  al_s_h_q1;
   reg  [9:0] al_e_h_q1;
   reg  f_any_nan_q1;
   reg  f_is_inf_q1;
   reg  p_sign_q1;
   reg  z_sign_q1;
   reg  al_both_zero_q1;
+  reg  add_sign_q1;
   reg  f_z_pass_q1;
   reg  f_invalid_q1;
   always @(posedge clk_i) begin
@@ -169,21 +172,21 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
     al_shifted_q1 <= al_shifted;
     al_sticky_q1 <= al_sticky;
     add_sub_q1 <= add_sub;
+    add_neg_sel_q1 <= add_neg_sel;
     add_neg_b27_0_q1 <= add_neg[27:0];
-    al_s_h_q1 <= al_s_h;
     al_e_h_q1 <= al_e_h;
     f_any_nan_q1 <= f_any_nan;
     f_is_inf_q1 <= f_is_inf;
     p_sign_q1 <= p_sign;
     z_sign_q1 <= z_sign;
     al_both_zero_q1 <= al_both_zero;
+    add_sign_q1 <= add_sign;
     f_z_pass_q1 <= f_z_pass;
     f_invalid_q1 <= f_invalid;
   end
   wire [28:0] add_sum = {2'd0, al_h_sig_q1, 3'd0} + ({2'd0, al_shifted_q1} ^ {29{add_sub_q1}})
                         + {28'h0, add_sub_q1 & ~al_sticky_q1};  // H + L, or H - L - sticky (two's complement)
-  wire [27:0] add_mag = add_sum[28] ? add_neg_b27_0_q1 : add_sum[27:0];
-  wire add_sign = al_s_h_q1 ^ add_sum[28];
+  wire [27:0] add_mag = add_neg_sel_q1 ? add_neg_b27_0_q1 : add_sum[27:0];
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 28-bit sum
@@ -250,7 +253,7 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire f_is_zero = add_zero & ~f_any_nan_q1 & ~f_is_inf_q1;
   wire f_sign = f_is_inf_q1 ? z_sign_q1 :
                 f_is_zero ? (al_both_zero_q1 & (~(p_sign_q1 ^ z_sign_q1)) & p_sign_q1) :
-                add_sign;
+                add_sign_q1;
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
   // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
@@ -315,8 +318,8 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_neg[28],
-                    nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
+  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_sum[28],
+                    add_neg[28], nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

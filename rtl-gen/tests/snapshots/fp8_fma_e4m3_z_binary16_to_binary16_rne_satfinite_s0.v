@@ -153,9 +153,10 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
   wire add_sub = p_sign ^ z_sign;
   wire [15:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {16{add_sub}})
                         + {15'd0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [15:0] add_neg = {2'd0, al_shifted} - {2'd0, al_h_sig, 3'd0};
-  wire [14:0] add_mag = add_sum[15] ? add_neg[14:0] : add_sum[14:0];
-  wire add_sign = al_s_h ^ add_sum[15];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [15:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [14:0] add_mag = add_neg_sel ? add_neg[14:0] : add_sum[14:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 15-bit sum
@@ -309,8 +310,8 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, al_dz[5:0], al_d_c0[6:4], al_d_c1[6:4], add_neg[15], nrm_t3_z[0],
-                    round_den[23], round_mag_t[17:1], round_mag[17:15]};
+  wire unused_ok = &{1'b0, al_dz[5:0], al_d_c0[6:4], al_d_c1[6:4], add_sum[15], add_neg[15],
+                    nrm_t3_z[0], round_den[23], round_mag_t[17:1], round_mag[17:15]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -141,9 +141,10 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire add_sub = p_sign ^ z_sign;
   wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {29{add_sub}})
                         + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [28:0] add_neg = {2'd0, al_shifted} - {2'd0, al_h_sig, 3'd0};
-  wire [27:0] add_mag = add_sum[28] ? add_neg[27:0] : add_sum[27:0];
-  wire add_sign = al_s_h ^ add_sum[28];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [28:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [27:0] add_mag = add_neg_sel ? add_neg[27:0] : add_sum[27:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 28-bit sum
@@ -268,8 +269,8 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_neg[28],
-                    nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
+  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_sum[28],
+                    add_neg[28], nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
