@@ -201,6 +201,80 @@ pub fn lzc_normalize(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr
     (concat(&bits), cur)
 }
 
+/// Leading-zero count and normalize of `x` with the count formed by a tree beside the data
+/// (not from the partly shifted value, as in [`lzc_normalize`]): returns `(count, x << count)`,
+/// the same values as [`lzc_normalize`] for every `x` (for `x = 0` the count is all ones).
+///
+/// `x`, padded with zeros below to 2^S bits, is split in pairs, then quadruples, …: a chunk
+/// of 2^(j+1) bits is all-zero when both halves are, and its count is
+/// `hi zero ? {1, count(lo)} : {0, count(hi)}` (one 2:1 mux level per tree level, the zero
+/// flags in parallel), so the count bits arrive after about S + 2 levels and the shift
+/// `x << count` follows; the serial form needs a zero detect after each shift step.
+pub fn lzc_normalize_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr) {
+    let w = x.width;
+    if w <= 2 {
+        return lzc_normalize(b, x, name);
+    }
+    let steps = ubits((w - 1) as u128);
+    let pw = 1u32 << steps;
+    let xp = if pw > w {
+        concat(&[x.clone(), Expr::c(0, pw - w)])
+    } else {
+        x.clone()
+    };
+    // Level 1: pairs (MSB first in the wire: chunk n-1 … chunk 0 from the top of x).
+    let n1 = pw / 2;
+    let mut zero: Vec<Expr> = (0..n1)
+        .map(|i| xp.slice(2 * i + 1, 2 * i).eq_c(0))
+        .collect();
+    let mut count: Vec<Expr> = (0..n1).map(|i| xp.bit(2 * i + 1).not()).collect();
+    let mut zw = b.wire(&format!("{name}_t1_z"), concat_rev(&zero));
+    let mut cw = b.wire_note(
+        &format!("{name}_t1_c"),
+        concat_rev(&count),
+        "leading zeros of each pair",
+    );
+    zero = (0..n1).map(|i| zw.bit(i)).collect();
+    count = (0..n1).map(|i| cw.bit(i)).collect();
+    for j in 2..=steps {
+        let n = pw >> j;
+        let cwid = j - 1;
+        let zs: Vec<Expr> = (0..n)
+            .map(|i| zero[2 * i as usize + 1].and(&zero[2 * i as usize]))
+            .collect();
+        let cs: Vec<Expr> = (0..n)
+            .map(|i| {
+                let k = 2 * i as usize;
+                let (hz, hc, lc) = (&zero[k + 1], &count[k + 1], &count[k]);
+                Expr::mux(
+                    hz,
+                    &concat(&[Expr::c(1, 1), lc.clone()]),
+                    &concat(&[Expr::c(0, 1), hc.clone()]),
+                )
+            })
+            .collect();
+        zw = b.wire(&format!("{name}_t{j}_z"), concat_rev(&zs));
+        cw = b.wire_note(
+            &format!("{name}_t{j}_c"),
+            concat_rev(&cs),
+            &format!("leading zeros of each {}-bit chunk", 1u32 << j),
+        );
+        zero = (0..n).map(|i| zw.bit(i)).collect();
+        count = (0..n)
+            .map(|i| cw.slice((i + 1) * (cwid + 1) - 1, i * (cwid + 1)))
+            .collect();
+    }
+    let lz = count[0].clone();
+    let norm = x.shl(&lz);
+    (lz, norm)
+}
+
+/// Concatenation of `v` with `v[0]` as the least significant part.
+fn concat_rev(v: &[Expr]) -> Expr {
+    let r: Vec<Expr> = v.iter().rev().cloned().collect();
+    concat(&r)
+}
+
 /// Alignment shifter with sticky: `(x >> amount, OR of the bits shifted out)`, `amount`
 /// unsigned and at most `max_amount` (larger shifts are clamped to the width of `x`, which
 /// moves every bit into the sticky). Implemented as `{x, 0…0} >> amount` on twice the width

@@ -289,6 +289,8 @@ pub(crate) struct LaneOut {
     pub zero: Expr,
     pub sign: Expr,
     pub term: Expr,
+    /// The magnitude of `term` (`t` bits; 0 unless finite nonzero).
+    pub placed: Expr,
 }
 
 /// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product,
@@ -346,6 +348,7 @@ pub(crate) fn product_lane(
         zero,
         sign,
         term,
+        placed: ext,
     }
 }
 

@@ -29,7 +29,7 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format, 
 use super::mul::{product_scaled, Product};
 use super::{describe, finish_core};
 use crate::ast::{any, concat, mask, sbits, ubits, Expr, ModuleBuilder};
-use crate::blocks::{lzc_normalize, round, unpack, Modes, RoundIn};
+use crate::blocks::{lzc_normalize_tree, round, unpack, Modes, RoundIn};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::{fma_ieee_zero, FmaOptions, Format, Rounding, Tininess};
 
@@ -145,7 +145,53 @@ pub fn add_round(
     let dw = sbits(zlo - phi, zhi - plo)
         .max(uz.exp.width)
         .max(p.exp.width);
-    let dz = b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep");
+    // ez - ep and ep - ez, and from them the alignment shift. With the product's exponent in
+    // parts (ep = sum + offset + carry, carry = the multiply's normalization bit), both
+    // candidates of each difference, and the clamped shift of each, are formed beside the
+    // multiply from ez_c = ez - offset - c (the z side is shallow): the product's top bit
+    // only selects.
+    let parts = p.exp_parts.as_ref().filter(|e| e.sum.width <= dw);
+    // (ez - ep, ep - ez, suffix) per candidate
+    let cands: Vec<(Expr, Expr, String)> = match parts {
+        Some(ep) => {
+            let sum = b.wire_note(
+                "al_esum",
+                ep.sum.sext(dw),
+                "ep without the offset and carry",
+            );
+            (0..2)
+                .map(|c| {
+                    let ezc = b.wire_note(
+                        &format!("al_ez_c{c}"),
+                        uz.exp.sext(dw).sub(&Expr::ci(ep.offset + c, dw)),
+                        &format!("ez - ({} + {c})", ep.offset),
+                    );
+                    (
+                        b.wire(&format!("al_dz_c{c}"), ezc.sub(&sum)),
+                        b.wire(&format!("al_dp_c{c}"), sum.sub(&ezc)),
+                        format!("_c{c}"),
+                    )
+                })
+                .collect()
+        }
+        None => vec![(
+            b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep"),
+            b.wire_note("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)), "ep - ez"),
+            String::new(),
+        )],
+    };
+    let pick = |v: Vec<Expr>| match (parts, v.as_slice()) {
+        (Some(ep), [e0, e1]) => Expr::mux(&ep.carry, e1, e0),
+        _ => v[0].clone(),
+    };
+    let dz = match parts {
+        Some(_) => b.wire_note(
+            "al_dz",
+            pick(cands.iter().map(|c| c.0.clone()).collect()),
+            "ez - ep",
+        ),
+        None => cands[0].0.clone(),
+    };
     let z_big = b.wire_note(
         "al_z_big",
         p.zero.or(&z_zero.not().and(&dz.msb().not())),
@@ -178,41 +224,46 @@ pub fn add_round(
     let fg = f + g;
     // |ez - ep| from two subtractions in parallel (ep - ez is not the negation of a finished
     // ez - ep), and the clamp decided on each before the select.
-    let dp = b.wire("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)));
-    let d = b.wire("al_d", Expr::mux(&dz.msb(), &dp, &dz));
     let sw = ubits(fg as u128);
     // The clamp is needed only when an exponent difference can exceed F+G (it always can with
     // a binary32 addend; small addend formats may never reach it).
     let max_d = (zhi - plo).max(phi - zlo);
-    let amt = if (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64 {
-        let fgc = Expr::ci(fg as i64, dw);
-        let big = Expr::mux(&dz.msb(), &fgc.slt(&dp), &fgc.slt(&dz));
-        Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
-    } else {
-        d.slice(sw.min(dw) - 1, 0).zext(sw)
-    };
+    let clamp = (dw > sw || (1u128 << (dw - 1)) > fg as u128) && max_d > fg as i64;
+    let amts: Vec<Expr> = cands
+        .iter()
+        .map(|(dz, dp, sfx)| {
+            let d = b.wire(&format!("al_d{sfx}"), Expr::mux(&dz.msb(), dp, dz));
+            let amt = if clamp {
+                let fgc = Expr::ci(fg as i64, dw);
+                let big = Expr::mux(&dz.msb(), &fgc.slt(dp), &fgc.slt(dz));
+                Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
+            } else {
+                d.slice(sw.min(dw) - 1, 0).zext(sw)
+            };
+            if sfx.is_empty() {
+                amt
+            } else {
+                b.wire(&format!("al_amt{sfx}"), amt)
+            }
+        })
+        .collect();
+    let amt = pick(amts);
     let amt = b.wire_note("al_amt", amt, "alignment shift, clamped to F+G");
-    b.comment_owned(vec![format!(
-        "Alignment: {{L, {g}'b0}} >> amt in {} bits; the low {fg} bits are the sticky part",
-        2 * fg
-    )]);
-    let (al, sticky) = if 2 * fg <= crate::ast::MAX_WIDTH {
-        let sh = b.wire(
-            "al_shifted",
-            concat(&[l_sig.clone(), Expr::c(0, g + fg)]).shr(&amt),
-        );
-        (
-            sh.slice(2 * fg - 1, fg),
-            b.wire("al_sticky", sh.slice(fg - 1, 0).red_or()),
-        )
-    } else {
-        // Operands too wide for the double-width shifter (a dot product's sum): the sticky
-        // bit is the OR of the bits under a mask of the `amt` low bits.
-        let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
-        let sh = b.wire("al_shifted", lg.shr(&amt));
-        let below = Expr::c(mask(fg), fg).shl(&amt).not();
-        (sh, b.wire("al_sticky", lg.and(&below).red_or()))
-    };
+    // The sticky bit is the OR of the bits shifted out: those of {L, G'b0} under a mask of
+    // the `amt` low bits, formed beside the shifter (not from its output), so the shifter is
+    // F+G bits wide and the sticky bit reaches the adder's carry-in with the shifted L.
+    b.comment_owned(vec![
+        format!("Alignment: {{L, {g}'b0}} >> amt in {fg} bits;"),
+        format!("sticky = OR of {{L, {g}'b0}} under the mask of the amt low bits (the bits shifted out)"),
+    ]);
+    let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
+    let al = b.wire("al_shifted", lg.shr(&amt));
+    let below = b.wire_note(
+        "al_out_mask",
+        Expr::c(mask(fg), fg).shl(&amt).not(),
+        "ones at the amt low bits",
+    );
+    let sticky = b.wire("al_sticky", lg.and(&below).red_or());
     // ---- add / subtract ----
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
@@ -225,10 +276,16 @@ pub fn add_round(
         hx.add(&lx).add(&cin.zext(ws + 1)),
         "H + L, or H - L - sticky (two's complement)",
     );
-    let neg = s.msb();
-    // The sum is negative only for a subtraction with eH = eL, where nothing was shifted
-    // out (sticky = 0): then -(H - L) = L - H, formed in parallel with H - L.
-    let lp = concat(&[Expr::c(0, 2), al]);
+    // The sum is negative only for a subtraction with eH = eL (amt = 0: nothing shifted,
+    // sticky = 0) and L > H: decided from the unshifted operands beside the shifter and the
+    // adder (H's MSB is set whenever L is nonzero, so for amt > 0 the sum is not negative),
+    // and then -(H - L) = L - H, also from the unshifted L.
+    let neg = b.wire_note(
+        "add_neg_sel",
+        sub.and(&amt.eq_c(0)).and(&l_sig.gt(&h_sig)),
+        "H - L < 0",
+    );
+    let lp = concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]);
     let neg_s = lp.sub(&hx);
     let neg_s = b.wire("add_neg", neg_s);
     let mag = b.wire(
@@ -241,7 +298,7 @@ pub fn add_round(
     b.comment_owned(vec![format!(
         "Normalize: leading-zero count of the {ws}-bit sum"
     )]);
-    let (lz, norm) = lzc_normalize(b, &mag, "nrm");
+    let (lz, norm) = lzc_normalize_tree(b, &mag, "nrm");
     let lz = b.wire("nrm_lzc", lz);
     let norm = b.wire("nrm_sig", norm);
     let e_lo = plo.min(zlo) + 1 - (ws as i64 - 1);

@@ -367,9 +367,17 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     })
 }
 
-/// Pipeline stages of the exact MAC's product half (the rest go after the accumulator).
-pub fn exact_front_stages(stages: u32) -> u32 {
-    stages / 2
+/// Pipeline stages of the exact MAC: `(front, term register, back)` with `front + term + back
+/// = stages`. From 2 stages on, one stage is a register between the product half and the
+/// accumulator, so the loop holds only the adder; the product half (product and placement,
+/// a few levels) gets one internal stage per four, the output projection (negate, count,
+/// normalize, round: the deep part) the rest.
+pub fn exact_stage_split(stages: u32) -> (u32, u32, u32) {
+    if stages < 2 {
+        return (0, 0, stages);
+    }
+    let front = (stages - 1) / 3;
+    (front, 1, stages - 1 - front)
 }
 
 /// The exact-accumulator MAC (`--acc exact`): `<top>_term` (product → two's-complement term,
@@ -386,7 +394,7 @@ pub fn exact_front_stages(stages: u32) -> u32 {
 /// ```
 fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     use crate::ast::{concat, Expr};
-    use crate::blocks::{lzc_normalize, round, RoundIn};
+    use crate::blocks::{lzc_normalize_tree, round, RoundIn};
     let fx = req.formats.x;
     let fy = super::modes::y_format(req);
     let guard = req.options.acc_guard;
@@ -402,7 +410,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         }
     };
     let n = req.stages;
-    let (sf, sb) = (exact_front_stages(n), n - exact_front_stages(n));
+    let (sf, treg, sb) = exact_stage_split(n);
     let dyn_rm = req.rounding == RoundingSel::Dynamic;
     let dyn_sat = req.saturation == SaturationSel::Dynamic;
     let rmw = crate::blocks::rm_port_width(0);
@@ -415,7 +423,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let rm = dyn_rm.then(|| b.input("rm_i", rmw));
     let sat = dyn_sat.then(|| b.input("sat_i", 2));
     let l = super::dot::product_lane(&mut b, &fx, &x, &fy, &y, None, 0, bits);
-    b.output("term_o", l.term);
+    b.output("mag_o", l.placed);
     b.output("nan_o", l.nan);
     b.output("inv_o", l.invalid);
     b.output("pinf_o", l.inf.and(&l.sign.not()));
@@ -433,7 +441,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let fh = vec![
         crate::header_line(req),
         String::new(),
-        format!("Product half of the exact mac {top}: x * y as a {bits}-bit two's-complement term"),
+        format!("Product half of the exact mac {top}: |x * y| as a {bits}-bit magnitude and its sign"),
         format!(
             "on the grid 2^{lsb} (product bits {}, guard bits {guard}, sign 1); class bits; clear and modes delayed alongside",
             golden::dot::product_bits(&fx, &fy)
@@ -477,7 +485,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "o_sign",
         Expr::mux(&inf, ninf, &Expr::mux(&zero, &zsign, &neg)),
     );
-    let (lz, norm) = lzc_normalize(&mut b, &mag, "onrm");
+    let (lz, norm) = lzc_normalize_tree(&mut b, &mag, "onrm");
     let lz = b.wire("onrm_lzc", lz);
     let norm = b.wire("onrm_sig", norm);
     let (lo, hi) = (lsb, lsb + bits as i64 - 1);
@@ -537,7 +545,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "Protocol:    valid_i issues a step: acc <- (clear_i ? 0 : acc) + x*y, every cycle (initiation interval 1)".to_string(),
         "             acc_o/flags_o = the sum so far rounded once (modes of the last step); valid_o pulses when a step lands".to_string(),
         "             guard overflow: acc_o = NaN, flags_o = invalid | overflow until the next clear".to_string(),
-        format!("Pipeline:    {sf} stage(s) before the accumulator, {sb} after; latency {lat} cycle(s); initiation interval 1"),
+        format!("Pipeline:    {sf} stage(s) in the product half, {treg} term register, {sb} after the accumulator; latency {lat} cycle(s); initiation interval 1"),
     ]);
     let mut b = ModuleBuilder::new();
     let valid = b.valid_in();
@@ -550,12 +558,11 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     ];
     inputs.extend(modes.iter().map(|(p, e)| (p.as_str(), e.clone())));
     // The term core's outputs: (port, wire), the mode ports delayed alongside.
-    let mut outs: Vec<(String, String)> = [
-        "term", "nan", "inv", "pinf", "ninf", "zero", "sign", "clear",
-    ]
-    .iter()
-    .map(|p| (format!("{p}_o"), format!("t_{p}")))
-    .collect();
+    let mut outs: Vec<(String, String)> =
+        ["mag", "nan", "inv", "pinf", "ninf", "zero", "sign", "clear"]
+            .iter()
+            .map(|p| (format!("{p}_o"), format!("t_{p}")))
+            .collect();
     for (p, _) in &modes {
         let m = p.trim_end_matches("_i");
         outs.push((format!("{m}_o"), format!("t_{m}")));
@@ -563,13 +570,31 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     outs.push(("valid_o".into(), "t_valid".into()));
     let out_refs: Vec<(&str, &str)> = outs.iter().map(|(p, w)| (p.as_str(), w.as_str())).collect();
     let t = b.instance(&front_top, "u_term", &front.ports, &inputs, &out_refs);
-    let (term, t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear) =
+    // With a term register, the product half's outputs are registered before the loop.
+    let t: Vec<Expr> = if treg > 0 {
+        b.comment(&["Term register: the product half's outputs, one cycle before the loop"]);
+        let last = t.len() - 1;
+        t.iter()
+            .zip(&outs)
+            .enumerate()
+            .map(|(i, (e, (_, w)))| {
+                let r = b.state(&format!("{w}_q"), e.width, (i == last).then_some(0));
+                b.set_next(&r, e.clone(), None);
+                r.q()
+            })
+            .collect()
+    } else {
+        t
+    };
+    let (mag, t_nan, t_inv, t_pinf, t_ninf, t_zero, t_sign, t_clear) =
         (&t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]);
     let t_modes = &t[8..8 + modes.len()];
     let t_valid = &t[8 + modes.len()];
-    b.comment_owned(vec![format!(
-        "The loop: one {bits}-bit adder. Signed overflow (operands of one sign, a sum of the other) is sticky."
-    )]);
+    b.comment_owned(vec![
+        format!("The loop: one {bits}-bit adder, acc + (sign ? ~mag + 1 : mag) (the negation in the adder's"),
+        "operand and carry-in). Signed overflow (operands of one sign, a sum of the other) is sticky;".into(),
+        "a nonzero term's sign bit is its sign (|term| < 2^(bits-2): at least one guard bit).".into(),
+    ]);
     let acc = b.state("acc_q", bits, Some(0));
     // The state beside the sum: sticky class flags (allz: every term so far was a zero).
     let flag = |b: &mut ModuleBuilder, name: &str, reset: u128| b.state(name, 1, Some(reset));
@@ -587,10 +612,15 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         .map(|(p, e)| b.state(&format!("{}_q", p.trim_end_matches("_i")), e.width, Some(0)))
         .collect();
     let base = b.wire("a_base", Expr::mux(t_clear, &Expr::c(0, bits), &acc.q()));
-    let sum = b.wire("a_sum", base.add(term));
+    let addend = b.wire_note(
+        "a_addend",
+        mag.xor(&Expr::repl(bits, t_sign)),
+        "term - sign: mag or ~mag",
+    );
+    let sum = b.wire("a_sum", base.add(&addend).add(&t_sign.zext(bits)));
     let a_ovf = b.wire(
         "a_ovf",
-        base.msb().eq(&term.msb()).and(&sum.msb().ne(&base.msb())),
+        base.msb().eq(t_sign).and(&sum.msb().ne(&base.msb())),
     );
     let keep = t_clear.not();
     let en = Some(t_valid.clone());

@@ -117,43 +117,79 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
   wire f_any_nan = p_any_nan | z_is_nan;
   wire f_invalid = z_is_nan & ~z_man_field[9];
   wire f_is_inf = z_is_inf & ~f_any_nan;
-  wire [6:0] al_dz = {z_exp[5], z_exp} - {p_exp[5], p_exp};  // ez - ep
+  wire [6:0] al_esum = {p_esum[5], p_esum};  // ep without the offset and carry
+  wire [6:0] al_ez_c0 = {z_exp[5], z_exp};  // ez - (0 + 0)
+  wire [6:0] al_dz_c0 = al_ez_c0 - al_esum;
+  wire [6:0] al_dp_c0 = al_esum - al_ez_c0;
+  wire [6:0] al_ez_c1 = {z_exp[5], z_exp} - 7'd1;  // ez - (0 + 1)
+  wire [6:0] al_dz_c1 = al_ez_c1 - al_esum;
+  wire [6:0] al_dp_c1 = al_esum - al_ez_c1;
+  wire [6:0] al_dz = p_raw_pp1_0[7] ? al_dz_c1 : al_dz_c0;  // ez - ep
   wire al_z_big = p_is_zero | (~z_is_zero & ~al_dz[6]);  // z is the operand with the larger exponent
   wire al_both_zero = p_is_zero & z_is_zero;
   wire [10:0] al_h_sig = (al_z_big ? z_sig : {p_sig, 3'd0}) & {11{~al_both_zero}};
   wire [10:0] al_l_sig = (al_z_big ? {p_sig, 3'd0} : z_sig) & {11{~(p_is_zero | z_is_zero)}};
   wire [7:0] al_e_h = al_z_big ? {{2{z_exp[5]}}, z_exp} : {{2{p_exp[5]}}, p_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : p_sign;
-  wire [6:0] al_dp = {p_exp[5], p_exp} - {z_exp[5], z_exp};
-  wire [6:0] al_d = al_dz[6] ? al_dp : al_dz;
-  wire [3:0] al_amt = (al_dz[6]
-                       ? (7'd78 < {~al_dp[6], al_dp[5:0]})
-                       : (7'd78 < {~al_dz[6], al_dz[5:0]}))
-                      ? 4'd14
-                      : al_d[3:0];  // alignment shift, clamped to F+G
+  wire [6:0] al_d_c0 = al_dz_c0[6] ? al_dp_c0 : al_dz_c0;
+  wire [3:0] al_amt_c0 = (al_dz_c0[6]
+                          ? (7'd78 < {~al_dp_c0[6], al_dp_c0[5:0]})
+                          : (7'd78 < {~al_dz_c0[6], al_dz_c0[5:0]}))
+                         ? 4'd14
+                         : al_d_c0[3:0];
+  wire [6:0] al_d_c1 = al_dz_c1[6] ? al_dp_c1 : al_dz_c1;
+  wire [3:0] al_amt_c1 = (al_dz_c1[6]
+                          ? (7'd78 < {~al_dp_c1[6], al_dp_c1[5:0]})
+                          : (7'd78 < {~al_dz_c1[6], al_dz_c1[5:0]}))
+                         ? 4'd14
+                         : al_d_c1[3:0];
+  wire [3:0] al_amt = p_raw_pp1_0[7] ? al_amt_c1 : al_amt_c0;  // alignment shift, clamped to F+G
 
-  // Alignment: {L, 3'b0} >> amt in 28 bits; the low 14 bits are the sticky part
-  wire [27:0] al_shifted = {al_l_sig, 17'h0} >> al_amt;
-  wire al_sticky = |al_shifted[13:0];
+  // Alignment: {L, 3'b0} >> amt in 14 bits;
+  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  wire [13:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
+  wire [13:0] al_out_mask = ~(14'd16383 << al_amt);  // ones at the amt low bits
+  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
   wire add_sub = p_sign ^ z_sign;
-  wire [15:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[27:14]} ^ {16{add_sub}})
+  wire [15:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {16{add_sub}})
                         + {15'd0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [15:0] add_neg = {2'd0, al_shifted[27:14]} - {2'd0, al_h_sig, 3'd0};
-  wire [14:0] add_mag = add_sum[15] ? add_neg[14:0] : add_sum[14:0];
-  wire add_sign = al_s_h ^ add_sum[15];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [15:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [14:0] add_mag = add_neg_sel ? add_neg[14:0] : add_sum[14:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 15-bit sum
-  wire nrm_z8 = ~|add_mag[14:7];
-  wire [14:0] nrm_n8 = nrm_z8 ? {add_mag[6:0], 8'd0} : add_mag;
-  wire nrm_z4 = ~|nrm_n8[14:11];
-  wire [14:0] nrm_n4 = nrm_z4 ? {nrm_n8[10:0], 4'd0} : nrm_n8;
-  wire nrm_z2 = ~|nrm_n4[14:13];
-  wire [14:0] nrm_n2 = nrm_z2 ? {nrm_n4[12:0], 2'd0} : nrm_n4;
-  wire nrm_z1 = ~nrm_n2[14];
-  wire [14:0] nrm_n1 = nrm_z1 ? {nrm_n2[13:0], 1'b0} : nrm_n2;
-  wire [3:0] nrm_lzc = {nrm_z8, nrm_z4, nrm_z2, nrm_z1};
-  wire [7:0] nrm_exp = (al_e_h + 8'd1) - {4'd0, nrm_lzc};  // exponent of the sum's MSB
+  wire [7:0] nrm_t1_z = {~|add_mag[14:13],
+                         ~|add_mag[12:11],
+                         ~|add_mag[10:9],
+                         ~|add_mag[8:7],
+                         ~|add_mag[6:5],
+                         ~|add_mag[4:3],
+                         ~|add_mag[2:1],
+                         ~add_mag[0]};
+  wire [7:0] nrm_t1_c = {~add_mag[14],
+                         ~add_mag[12],
+                         ~add_mag[10],
+                         ~add_mag[8],
+                         ~add_mag[6],
+                         ~add_mag[4],
+                         ~add_mag[2],
+                         ~add_mag[0]};  // leading zeros of each pair
+  wire [3:0] nrm_t2_z = {nrm_t1_z[7] & nrm_t1_z[6],
+                         nrm_t1_z[5] & nrm_t1_z[4],
+                         nrm_t1_z[3] & nrm_t1_z[2],
+                         nrm_t1_z[1] & nrm_t1_z[0]};
+  wire [7:0] nrm_t2_c = {nrm_t1_z[7] ? {1'b1, nrm_t1_c[6]} : {1'b0, nrm_t1_c[7]},
+                         nrm_t1_z[5] ? {1'b1, nrm_t1_c[4]} : {1'b0, nrm_t1_c[5]},
+                         nrm_t1_z[3] ? {1'b1, nrm_t1_c[2]} : {1'b0, nrm_t1_c[3]},
+                         nrm_t1_z[1] ? {1'b1, nrm_t1_c[0]} : {1'b0, nrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [1:0] nrm_t3_z = {nrm_t2_z[3] & nrm_t2_z[2], nrm_t2_z[1] & nrm_t2_z[0]};
+  wire [5:0] nrm_t3_c = {nrm_t2_z[3] ? {1'b1, nrm_t2_c[5:4]} : {1'b0, nrm_t2_c[7:6]},
+                         nrm_t2_z[1] ? {1'b1, nrm_t2_c[1:0]} : {1'b0, nrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [3:0] nrm_t4_c = nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]};  // leading zeros of each 16-bit chunk
+  wire [14:0] nrm_sig = add_mag << nrm_t4_c;
+  wire [7:0] nrm_exp = (al_e_h + 8'd1) - {4'd0, nrm_t4_c};  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(p_sign ^ z_sign)) & p_sign) :
@@ -163,8 +199,8 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
   // Window: 12 bits = 11 kept + 1 fraction; everything below is sticky
   //   significand [14:3] -> round_win[11:0] = [ kept [11:1] | fraction [0] ]  (round bit)
   //   significand [2:0] | input sticky -> round_st0
-  wire [11:0] round_win = nrm_n1[14:3];
-  wire round_st0 = |nrm_n1[2:0] | al_sticky;
+  wire [11:0] round_win = nrm_sig[14:3];
+  wire round_st0 = |nrm_sig[2:0] | al_sticky;
 
   // Exponent decisions: tables over {exp} (e = exp), 256 entries each
   reg  round_tiny;  // e < emin
@@ -274,8 +310,8 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, al_d[6:4], add_neg[15], round_den[23], round_mag_t[17:1],
-                    round_mag[17:15]};
+  wire unused_ok = &{1'b0, al_dz[5:0], al_d_c0[6:4], al_d_c1[6:4], add_sum[15], add_neg[15],
+                    nrm_t3_z[0], round_den[23], round_mag_t[17:1], round_mag[17:15]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -106,45 +106,108 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   wire f_any_nan = p_any_nan | z_is_nan;
   wire f_invalid = z_is_nan & ~z_man_field[22];
   wire f_is_inf = z_is_inf & ~f_any_nan;
-  wire [8:0] al_dz = z_exp_sub - {{3{p_exp[5]}}, p_exp};  // ez - ep
+  wire [8:0] al_esum = {{3{p_esum[5]}}, p_esum};  // ep without the offset and carry
+  wire [8:0] al_dz_c0 = z_exp_sub - al_esum;
+  wire [8:0] al_dp_c0 = al_esum - z_exp_sub;
+  wire [8:0] al_ez_c1 = z_exp_sub - 9'd1;  // ez - (0 + 1)
+  wire [8:0] al_dz_c1 = al_ez_c1 - al_esum;
+  wire [8:0] al_dp_c1 = al_esum - al_ez_c1;
+  wire [8:0] al_dz = p_raw_pp1_0[7] ? al_dz_c1 : al_dz_c0;  // ez - ep
   wire al_z_big = p_is_zero | (~z_is_zero & ~al_dz[8]);  // z is the operand with the larger exponent
   wire al_both_zero = p_is_zero & z_is_zero;
   wire [23:0] al_h_sig = (al_z_big ? z_sig_sub : {p_sig, 16'd0}) & {24{~al_both_zero}};
   wire [23:0] al_l_sig = (al_z_big ? {p_sig, 16'd0} : z_sig_sub) & {24{~(p_is_zero | z_is_zero)}};
   wire [9:0] al_e_h = al_z_big ? {z_exp_sub[8], z_exp_sub} : {{4{p_exp[5]}}, p_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : p_sign;
-  wire [8:0] al_dp = {{3{p_exp[5]}}, p_exp} - z_exp_sub;
-  wire [8:0] al_d = al_dz[8] ? al_dp : al_dz;
-  wire [4:0] al_amt = (al_dz[8]
-                       ? (9'd283 < {~al_dp[8], al_dp[7:0]})
-                       : (9'd283 < {~al_dz[8], al_dz[7:0]}))
-                      ? 5'd27
-                      : al_d[4:0];  // alignment shift, clamped to F+G
+  wire [8:0] al_d_c0 = al_dz_c0[8] ? al_dp_c0 : al_dz_c0;
+  wire [4:0] al_amt_c0 = (al_dz_c0[8]
+                          ? (9'd283 < {~al_dp_c0[8], al_dp_c0[7:0]})
+                          : (9'd283 < {~al_dz_c0[8], al_dz_c0[7:0]}))
+                         ? 5'd27
+                         : al_d_c0[4:0];
+  wire [8:0] al_d_c1 = al_dz_c1[8] ? al_dp_c1 : al_dz_c1;
+  wire [4:0] al_amt_c1 = (al_dz_c1[8]
+                          ? (9'd283 < {~al_dp_c1[8], al_dp_c1[7:0]})
+                          : (9'd283 < {~al_dz_c1[8], al_dz_c1[7:0]}))
+                         ? 5'd27
+                         : al_d_c1[4:0];
+  wire [4:0] al_amt = p_raw_pp1_0[7] ? al_amt_c1 : al_amt_c0;  // alignment shift, clamped to F+G
 
-  // Alignment: {L, 3'b0} >> amt in 54 bits; the low 27 bits are the sticky part
-  wire [53:0] al_shifted = {al_l_sig, 30'h0} >> al_amt;
-  wire al_sticky = |al_shifted[26:0];
+  // Alignment: {L, 3'b0} >> amt in 27 bits;
+  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  wire [26:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
+  wire [26:0] al_out_mask = ~(27'h7ffffff << al_amt);  // ones at the amt low bits
+  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
   wire add_sub = p_sign ^ z_sign;
-  wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[53:27]} ^ {29{add_sub}})
+  wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {29{add_sub}})
                         + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [28:0] add_neg = {2'd0, al_shifted[53:27]} - {2'd0, al_h_sig, 3'd0};
-  wire [27:0] add_mag = add_sum[28] ? add_neg[27:0] : add_sum[27:0];
-  wire add_sign = al_s_h ^ add_sum[28];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [28:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [27:0] add_mag = add_neg_sel ? add_neg[27:0] : add_sum[27:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 28-bit sum
-  wire nrm_z16 = ~|add_mag[27:12];
-  wire [27:0] nrm_n16 = nrm_z16 ? {add_mag[11:0], 16'd0} : add_mag;
-  wire nrm_z8 = ~|nrm_n16[27:20];
-  wire [27:0] nrm_n8 = nrm_z8 ? {nrm_n16[19:0], 8'd0} : nrm_n16;
-  wire nrm_z4 = ~|nrm_n8[27:24];
-  wire [27:0] nrm_n4 = nrm_z4 ? {nrm_n8[23:0], 4'd0} : nrm_n8;
-  wire nrm_z2 = ~|nrm_n4[27:26];
-  wire [27:0] nrm_n2 = nrm_z2 ? {nrm_n4[25:0], 2'd0} : nrm_n4;
-  wire nrm_z1 = ~nrm_n2[27];
-  wire [27:0] nrm_n1 = nrm_z1 ? {nrm_n2[26:0], 1'b0} : nrm_n2;
-  wire [4:0] nrm_lzc = {nrm_z16, nrm_z8, nrm_z4, nrm_z2, nrm_z1};
-  wire [9:0] nrm_exp = (al_e_h + 10'd1) - {5'd0, nrm_lzc};  // exponent of the sum's MSB
+  wire [15:0] nrm_t1_z = {~|add_mag[27:26],
+                          ~|add_mag[25:24],
+                          ~|add_mag[23:22],
+                          ~|add_mag[21:20],
+                          ~|add_mag[19:18],
+                          ~|add_mag[17:16],
+                          ~|add_mag[15:14],
+                          ~|add_mag[13:12],
+                          ~|add_mag[11:10],
+                          ~|add_mag[9:8],
+                          ~|add_mag[7:6],
+                          ~|add_mag[5:4],
+                          ~|add_mag[3:2],
+                          ~|add_mag[1:0],
+                          2'd3};
+  wire [15:0] nrm_t1_c = {~add_mag[27],
+                          ~add_mag[25],
+                          ~add_mag[23],
+                          ~add_mag[21],
+                          ~add_mag[19],
+                          ~add_mag[17],
+                          ~add_mag[15],
+                          ~add_mag[13],
+                          ~add_mag[11],
+                          ~add_mag[9],
+                          ~add_mag[7],
+                          ~add_mag[5],
+                          ~add_mag[3],
+                          ~add_mag[1],
+                          2'd3};  // leading zeros of each pair
+  wire [7:0] nrm_t2_z = {nrm_t1_z[15] & nrm_t1_z[14],
+                         nrm_t1_z[13] & nrm_t1_z[12],
+                         nrm_t1_z[11] & nrm_t1_z[10],
+                         nrm_t1_z[9] & nrm_t1_z[8],
+                         nrm_t1_z[7] & nrm_t1_z[6],
+                         nrm_t1_z[5] & nrm_t1_z[4],
+                         nrm_t1_z[3] & nrm_t1_z[2],
+                         nrm_t1_z[1] & nrm_t1_z[0]};
+  wire [15:0] nrm_t2_c = {nrm_t1_z[15] ? {1'b1, nrm_t1_c[14]} : {1'b0, nrm_t1_c[15]},
+                          nrm_t1_z[13] ? {1'b1, nrm_t1_c[12]} : {1'b0, nrm_t1_c[13]},
+                          nrm_t1_z[11] ? {1'b1, nrm_t1_c[10]} : {1'b0, nrm_t1_c[11]},
+                          nrm_t1_z[9] ? {1'b1, nrm_t1_c[8]} : {1'b0, nrm_t1_c[9]},
+                          nrm_t1_z[7] ? {1'b1, nrm_t1_c[6]} : {1'b0, nrm_t1_c[7]},
+                          nrm_t1_z[5] ? {1'b1, nrm_t1_c[4]} : {1'b0, nrm_t1_c[5]},
+                          nrm_t1_z[3] ? {1'b1, nrm_t1_c[2]} : {1'b0, nrm_t1_c[3]},
+                          nrm_t1_z[1] ? {1'b1, nrm_t1_c[0]} : {1'b0, nrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [3:0] nrm_t3_z = {nrm_t2_z[7] & nrm_t2_z[6],
+                         nrm_t2_z[5] & nrm_t2_z[4],
+                         nrm_t2_z[3] & nrm_t2_z[2],
+                         nrm_t2_z[1] & nrm_t2_z[0]};
+  wire [11:0] nrm_t3_c = {nrm_t2_z[7] ? {1'b1, nrm_t2_c[13:12]} : {1'b0, nrm_t2_c[15:14]},
+                          nrm_t2_z[5] ? {1'b1, nrm_t2_c[9:8]} : {1'b0, nrm_t2_c[11:10]},
+                          nrm_t2_z[3] ? {1'b1, nrm_t2_c[5:4]} : {1'b0, nrm_t2_c[7:6]},
+                          nrm_t2_z[1] ? {1'b1, nrm_t2_c[1:0]} : {1'b0, nrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [1:0] nrm_t4_z = {nrm_t3_z[3] & nrm_t3_z[2], nrm_t3_z[1] & nrm_t3_z[0]};
+  wire [7:0] nrm_t4_c = {nrm_t3_z[3] ? {1'b1, nrm_t3_c[8:6]} : {1'b0, nrm_t3_c[11:9]},
+                         nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
+  wire [4:0] nrm_t5_c = nrm_t4_z[1] ? {1'b1, nrm_t4_c[3:0]} : {1'b0, nrm_t4_c[7:4]};  // leading zeros of each 32-bit chunk
+  wire [27:0] nrm_sig = add_mag << nrm_t5_c;
+  wire [9:0] nrm_exp = (al_e_h + 10'd1) - {5'd0, nrm_t5_c};  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(p_sign ^ z_sign)) & p_sign) :
@@ -155,8 +218,8 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
   // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
   //   significand [27:3] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
   //   significand [2:0] | input sticky -> round_st0
-  wire [24:0] round_win = nrm_n1[27:3];
-  wire round_st0 = |nrm_n1[2:0] | al_sticky;
+  wire [24:0] round_win = nrm_sig[27:3];
+  wire round_st0 = |nrm_sig[2:0] | al_sticky;
   wire round_frac = round_win[0];
   wire [32:0] round_mag_t = {nrm_exp + ROUND_BIAS, round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_st0;
@@ -206,8 +269,8 @@ module fp8_mac_e4m3_rne_satfinite_s0_fma (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_d[8:5], add_neg[28], round_win[24], round_mag_t[32:1],
-                    round_mag[32:31]};
+  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_sum[28],
+                    add_neg[28], nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
