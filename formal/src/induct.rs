@@ -435,11 +435,14 @@ pub fn prove_mac_pipeline(
     twin: &GeneratedCore,
     opts: &ProveOptions,
 ) -> Result<ProofReport, FormalError> {
-    use rtl::units::mac::{exact_front_stages, initiation_interval};
+    use rtl::units::mac::{exact_stage_split, initiation_interval};
     let n = req.stages;
     let exact = req.options.acc_guard > 0;
-    let (a, b) = if exact {
-        (exact_front_stages(n), n - exact_front_stages(n))
+    // The exact mac's stages before the accumulator (product half and term register) delay
+    // its inputs, the rest (the output projection) its outputs.
+    let (a, b): (u32, u32) = if exact {
+        let (front, term, back) = exact_stage_split(n);
+        (front + term, back)
     } else {
         (n, 0)
     };

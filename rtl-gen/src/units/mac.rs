@@ -381,7 +381,7 @@ pub fn exact_stage_split(stages: u32) -> (u32, u32, u32) {
 }
 
 /// The exact-accumulator MAC (`--acc exact`): `<top>_term` (product → two's-complement term,
-/// `stages / 2` pipeline stages), the accumulator register (the only loop: one adder, so a
+/// the front and term-register stages of [`exact_stage_split`]), the accumulator register (the only loop: one adder, so a
 /// step every cycle at every depth), `<top>_round` (the sum projected once to binary32, the
 /// remaining stages).
 ///
