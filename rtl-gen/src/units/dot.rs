@@ -280,6 +280,30 @@ fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
     Lane { u, sig, shift }
 }
 
+/// `v << amount` for a two's-complement `v`, `out_w` bits (`out_w` ≥ the widest placement):
+/// one mux level per amount bit, each level only as wide as its largest shift leaves
+/// nonzero, the bits above it the sign (wires `<name>_<k>`).
+fn shl_signed(b: &mut ModuleBuilder, v: &Expr, amount: &Expr, out_w: u32, name: &str) -> Expr {
+    let mut cur = v.clone();
+    let mut reach = 0u128; // largest shift applied so far
+    for k in 0..amount.width {
+        let sh = 1u32 << k;
+        let w = (v.width as u128 + reach + sh as u128).min(out_w as u128) as u32;
+        let wide = cur.sext(w);
+        let shifted = if sh >= w {
+            Expr::c(0, w)
+        } else {
+            concat(&[wide.slice(w - 1 - sh, 0), Expr::c(0, sh)])
+        };
+        cur = b.wire(
+            &format!("{name}_{k}"),
+            Expr::mux(&amount.bit(k), &shifted, &wide),
+        );
+        reach += sh as u128;
+    }
+    cur.sext(out_w)
+}
+
 /// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
 /// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
 pub(crate) struct LaneOut {
@@ -327,18 +351,32 @@ pub(crate) fn product_lane(
         "finite nonzero product",
     );
     let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
+    let pw = prod.width;
+    let gated = b.wire(
+        &format!("l{i}_prod_live"),
+        prod.and(&Expr::repl(pw, &live)),
+    );
+    // The sign goes in before the placement: -(p << a) = (-p) << a, a (Pw + 1)-bit negate
+    // instead of one across the window.
+    let sp = gated
+        .zext(pw + 1)
+        .xor(&Expr::repl(pw + 1, &sign))
+        .add(&sign.zext(pw + 1));
+    let sp = b.wire_note(&format!("l{i}_sprod"), sp, "+-product, two's complement");
     let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
     let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
     let amt = b.wire(&format!("l{i}_amt"), amt);
-    let placed = prod.zext(w).shl(&amt).and(&Expr::repl(w, &live));
-    let placed = b.wire(&format!("l{i}_placed"), placed);
-    let ext = if w < t {
-        placed.zext(t)
+    let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
+    let term = if w + 1 < t {
+        placed.sext(t)
     } else {
         placed.slice(t - 1, 0)
     };
-    let signed = ext.xor(&Expr::repl(t, &sign)).add(&sign.zext(t));
-    let term = b.wire_note(&format!("l{i}_term"), signed, "+-product, two's complement");
+    let term = b.wire_note(
+        &format!("l{i}_term"),
+        term,
+        "+-product on the window grid, two's complement",
+    );
     LaneOut {
         nan,
         invalid: inv,
@@ -398,21 +436,30 @@ pub fn dot_sum(
         zeros.push(l.zero);
         signs.push(l.sign);
     }
-    b.comment_owned(vec![format!("Adder tree: {n} terms, {t} bits, exact")]);
+    b.comment_owned(vec![format!(
+        "Adder tree: {n} terms of {} bits, one bit wider per level, exact in {t} bits",
+        (w + 1).min(t)
+    )]);
+    // A lane term fits in w + 1 signed bits; a sum of 2^l of them in w + 1 + l.
+    let mut tw = (w + 1).min(t);
+    let mut terms: Vec<Expr> = terms.iter().map(|e| e.slice(tw - 1, 0)).collect();
     let mut level = 0;
     while terms.len() > 1 {
+        let nw = (tw + 1).min(t);
         let mut next = Vec::new();
         for (j, pair) in terms.chunks(2).enumerate() {
             if pair.len() == 2 {
-                next.push(b.wire(&format!("s{level}_{j}"), pair[0].add(&pair[1])));
+                let sum = pair[0].sext(nw).add(&pair[1].sext(nw));
+                next.push(b.wire(&format!("s{level}_{j}"), sum));
             } else {
-                next.push(pair[0].clone());
+                next.push(pair[0].sext(nw));
             }
         }
         terms = next;
+        tw = nw;
         level += 1;
     }
-    let s = b.wire("s_sum", terms.remove(0));
+    let s = b.wire("s_sum", terms.remove(0).sext(t));
     b.comment(&[
         "Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid",
         "zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)",
