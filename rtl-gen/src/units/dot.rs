@@ -30,7 +30,7 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, z_format};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
-use crate::blocks::{class_mul, class_of, lzc_normalize, round, unpack, RoundIn, Unpacked};
+use crate::blocks::{class_mul, class_of, lzc_normalize_tree, round, unpack, RoundIn, Unpacked};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
@@ -350,12 +350,9 @@ pub(crate) fn product_lane(
         any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
         "finite nonzero product",
     );
-    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
+    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
     let pw = prod.width;
-    let gated = b.wire(
-        &format!("l{i}_prod_live"),
-        prod.and(&Expr::repl(pw, &live)),
-    );
+    let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
     // The sign goes in before the placement: -(p << a) = (-p) << a, a (Pw + 1)-bit negate
     // instead of one across the window.
     let sp = gated
@@ -450,7 +447,7 @@ pub fn dot_sum(
         for (j, pair) in terms.chunks(2).enumerate() {
             if pair.len() == 2 {
                 let sum = pair[0].sext(nw).add(&pair[1].sext(nw));
-                next.push(b.wire(&format!("s{level}_{j}"), sum));
+                next.push(b.wire_keep(&format!("s{level}_{j}"), sum));
             } else {
                 next.push(pair[0].sext(nw));
             }
@@ -487,7 +484,7 @@ pub fn dot_sum(
         "Normalize: leading-zero count of the {}-bit magnitude",
         t - 1
     )]);
-    let (lz, norm) = lzc_normalize(b, &mag, "snrm");
+    let (lz, norm) = lzc_normalize_tree(b, &mag, "snrm");
     let lz = b.wire("snrm_lzc", lz);
     let norm = b.wire("snrm_sig", norm);
     let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;

@@ -80,14 +80,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
-                             + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
-                             + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
-  wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
+                                        + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
+                                        + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
+  wire [8:0] l0_sprod = ({1'b0, l0_prod_live} ^ {9{l0_sign}}) + {8'd0, l0_sign};  // +-product, two's complement
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
-  wire [35:0] l0_placed = ({28'h0, l0_prod_pp1_0} << l0_amt) & {36{l0_live}};
-  wire [38:0] l0_term = ({3'd0, l0_placed} ^ {39{l0_sign}}) + {38'h0, l0_sign};  // +-product, two's complement
+  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod, 1'b0} : {l0_sprod[8], l0_sprod};
+  wire [11:0] l0_place_1 = l0_amt[1] ? {l0_place_0, 2'd0} : {{2{l0_place_0[9]}}, l0_place_0};
+  wire [15:0] l0_place_2 = l0_amt[2] ? {l0_place_1, 4'd0} : {{4{l0_place_1[11]}}, l0_place_1};
+  wire [23:0] l0_place_3 = l0_amt[3] ? {l0_place_2, 8'd0} : {{8{l0_place_2[15]}}, l0_place_2};
+  wire [36:0] l0_place_4 = l0_amt[4]
+                           ? {l0_place_3[20:0], 16'd0}
+                           : {{13{l0_place_3[23]}}, l0_place_3};
+  wire [38:0] l0_term = {{2{l0_place_4[36]}}, l0_place_4};  // +-product on the window grid, two's complement
   wire x1_sign = x1_i[7];
   wire [3:0] x1_exp_field = x1_i[6:3];
   wire [2:0] x1_man_field = x1_i[2:0];
@@ -110,14 +118,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
   wire l1_sign = x1_sign ^ y1_sign;
   wire l1_live = ~(l1_nan | l1_zero);  // finite nonzero product
-  wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
-                             + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
-  wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
-                             + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
-  wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
+  (* keep *) wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
+                                        + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
+                                        + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
+  wire [7:0] l1_prod_live = l1_prod_pp1_0 & {8{l1_live}};
+  wire [8:0] l1_sprod = ({1'b0, l1_prod_live} ^ {9{l1_sign}}) + {8'd0, l1_sign};  // +-product, two's complement
   wire [4:0] l1_amt = {1'b0, x1_shift} + {1'b0, y1_shift};
-  wire [35:0] l1_placed = ({28'h0, l1_prod_pp1_0} << l1_amt) & {36{l1_live}};
-  wire [38:0] l1_term = ({3'd0, l1_placed} ^ {39{l1_sign}}) + {38'h0, l1_sign};  // +-product, two's complement
+  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod, 1'b0} : {l1_sprod[8], l1_sprod};
+  wire [11:0] l1_place_1 = l1_amt[1] ? {l1_place_0, 2'd0} : {{2{l1_place_0[9]}}, l1_place_0};
+  wire [15:0] l1_place_2 = l1_amt[2] ? {l1_place_1, 4'd0} : {{4{l1_place_1[11]}}, l1_place_1};
+  wire [23:0] l1_place_3 = l1_amt[3] ? {l1_place_2, 8'd0} : {{8{l1_place_2[15]}}, l1_place_2};
+  wire [36:0] l1_place_4 = l1_amt[4]
+                           ? {l1_place_3[20:0], 16'd0}
+                           : {{13{l1_place_3[23]}}, l1_place_3};
+  wire [38:0] l1_term = {{2{l1_place_4[36]}}, l1_place_4};  // +-product on the window grid, two's complement
   wire x2_sign = x2_i[7];
   wire [3:0] x2_exp_field = x2_i[6:3];
   wire [2:0] x2_man_field = x2_i[2:0];
@@ -140,14 +156,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
   wire l2_sign = x2_sign ^ y2_sign;
   wire l2_live = ~(l2_nan | l2_zero);  // finite nonzero product
-  wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
-                             + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
-  wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
-                             + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
-  wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
+  (* keep *) wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
+                                        + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
+                                        + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
+  wire [7:0] l2_prod_live = l2_prod_pp1_0 & {8{l2_live}};
+  wire [8:0] l2_sprod = ({1'b0, l2_prod_live} ^ {9{l2_sign}}) + {8'd0, l2_sign};  // +-product, two's complement
   wire [4:0] l2_amt = {1'b0, x2_shift} + {1'b0, y2_shift};
-  wire [35:0] l2_placed = ({28'h0, l2_prod_pp1_0} << l2_amt) & {36{l2_live}};
-  wire [38:0] l2_term = ({3'd0, l2_placed} ^ {39{l2_sign}}) + {38'h0, l2_sign};  // +-product, two's complement
+  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod, 1'b0} : {l2_sprod[8], l2_sprod};
+  wire [11:0] l2_place_1 = l2_amt[1] ? {l2_place_0, 2'd0} : {{2{l2_place_0[9]}}, l2_place_0};
+  wire [15:0] l2_place_2 = l2_amt[2] ? {l2_place_1, 4'd0} : {{4{l2_place_1[11]}}, l2_place_1};
+  wire [23:0] l2_place_3 = l2_amt[3] ? {l2_place_2, 8'd0} : {{8{l2_place_2[15]}}, l2_place_2};
+  wire [36:0] l2_place_4 = l2_amt[4]
+                           ? {l2_place_3[20:0], 16'd0}
+                           : {{13{l2_place_3[23]}}, l2_place_3};
+  wire [38:0] l2_term = {{2{l2_place_4[36]}}, l2_place_4};  // +-product on the window grid, two's complement
   wire x3_sign = x3_i[7];
   wire [3:0] x3_exp_field = x3_i[6:3];
   wire [2:0] x3_man_field = x3_i[2:0];
@@ -170,19 +194,27 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
   wire l3_sign = x3_sign ^ y3_sign;
   wire l3_live = ~(l3_nan | l3_zero);  // finite nonzero product
-  wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
-                             + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
-  wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
-                             + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
-  wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
+  (* keep *) wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
+                                        + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
+                                        + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
+  wire [7:0] l3_prod_live = l3_prod_pp1_0 & {8{l3_live}};
+  wire [8:0] l3_sprod = ({1'b0, l3_prod_live} ^ {9{l3_sign}}) + {8'd0, l3_sign};  // +-product, two's complement
   wire [4:0] l3_amt = {1'b0, x3_shift} + {1'b0, y3_shift};
-  wire [35:0] l3_placed = ({28'h0, l3_prod_pp1_0} << l3_amt) & {36{l3_live}};
-  wire [38:0] l3_term = ({3'd0, l3_placed} ^ {39{l3_sign}}) + {38'h0, l3_sign};  // +-product, two's complement
+  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod, 1'b0} : {l3_sprod[8], l3_sprod};
+  wire [11:0] l3_place_1 = l3_amt[1] ? {l3_place_0, 2'd0} : {{2{l3_place_0[9]}}, l3_place_0};
+  wire [15:0] l3_place_2 = l3_amt[2] ? {l3_place_1, 4'd0} : {{4{l3_place_1[11]}}, l3_place_1};
+  wire [23:0] l3_place_3 = l3_amt[3] ? {l3_place_2, 8'd0} : {{8{l3_place_2[15]}}, l3_place_2};
+  wire [36:0] l3_place_4 = l3_amt[4]
+                           ? {l3_place_3[20:0], 16'd0}
+                           : {{13{l3_place_3[23]}}, l3_place_3};
+  wire [38:0] l3_term = {{2{l3_place_4[36]}}, l3_place_4};  // +-product on the window grid, two's complement
 
-  // Adder tree: 4 terms, 39 bits, exact
-  wire [38:0] s0_0 = l0_term + l1_term;
-  wire [38:0] s0_1 = l2_term + l3_term;
-  wire [38:0] s1_0 = s0_0 + s0_1;
+  // Adder tree: 4 terms of 37 bits, one bit wider per level, exact in 39 bits
+  (* keep *) wire [37:0] s0_0 = {l0_term[36], l0_term[36:0]} + {l1_term[36], l1_term[36:0]};
+  (* keep *) wire [37:0] s0_1 = {l2_term[36], l2_term[36:0]} + {l3_term[36], l3_term[36:0]};
+  (* keep *) wire [38:0] s1_0 = {s0_0[37], s0_0} + {s0_1[37], s0_1};
 
   // Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid
   // zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)
@@ -199,20 +231,143 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                 : s1_0[38];
 
   // Normalize: leading-zero count of the 38-bit magnitude
-  wire snrm_z32 = ~|s_mag[37:6];
-  wire [37:0] snrm_n32 = snrm_z32 ? {s_mag[5:0], 32'h0} : s_mag;
-  wire snrm_z16 = ~|snrm_n32[37:22];
-  wire [37:0] snrm_n16 = snrm_z16 ? {snrm_n32[21:0], 16'd0} : snrm_n32;
-  wire snrm_z8 = ~|snrm_n16[37:30];
-  wire [37:0] snrm_n8 = snrm_z8 ? {snrm_n16[29:0], 8'd0} : snrm_n16;
-  wire snrm_z4 = ~|snrm_n8[37:34];
-  wire [37:0] snrm_n4 = snrm_z4 ? {snrm_n8[33:0], 4'd0} : snrm_n8;
-  wire snrm_z2 = ~|snrm_n4[37:36];
-  wire [37:0] snrm_n2 = snrm_z2 ? {snrm_n4[35:0], 2'd0} : snrm_n4;
-  wire snrm_z1 = ~snrm_n2[37];
-  wire [37:0] snrm_n1 = snrm_z1 ? {snrm_n2[36:0], 1'b0} : snrm_n2;
-  wire [5:0] snrm_lzc = {snrm_z32, snrm_z16, snrm_z8, snrm_z4, snrm_z2, snrm_z1};
-  wire [9:0] snrm_exp = SUM_TOP_EXP - {4'd0, snrm_lzc} + {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
+  wire [31:0] snrm_z2 = {~|s_mag[37:36],
+                         ~|s_mag[35:34],
+                         ~|s_mag[33:32],
+                         ~|s_mag[31:30],
+                         ~|s_mag[29:28],
+                         ~|s_mag[27:26],
+                         ~|s_mag[25:24],
+                         ~|s_mag[23:22],
+                         ~|s_mag[21:20],
+                         ~|s_mag[19:18],
+                         ~|s_mag[17:16],
+                         ~|s_mag[15:14],
+                         ~|s_mag[13:12],
+                         ~|s_mag[11:10],
+                         ~|s_mag[9:8],
+                         ~|s_mag[7:6],
+                         ~|s_mag[5:4],
+                         ~|s_mag[3:2],
+                         ~|s_mag[1:0],
+                         13'd4095};
+  wire [31:0] snrm_c2 = {~s_mag[37],
+                         ~s_mag[35],
+                         ~s_mag[33],
+                         ~s_mag[31],
+                         ~s_mag[29],
+                         ~s_mag[27],
+                         ~s_mag[25],
+                         ~s_mag[23],
+                         ~s_mag[21],
+                         ~s_mag[19],
+                         ~s_mag[17],
+                         ~s_mag[15],
+                         ~s_mag[13],
+                         ~s_mag[11],
+                         ~s_mag[9],
+                         ~s_mag[7],
+                         ~s_mag[5],
+                         ~s_mag[3],
+                         ~s_mag[1],
+                         13'd4095};
+  wire [15:0] snrm_z4 = {snrm_z2[31] & snrm_z2[30],
+                         snrm_z2[29] & snrm_z2[28],
+                         snrm_z2[27] & snrm_z2[26],
+                         snrm_z2[25] & snrm_z2[24],
+                         snrm_z2[23] & snrm_z2[22],
+                         snrm_z2[21] & snrm_z2[20],
+                         snrm_z2[19] & snrm_z2[18],
+                         snrm_z2[17] & snrm_z2[16],
+                         snrm_z2[15] & snrm_z2[14],
+                         snrm_z2[13] & snrm_z2[12],
+                         snrm_z2[11] & snrm_z2[10],
+                         snrm_z2[9] & snrm_z2[8],
+                         snrm_z2[7] & snrm_z2[6],
+                         snrm_z2[5] & snrm_z2[4],
+                         snrm_z2[3] & snrm_z2[2],
+                         snrm_z2[1] & snrm_z2[0]};
+  wire [31:0] snrm_c4 = {snrm_z2[31],
+                         snrm_z2[31] ? snrm_c2[30] : snrm_c2[31],
+                         snrm_z2[29],
+                         snrm_z2[29] ? snrm_c2[28] : snrm_c2[29],
+                         snrm_z2[27],
+                         snrm_z2[27] ? snrm_c2[26] : snrm_c2[27],
+                         snrm_z2[25],
+                         snrm_z2[25] ? snrm_c2[24] : snrm_c2[25],
+                         snrm_z2[23],
+                         snrm_z2[23] ? snrm_c2[22] : snrm_c2[23],
+                         snrm_z2[21],
+                         snrm_z2[21] ? snrm_c2[20] : snrm_c2[21],
+                         snrm_z2[19],
+                         snrm_z2[19] ? snrm_c2[18] : snrm_c2[19],
+                         snrm_z2[17],
+                         snrm_z2[17] ? snrm_c2[16] : snrm_c2[17],
+                         snrm_z2[15],
+                         snrm_z2[15] ? snrm_c2[14] : snrm_c2[15],
+                         snrm_z2[13],
+                         snrm_z2[13] ? snrm_c2[12] : snrm_c2[13],
+                         snrm_z2[11],
+                         snrm_z2[11] ? snrm_c2[10] : snrm_c2[11],
+                         snrm_z2[9],
+                         snrm_z2[9] ? snrm_c2[8] : snrm_c2[9],
+                         snrm_z2[7],
+                         snrm_z2[7] ? snrm_c2[6] : snrm_c2[7],
+                         snrm_z2[5],
+                         snrm_z2[5] ? snrm_c2[4] : snrm_c2[5],
+                         snrm_z2[3],
+                         snrm_z2[3] ? snrm_c2[2] : snrm_c2[3],
+                         snrm_z2[1],
+                         snrm_z2[1] ? snrm_c2[0] : snrm_c2[1]};
+  wire [7:0] snrm_z8 = {snrm_z4[15] & snrm_z4[14],
+                        snrm_z4[13] & snrm_z4[12],
+                        snrm_z4[11] & snrm_z4[10],
+                        snrm_z4[9] & snrm_z4[8],
+                        snrm_z4[7] & snrm_z4[6],
+                        snrm_z4[5] & snrm_z4[4],
+                        snrm_z4[3] & snrm_z4[2],
+                        snrm_z4[1] & snrm_z4[0]};
+  wire [23:0] snrm_c8 = {snrm_z4[15],
+                         snrm_z4[15] ? snrm_c4[29:28] : snrm_c4[31:30],
+                         snrm_z4[13],
+                         snrm_z4[13] ? snrm_c4[25:24] : snrm_c4[27:26],
+                         snrm_z4[11],
+                         snrm_z4[11] ? snrm_c4[21:20] : snrm_c4[23:22],
+                         snrm_z4[9],
+                         snrm_z4[9] ? snrm_c4[17:16] : snrm_c4[19:18],
+                         snrm_z4[7],
+                         snrm_z4[7] ? snrm_c4[13:12] : snrm_c4[15:14],
+                         snrm_z4[5],
+                         snrm_z4[5] ? snrm_c4[9:8] : snrm_c4[11:10],
+                         snrm_z4[3],
+                         snrm_z4[3] ? snrm_c4[5:4] : snrm_c4[7:6],
+                         snrm_z4[1],
+                         snrm_z4[1] ? snrm_c4[1:0] : snrm_c4[3:2]};
+  wire [3:0] snrm_z16 = {snrm_z8[7] & snrm_z8[6],
+                         snrm_z8[5] & snrm_z8[4],
+                         snrm_z8[3] & snrm_z8[2],
+                         snrm_z8[1] & snrm_z8[0]};
+  wire [15:0] snrm_c16 = {snrm_z8[7],
+                          snrm_z8[7] ? snrm_c8[20:18] : snrm_c8[23:21],
+                          snrm_z8[5],
+                          snrm_z8[5] ? snrm_c8[14:12] : snrm_c8[17:15],
+                          snrm_z8[3],
+                          snrm_z8[3] ? snrm_c8[8:6] : snrm_c8[11:9],
+                          snrm_z8[1],
+                          snrm_z8[1] ? snrm_c8[2:0] : snrm_c8[5:3]};
+  wire [1:0] snrm_z32 = {snrm_z16[3] & snrm_z16[2], snrm_z16[1] & snrm_z16[0]};
+  wire [9:0] snrm_c32 = {snrm_z16[3],
+                         snrm_z16[3] ? snrm_c16[11:8] : snrm_c16[15:12],
+                         snrm_z16[1],
+                         snrm_z16[1] ? snrm_c16[3:0] : snrm_c16[7:4]};
+  wire [5:0] snrm_c64 = {snrm_z32[1], snrm_z32[1] ? snrm_c32[4:0] : snrm_c32[9:5]};
+  wire [37:0] snrm_n32 = snrm_c64[5] ? {s_mag[5:0], 32'h0} : s_mag;
+  wire [37:0] snrm_n16 = snrm_c64[4] ? {snrm_n32[21:0], 16'd0} : snrm_n32;
+  wire [37:0] snrm_n8 = snrm_c64[3] ? {snrm_n16[29:0], 8'd0} : snrm_n16;
+  wire [37:0] snrm_n4 = snrm_c64[2] ? {snrm_n8[33:0], 4'd0} : snrm_n8;
+  wire [37:0] snrm_n2 = snrm_c64[1] ? {snrm_n4[35:0], 2'd0} : snrm_n4;
+  wire [37:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[36:0], 1'b0} : snrm_n2;
+  wire [9:0] snrm_exp = SUM_TOP_EXP - {4'd0, snrm_c64} + {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
@@ -367,7 +522,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_neg[42], round_dd[10:5], round_den[49],
+  wire unused_ok = &{1'b0, l0_term[38:37], l1_term[38:37], l2_term[38:37], l3_term[38:37],
+                    s_abs[38], snrm_z32[0], al_d[9:6], add_neg[42], round_dd[10:5], round_den[49],
                     round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 

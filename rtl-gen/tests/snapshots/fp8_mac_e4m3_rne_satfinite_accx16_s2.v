@@ -45,34 +45,40 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_term (
   wire l0_zero = (~(x0_is_nan | y0_is_nan)) & (x0_is_zero | y0_is_zero);
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
-                             + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
-                             + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
-  wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
+                                        + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
+                                        + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
 
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  l0_live_q1;
-  reg  [7:0] l0_prod_pp1_0_q1;
-  reg  [4:0] l0_amt_q1;
   reg  l0_sign_q1;
+  reg  [7:0] l0_prod_live_q1;
+  reg  [4:0] l0_amt_q1;
   reg  l0_nan_q1;
   reg  l0_zero_q1;
   reg  clear_q1;
   always @(posedge clk_i) begin
-    l0_live_q1 <= l0_live;
-    l0_prod_pp1_0_q1 <= l0_prod_pp1_0;
-    l0_amt_q1 <= l0_amt;
     l0_sign_q1 <= l0_sign;
+    l0_prod_live_q1 <= l0_prod_live;
+    l0_amt_q1 <= l0_amt;
     l0_nan_q1 <= l0_nan;
     l0_zero_q1 <= l0_zero;
     clear_q1 <= clear_i;
   end
-  wire [35:0] l0_placed = ({28'h0, l0_prod_pp1_0_q1} << l0_amt_q1) & {36{l0_live_q1}};
-  wire [52:0] l0_term = ({17'h0, l0_placed} ^ {53{l0_sign_q1}}) + {52'h0, l0_sign_q1};  // +-product, two's complement
+  wire [8:0] l0_sprod = ({1'b0, l0_prod_live_q1} ^ {9{l0_sign_q1}}) + {8'd0, l0_sign_q1};  // +-product, two's complement
+  wire [9:0] l0_place_0 = l0_amt_q1[0] ? {l0_sprod, 1'b0} : {l0_sprod[8], l0_sprod};
+  wire [11:0] l0_place_1 = l0_amt_q1[1] ? {l0_place_0, 2'd0} : {{2{l0_place_0[9]}}, l0_place_0};
+  wire [15:0] l0_place_2 = l0_amt_q1[2] ? {l0_place_1, 4'd0} : {{4{l0_place_1[11]}}, l0_place_1};
+  wire [23:0] l0_place_3 = l0_amt_q1[3] ? {l0_place_2, 8'd0} : {{8{l0_place_2[15]}}, l0_place_2};
+  wire [36:0] l0_place_4 = l0_amt_q1[4]
+                           ? {l0_place_3[20:0], 16'd0}
+                           : {{13{l0_place_3[23]}}, l0_place_3};
+  wire [52:0] l0_term = {{16{l0_place_4[36]}}, l0_place_4};  // +-product on the window grid, two's complement
   assign term_o = l0_term;
   assign nan_o = l0_nan_q1;
   assign inv_o = 1'b0;
