@@ -201,17 +201,12 @@ pub fn lzc_normalize(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr
     (concat(&bits), cur)
 }
 
-/// [`lzc_normalize`] for wide `x` with a shallower path: the count comes from a tree over
-/// `x` itself (zero flags and counts of 2-, 4-, 8-… bit blocks, one wire per level:
-/// `<name>_z<size>`, `<name>_c<size>`), not from each shifted value, so the shift by 32 starts
-/// after a 32-bit zero test and each later shift waits only for its own count bit. Returns
-/// `(count, x << count)`; for `x ≠ 0` the MSB of the result is 1 (for `x = 0` both are
-/// meaningless but the shifted value is 0).
-pub fn lzc_normalize_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr, Expr) {
+/// Leading-zero count of `x` (width ≥ 3) as a tree: zero flags and counts of 2-, 4-, 8-…
+/// bit blocks, one wire per level (`<name>_z<size>`, `<name>_c<size>`); a block's count is
+/// `{1, low half's}` when its high half is zero, else `{0, high half's}`. `⌈log2 width⌉`
+/// bits; `x = 0` counts `width`.
+pub fn lzc_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> Expr {
     let w = x.width;
-    if w <= 2 {
-        return lzc_normalize(b, x, name);
-    }
     let steps = ubits((w - 1) as u128);
     let p = 1u32 << steps;
     // Below the LSB: a one (the count of x = 0 is w), then zeros; constant blocks fold.
@@ -251,8 +246,16 @@ pub fn lzc_normalize_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr,
         cw += 1;
         blocks = nb;
     }
+    c
+}
+
+/// `x << count`, the largest shift first (wires `<name>_n<shift>`): with [`lzc_tree`] a
+/// normalize whose shift by 32 starts after a 32-bit zero test and each later shift waits
+/// only for its own count bit (in [`lzc_normalize`] each waits for the previous shift).
+pub fn shl_by_count(b: &mut ModuleBuilder, x: &Expr, count: &Expr, name: &str) -> Expr {
+    let w = x.width;
     let mut cur = x.clone();
-    for k in (0..steps).rev() {
+    for k in (0..count.width).rev() {
         let sh = 1u32 << k;
         let shifted = if sh >= w {
             Expr::c(0, w)
@@ -261,10 +264,10 @@ pub fn lzc_normalize_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> (Expr,
         };
         cur = b.wire(
             &format!("{name}_n{sh}"),
-            Expr::mux(&c.bit(k), &shifted, &cur),
+            Expr::mux(&count.bit(k), &shifted, &cur),
         );
     }
-    (c, cur)
+    cur
 }
 
 /// Alignment shifter with sticky: `(x >> amount, OR of the bits shifted out)`, `amount`

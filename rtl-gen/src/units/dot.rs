@@ -30,7 +30,9 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, z_format};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
-use crate::blocks::{class_mul, class_of, lzc_normalize_tree, round, unpack, RoundIn, Unpacked};
+use crate::blocks::{
+    class_mul, class_of, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
+};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
@@ -474,18 +476,30 @@ pub fn dot_sum(
     let neg = s.msb();
     let abs = b.wire("s_abs", Expr::mux(&neg, &Expr::c(0, t).sub(&s), &s));
     let mag = b.wire("s_mag", abs.slice(t - 2, 0));
-    let mag_zero = b.wire("s_mag_zero", mag.eq_c(0));
+    let mag_zero = b.wire("s_mag_zero", s.eq_c(0));
     let zero = b.wire("s_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let same_sign = all(&signs).or(&any(&signs).not());
     let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);
     let sign = Expr::mux(&inf, &ninf, &Expr::mux(&zero, &zsign, &neg));
     let sign = b.wire("s_sign", sign);
-    b.comment_owned(vec![format!(
-        "Normalize: leading-zero count of the {}-bit magnitude",
-        t - 1
-    )]);
-    let (lz, norm) = lzc_normalize_tree(b, &mag, "snrm");
+    b.comment_owned(vec![
+        format!(
+            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
+            t - 1
+        ),
+        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
+        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
+    ]);
+    let ones = b.wire("snrm_ones", s.slice(t - 2, 0).xor(&Expr::repl(t - 1, &neg)));
+    let lz = lzc_tree(b, &ones, "snrm");
     let lz = b.wire("snrm_lzc", lz);
+    let wide = shl_by_count(b, &mag.zext(t), &lz, "snrm");
+    let over = b.wire_note(
+        "snrm_over",
+        wide.msb(),
+        "|S| = 2^k with S < 0: shifted one place too far",
+    );
+    let norm = concat(&[wide.bit(t - 2).or(&over), wide.slice(t - 3, 0)]);
     let norm = b.wire("snrm_sig", norm);
     let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;
     let (mut lo, mut hi) = (l0, l0 + t as i64 - 2);
@@ -499,15 +513,18 @@ pub fn dot_sum(
             sc.as_ref()
                 .map_or(0, |(a, c)| a.exp.width.max(c.exp.width) + 1),
         );
-    let top = Expr::named_i(
-        "SUM_TOP_EXP",
-        l0 + t as i64 - 2,
+    // TOP - lzc + over = (TOP + 1) + ~lzc + over: one carry chain, `over` its carry-in.
+    let top1 = Expr::named_i(
+        "SUM_TOP_EXP_P1",
+        l0 + t as i64 - 1,
         ew,
-        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc",
+        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over",
     );
-    let mut exp = top.sub(&lz.zext(ew));
+    let mut exp = top1.add(&lz.zext(ew).not()).add(&over.zext(ew));
     if let Some((usx, usy)) = &sc {
-        exp = exp.add(&usx.exp.sext(ew)).add(&usy.exp.sext(ew));
+        let base = b.wire_keep("snrm_exp_sum", exp);
+        let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
+        exp = base.add(&scl);
     }
     let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
     Product {

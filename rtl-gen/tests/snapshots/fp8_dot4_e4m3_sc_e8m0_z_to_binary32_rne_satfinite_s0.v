@@ -48,7 +48,7 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   localparam [10:0] ROUND_EMIN_M1 = 11'h781;  // -127: emin - 1 (binary32)
   localparam [10:0] ROUND_EMIN_M_L_OB = 11'h369;  // -151: emin - L: below it the whole window shifts out (binary32); offset binary (sign bit flipped) for an unsigned compare
   localparam [10:0] ROUND_EMIN_OB = 11'h382;  // -126: emin: tiny below it (binary32); offset binary (sign bit flipped) for an unsigned compare
-  localparam [9:0] SUM_TOP_EXP = 10'h13;  // 19: exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc
+  localparam [9:0] SUM_TOP_EXP_P1 = 10'h14;  // 20: exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over
 
   // Block scales: e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sx_is_nan = &sx_i;
@@ -221,7 +221,7 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire s_any_nan = l0_nan | l1_nan | l2_nan | l3_nan;
   wire [38:0] s_abs = s1_0[38] ? (39'h0 - s1_0) : s1_0;
   wire [37:0] s_mag = s_abs[37:0];
-  wire s_mag_zero = ~|s_mag;
+  wire s_mag_zero = ~|s1_0;
   wire s_is_zero = s_mag_zero & ~s_any_nan;
   wire s_sign = s_is_zero
                 ? (l0_zero & l1_zero & l2_zero & l3_zero
@@ -230,46 +230,49 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                    & l0_sign)
                 : s1_0[38];
 
-  // Normalize: leading-zero count of the 38-bit magnitude
-  wire [31:0] snrm_z2 = {~|s_mag[37:36],
-                         ~|s_mag[35:34],
-                         ~|s_mag[33:32],
-                         ~|s_mag[31:30],
-                         ~|s_mag[29:28],
-                         ~|s_mag[27:26],
-                         ~|s_mag[25:24],
-                         ~|s_mag[23:22],
-                         ~|s_mag[21:20],
-                         ~|s_mag[19:18],
-                         ~|s_mag[17:16],
-                         ~|s_mag[15:14],
-                         ~|s_mag[13:12],
-                         ~|s_mag[11:10],
-                         ~|s_mag[9:8],
-                         ~|s_mag[7:6],
-                         ~|s_mag[5:4],
-                         ~|s_mag[3:2],
-                         ~|s_mag[1:0],
+  // Normalize: the leading-zero count of the 38-bit ones' complement S ^ sign (|S|, or |S| - 1
+  //   for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),
+  //   |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)
+  wire [37:0] snrm_ones = s1_0[37:0] ^ {38{s1_0[38]}};
+  wire [31:0] snrm_z2 = {~|snrm_ones[37:36],
+                         ~|snrm_ones[35:34],
+                         ~|snrm_ones[33:32],
+                         ~|snrm_ones[31:30],
+                         ~|snrm_ones[29:28],
+                         ~|snrm_ones[27:26],
+                         ~|snrm_ones[25:24],
+                         ~|snrm_ones[23:22],
+                         ~|snrm_ones[21:20],
+                         ~|snrm_ones[19:18],
+                         ~|snrm_ones[17:16],
+                         ~|snrm_ones[15:14],
+                         ~|snrm_ones[13:12],
+                         ~|snrm_ones[11:10],
+                         ~|snrm_ones[9:8],
+                         ~|snrm_ones[7:6],
+                         ~|snrm_ones[5:4],
+                         ~|snrm_ones[3:2],
+                         ~|snrm_ones[1:0],
                          13'd4095};
-  wire [31:0] snrm_c2 = {~s_mag[37],
-                         ~s_mag[35],
-                         ~s_mag[33],
-                         ~s_mag[31],
-                         ~s_mag[29],
-                         ~s_mag[27],
-                         ~s_mag[25],
-                         ~s_mag[23],
-                         ~s_mag[21],
-                         ~s_mag[19],
-                         ~s_mag[17],
-                         ~s_mag[15],
-                         ~s_mag[13],
-                         ~s_mag[11],
-                         ~s_mag[9],
-                         ~s_mag[7],
-                         ~s_mag[5],
-                         ~s_mag[3],
-                         ~s_mag[1],
+  wire [31:0] snrm_c2 = {~snrm_ones[37],
+                         ~snrm_ones[35],
+                         ~snrm_ones[33],
+                         ~snrm_ones[31],
+                         ~snrm_ones[29],
+                         ~snrm_ones[27],
+                         ~snrm_ones[25],
+                         ~snrm_ones[23],
+                         ~snrm_ones[21],
+                         ~snrm_ones[19],
+                         ~snrm_ones[17],
+                         ~snrm_ones[15],
+                         ~snrm_ones[13],
+                         ~snrm_ones[11],
+                         ~snrm_ones[9],
+                         ~snrm_ones[7],
+                         ~snrm_ones[5],
+                         ~snrm_ones[3],
+                         ~snrm_ones[1],
                          13'd4095};
   wire [15:0] snrm_z4 = {snrm_z2[31] & snrm_z2[30],
                          snrm_z2[29] & snrm_z2[28],
@@ -361,13 +364,17 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                          snrm_z16[1],
                          snrm_z16[1] ? snrm_c16[3:0] : snrm_c16[7:4]};
   wire [5:0] snrm_c64 = {snrm_z32[1], snrm_z32[1] ? snrm_c32[4:0] : snrm_c32[9:5]};
-  wire [37:0] snrm_n32 = snrm_c64[5] ? {s_mag[5:0], 32'h0} : s_mag;
-  wire [37:0] snrm_n16 = snrm_c64[4] ? {snrm_n32[21:0], 16'd0} : snrm_n32;
-  wire [37:0] snrm_n8 = snrm_c64[3] ? {snrm_n16[29:0], 8'd0} : snrm_n16;
-  wire [37:0] snrm_n4 = snrm_c64[2] ? {snrm_n8[33:0], 4'd0} : snrm_n8;
-  wire [37:0] snrm_n2 = snrm_c64[1] ? {snrm_n4[35:0], 2'd0} : snrm_n4;
-  wire [37:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[36:0], 1'b0} : snrm_n2;
-  wire [9:0] snrm_exp = SUM_TOP_EXP - {4'd0, snrm_c64} + {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
+  wire [38:0] snrm_n32 = snrm_c64[5] ? {s_mag[6:0], 32'h0} : {1'b0, s_mag};
+  wire [38:0] snrm_n16 = snrm_c64[4] ? {snrm_n32[22:0], 16'd0} : snrm_n32;
+  wire [38:0] snrm_n8 = snrm_c64[3] ? {snrm_n16[30:0], 8'd0} : snrm_n16;
+  wire [38:0] snrm_n4 = snrm_c64[2] ? {snrm_n8[34:0], 4'd0} : snrm_n8;
+  wire [38:0] snrm_n2 = snrm_c64[1] ? {snrm_n4[36:0], 2'd0} : snrm_n4;
+  wire [38:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[37:0], 1'b0} : snrm_n2;
+  wire snrm_over = snrm_n1[38];  // |S| = 2^k with S < 0: shifted one place too far
+  wire [37:0] snrm_sig = {snrm_n1[37] | snrm_over, snrm_n1[36:0]};
+  (* keep *) wire [9:0] snrm_exp_sum = (SUM_TOP_EXP_P1 + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};
+  (* keep *) wire [9:0] s_scale_exp = {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};
+  wire [9:0] snrm_exp = snrm_exp_sum + s_scale_exp;  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
@@ -407,8 +414,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [9:0] al_dz = {z_exp[8], z_exp} - snrm_exp;  // ez - ep
   wire al_z_big = s_is_zero | (~z_is_zero & ~al_dz[9]);  // z is the operand with the larger exponent
   wire al_both_zero = s_is_zero & z_is_zero;
-  wire [37:0] al_h_sig = (al_z_big ? {z_sig, 14'd0} : snrm_n1) & {38{~al_both_zero}};
-  wire [37:0] al_l_sig = (al_z_big ? snrm_n1 : {z_sig, 14'd0}) & {38{~(s_is_zero | z_is_zero)}};
+  wire [37:0] al_h_sig = (al_z_big ? {z_sig, 14'd0} : snrm_sig) & {38{~al_both_zero}};
+  wire [37:0] al_l_sig = (al_z_big ? snrm_sig : {z_sig, 14'd0}) & {38{~(s_is_zero | z_is_zero)}};
   wire [10:0] al_e_h = al_z_big ? {{2{z_exp[8]}}, z_exp} : {snrm_exp[9], snrm_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : s_sign;
   wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};
