@@ -435,30 +435,21 @@ pub fn dot_sum(
         zeros.push(l.zero);
         signs.push(l.sign);
     }
-    b.comment_owned(vec![format!(
-        "Adder tree: {n} terms of {} bits, one bit wider per level, exact in {t} bits",
-        (w + 1).min(t)
-    )]);
-    // A lane term fits in w + 1 signed bits; a sum of 2^l of them in w + 1 + l.
-    let mut tw = (w + 1).min(t);
-    let mut terms: Vec<Expr> = terms.iter().map(|e| e.slice(tw - 1, 0)).collect();
+    b.comment_owned(vec![format!("Adder tree: {n} terms, {t} bits, exact")]);
     let mut level = 0;
     while terms.len() > 1 {
-        let nw = (tw + 1).min(t);
         let mut next = Vec::new();
         for (j, pair) in terms.chunks(2).enumerate() {
             if pair.len() == 2 {
-                let sum = pair[0].sext(nw).add(&pair[1].sext(nw));
-                next.push(b.wire_keep(&format!("s{level}_{j}"), sum));
+                next.push(b.wire_keep(&format!("s{level}_{j}"), pair[0].add(&pair[1])));
             } else {
-                next.push(pair[0].sext(nw));
+                next.push(pair[0].clone());
             }
         }
         terms = next;
-        tw = nw;
         level += 1;
     }
-    let s = b.wire("s_sum", terms.remove(0).sext(t));
+    let s = b.wire("s_sum", terms.remove(0));
     b.comment(&[
         "Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid",
         "zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)",
@@ -476,7 +467,8 @@ pub fn dot_sum(
     let neg = s.msb();
     let abs = b.wire("s_abs", Expr::mux(&neg, &Expr::c(0, t).sub(&s), &s));
     let mag = b.wire("s_mag", abs.slice(t - 2, 0));
-    let mag_zero = b.wire("s_mag_zero", s.eq_c(0));
+    // |S| mod 2^(T-1) = 0 from S itself (S = 0, or the unreachable -2^(T-1)).
+    let mag_zero = b.wire("s_mag_zero", s.slice(t - 2, 0).eq_c(0));
     let zero = b.wire("s_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let same_sign = all(&signs).or(&any(&signs).not());
     let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);

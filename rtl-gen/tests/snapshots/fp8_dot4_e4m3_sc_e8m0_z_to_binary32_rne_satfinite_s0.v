@@ -211,17 +211,17 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                            : {{13{l3_place_3[23]}}, l3_place_3};
   wire [38:0] l3_term = {{2{l3_place_4[36]}}, l3_place_4};  // +-product on the window grid, two's complement
 
-  // Adder tree: 4 terms of 37 bits, one bit wider per level, exact in 39 bits
-  (* keep *) wire [37:0] s0_0 = {l0_term[36], l0_term[36:0]} + {l1_term[36], l1_term[36:0]};
-  (* keep *) wire [37:0] s0_1 = {l2_term[36], l2_term[36:0]} + {l3_term[36], l3_term[36:0]};
-  (* keep *) wire [38:0] s1_0 = {s0_0[37], s0_0} + {s0_1[37], s0_1};
+  // Adder tree: 4 terms, 39 bits, exact
+  (* keep *) wire [38:0] s0_0 = l0_term + l1_term;
+  (* keep *) wire [38:0] s0_1 = l2_term + l3_term;
+  (* keep *) wire [38:0] s1_0 = s0_0 + s0_1;
 
   // Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid
   // zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)
   wire s_any_nan = l0_nan | l1_nan | l2_nan | l3_nan;
   wire [38:0] s_abs = s1_0[38] ? (39'h0 - s1_0) : s1_0;
   wire [37:0] s_mag = s_abs[37:0];
-  wire s_mag_zero = ~|s1_0;
+  wire s_mag_zero = ~|s1_0[37:0];
   wire s_is_zero = s_mag_zero & ~s_any_nan;
   wire s_sign = s_is_zero
                 ? (l0_zero & l1_zero & l2_zero & l3_zero
@@ -529,9 +529,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, l0_term[38:37], l1_term[38:37], l2_term[38:37], l3_term[38:37],
-                    s_abs[38], snrm_z32[0], al_d[9:6], add_neg[42], round_dd[10:5], round_den[49],
-                    round_mag_t[33:1], round_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9:6], add_neg[42], round_dd[10:5],
+                    round_den[49], round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
