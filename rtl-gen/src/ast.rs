@@ -1059,6 +1059,8 @@ pub struct ModuleBuilder {
     /// The `valid_o` control port's signal when [`ModuleBuilder::set_valid_out`] drives it
     /// (otherwise `finish` drives it: `valid_i` delayed by the pipeline).
     pub valid_out: Option<SigId>,
+    /// Wires printed with `(* keep *)` ([`ModuleBuilder::wire_keep`]).
+    pub keep: Vec<SigId>,
 }
 
 impl ModuleBuilder {
@@ -1141,6 +1143,21 @@ impl ModuleBuilder {
         if let Node::Sig(id) = r.node {
             if self.sigs[id].note.is_none() && matches!(self.sigs[id].kind, SigKind::Wire(_)) {
                 self.sigs[id].note = Some(note.to_string());
+            }
+        }
+        r
+    }
+
+    /// Like [`ModuleBuilder::wire`], printed as `(* keep *) wire …`: synthesis keeps the
+    /// sum as a signal of its own. Yosys' `alumacc` otherwise merges a chain of adders whose
+    /// inner sums have one reader into one multi-operand `$macc`, which it builds from
+    /// LUT full adders (two LUT4 per bit and operand on ECP5) instead of one carry chain
+    /// per adder (one LUT4 per bit).
+    pub fn wire_keep(&mut self, name: &str, e: Expr) -> Expr {
+        let r = self.wire(name, e);
+        if let Node::Sig(id) = r.node {
+            if matches!(self.sigs[id].kind, SigKind::Wire(_)) && !self.keep.contains(&id) {
+                self.keep.push(id);
             }
         }
         r

@@ -275,6 +275,75 @@ fn concat_rev(v: &[Expr]) -> Expr {
     concat(&r)
 }
 
+/// Leading-zero count of `x` (width ≥ 3) as a tree: zero flags and counts of 2-, 4-, 8-…
+/// bit blocks, one wire per level (`<name>_z<size>`, `<name>_c<size>`); a block's count is
+/// `{1, low half's}` when its high half is zero, else `{0, high half's}`. `⌈log2 width⌉`
+/// bits; `x = 0` counts `width`.
+pub fn lzc_tree(b: &mut ModuleBuilder, x: &Expr, name: &str) -> Expr {
+    let w = x.width;
+    let steps = ubits((w - 1) as u128);
+    let p = 1u32 << steps;
+    // Below the LSB: a one (the count of x = 0 is w), then zeros; constant blocks fold.
+    let padded = if p > w {
+        let mut parts = vec![x.clone(), Expr::c(1, 1)];
+        if p > w + 1 {
+            parts.push(Expr::c(0, p - w - 1));
+        }
+        concat(&parts)
+    } else {
+        x.clone()
+    };
+    // Level 1: blocks of 2 bits {hi, lo}: zero = ~(hi | lo), count = ~hi.
+    let n2 = p / 2;
+    let zs: Vec<Expr> = (0..n2)
+        .rev()
+        .map(|j| padded.slice(2 * j + 1, 2 * j).eq_c(0))
+        .collect();
+    let cs: Vec<Expr> = (0..n2).rev().map(|j| padded.bit(2 * j + 1).not()).collect();
+    let mut z = b.wire(&format!("{name}_z2"), concat(&zs));
+    let mut c = b.wire(&format!("{name}_c2"), concat(&cs));
+    let mut cw = 1u32; // count bits per block
+    let mut blocks = n2;
+    while blocks > 1 {
+        let nb = blocks / 2;
+        let size = p / nb;
+        let (mut nz, mut nc) = (Vec::new(), Vec::new());
+        for j in (0..nb).rev() {
+            let (zh, zl) = (z.bit(2 * j + 1), z.bit(2 * j));
+            let ch = c.slice((2 * j + 2) * cw - 1, (2 * j + 1) * cw);
+            let cl = c.slice((2 * j + 1) * cw - 1, 2 * j * cw);
+            nz.push(zh.and(&zl));
+            nc.push(concat(&[zh.clone(), Expr::mux(&zh, &cl, &ch)]));
+        }
+        z = b.wire(&format!("{name}_z{size}"), concat(&nz));
+        c = b.wire(&format!("{name}_c{size}"), concat(&nc));
+        cw += 1;
+        blocks = nb;
+    }
+    c
+}
+
+/// `x << count`, the largest shift first (wires `<name>_n<shift>`): with [`lzc_tree`] a
+/// normalize whose shift by 32 starts after a 32-bit zero test and each later shift waits
+/// only for its own count bit (in [`lzc_normalize`] each waits for the previous shift).
+pub fn shl_by_count(b: &mut ModuleBuilder, x: &Expr, count: &Expr, name: &str) -> Expr {
+    let w = x.width;
+    let mut cur = x.clone();
+    for k in (0..count.width).rev() {
+        let sh = 1u32 << k;
+        let shifted = if sh >= w {
+            Expr::c(0, w)
+        } else {
+            concat(&[cur.slice(w - 1 - sh, 0), Expr::c(0, sh)])
+        };
+        cur = b.wire(
+            &format!("{name}_n{sh}"),
+            Expr::mux(&count.bit(k), &shifted, &cur),
+        );
+    }
+    cur
+}
+
 /// Alignment shifter with sticky: `(x >> amount, OR of the bits shifted out)`, `amount`
 /// unsigned and at most `max_amount` (larger shifts are clamped to the width of `x`, which
 /// moves every bit into the sticky). Implemented as `{x, 0…0} >> amount` on twice the width

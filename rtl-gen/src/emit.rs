@@ -43,6 +43,8 @@ pub struct Netlist {
     pub depth: u32,
     /// Depth budget per stage.
     pub budget: u32,
+    /// Wires printed with `(* keep *)`.
+    keep: Vec<SigId>,
 }
 
 impl ModuleBuilder {
@@ -138,6 +140,7 @@ impl ModuleBuilder {
             own_valid_out: this.valid_out.is_some(),
             depth: plan.depth,
             budget: plan.budget,
+            keep: self.keep,
         })
     }
 }
@@ -415,7 +418,12 @@ impl Netlist {
                     let _ = writeln!(out, "    endcase");
                     let _ = writeln!(out, "  end");
                 } else {
-                    let lhs = format!("  wire {}{} = ", range(s.width), s.name);
+                    let keep = if self.keep.contains(&id) {
+                        "(* keep *) "
+                    } else {
+                        ""
+                    };
+                    let lhs = format!("  {keep}wire {}{} = ", range(s.width), s.name);
                     let body = self.rhs(e, lhs.len());
                     let _ = writeln!(out, "{lhs}{body};{note}");
                 }

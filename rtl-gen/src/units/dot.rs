@@ -30,7 +30,9 @@ use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, z_format};
 use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
-use crate::blocks::{class_mul, class_of, lzc_normalize, round, unpack, RoundIn, Unpacked};
+use crate::blocks::{
+    class_mul, class_of, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
+};
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
 use golden::{fma_ieee_zero, DotUnit, Format, Rounding, Tininess};
@@ -280,6 +282,30 @@ fn lane(b: &mut ModuleBuilder, f: &Format, code: &Expr, prefix: &str) -> Lane {
     Lane { u, sig, shift }
 }
 
+/// `v << amount` for a two's-complement `v`, `out_w` bits (`out_w` ≥ the widest placement):
+/// one mux level per amount bit, each level only as wide as its largest shift leaves
+/// nonzero, the bits above it the sign (wires `<name>_<k>`).
+fn shl_signed(b: &mut ModuleBuilder, v: &Expr, amount: &Expr, out_w: u32, name: &str) -> Expr {
+    let mut cur = v.clone();
+    let mut reach = 0u128; // largest shift applied so far
+    for k in 0..amount.width {
+        let sh = 1u32 << k;
+        let w = (v.width as u128 + reach + sh as u128).min(out_w as u128) as u32;
+        let wide = cur.sext(w);
+        let shifted = if sh >= w {
+            Expr::c(0, w)
+        } else {
+            concat(&[wide.slice(w - 1 - sh, 0), Expr::c(0, sh)])
+        };
+        cur = b.wire(
+            &format!("{name}_{k}"),
+            Expr::mux(&amount.bit(k), &shifted, &wide),
+        );
+        reach += sh as u128;
+    }
+    cur.sext(out_w)
+}
+
 /// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
 /// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
 pub(crate) struct LaneOut {
@@ -328,19 +354,30 @@ pub(crate) fn product_lane(
         any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
         "finite nonzero product",
     );
-    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"));
+    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
+    let pw = prod.width;
+    let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
+    // The sign goes in before the placement: -(p << a) = (-p) << a, a (Pw + 1)-bit negate
+    // instead of one across the window.
+    let sp = gated
+        .zext(pw + 1)
+        .xor(&Expr::repl(pw + 1, &sign))
+        .add(&sign.zext(pw + 1));
+    let sp = b.wire_note(&format!("l{i}_sprod"), sp, "+-product, two's complement");
     let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
     let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
     let amt = b.wire(&format!("l{i}_amt"), amt);
-    let placed = prod.zext(w).shl(&amt).and(&Expr::repl(w, &live));
-    let placed = b.wire(&format!("l{i}_placed"), placed);
-    let ext = if w < t {
-        placed.zext(t)
+    let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
+    let term = if w + 1 < t {
+        placed.sext(t)
     } else {
         placed.slice(t - 1, 0)
     };
-    let signed = ext.xor(&Expr::repl(t, &sign)).add(&sign.zext(t));
-    let term = b.wire_note(&format!("l{i}_term"), signed, "+-product, two's complement");
+    let term = b.wire_note(
+        &format!("l{i}_term"),
+        term,
+        "+-product on the window grid, two's complement",
+    );
     LaneOut {
         nan,
         invalid: inv,
@@ -407,7 +444,7 @@ pub fn dot_sum(
         let mut next = Vec::new();
         for (j, pair) in terms.chunks(2).enumerate() {
             if pair.len() == 2 {
-                next.push(b.wire(&format!("s{level}_{j}"), pair[0].add(&pair[1])));
+                next.push(b.wire_keep(&format!("s{level}_{j}"), pair[0].add(&pair[1])));
             } else {
                 next.push(pair[0].clone());
             }
@@ -433,18 +470,31 @@ pub fn dot_sum(
     let neg = s.msb();
     let abs = b.wire("s_abs", Expr::mux(&neg, &Expr::c(0, t).sub(&s), &s));
     let mag = b.wire("s_mag", abs.slice(t - 2, 0));
-    let mag_zero = b.wire("s_mag_zero", mag.eq_c(0));
+    // |S| mod 2^(T-1) = 0 from S itself (S = 0, or the unreachable -2^(T-1)).
+    let mag_zero = b.wire("s_mag_zero", s.slice(t - 2, 0).eq_c(0));
     let zero = b.wire("s_is_zero", mag_zero.and(&nan.not()).and(&inf.not()));
     let same_sign = all(&signs).or(&any(&signs).not());
     let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);
     let sign = Expr::mux(&inf, &ninf, &Expr::mux(&zero, &zsign, &neg));
     let sign = b.wire("s_sign", sign);
-    b.comment_owned(vec![format!(
-        "Normalize: leading-zero count of the {}-bit magnitude",
-        t - 1
-    )]);
-    let (lz, norm) = lzc_normalize(b, &mag, "snrm");
+    b.comment_owned(vec![
+        format!(
+            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
+            t - 1
+        ),
+        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
+        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
+    ]);
+    let ones = b.wire("snrm_ones", s.slice(t - 2, 0).xor(&Expr::repl(t - 1, &neg)));
+    let lz = lzc_tree(b, &ones, "snrm");
     let lz = b.wire("snrm_lzc", lz);
+    let wide = shl_by_count(b, &mag.zext(t), &lz, "snrm");
+    let over = b.wire_note(
+        "snrm_over",
+        wide.msb(),
+        "|S| = 2^k with S < 0: shifted one place too far",
+    );
+    let norm = concat(&[wide.bit(t - 2).or(&over), wide.slice(t - 3, 0)]);
     let norm = b.wire("snrm_sig", norm);
     let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;
     let (mut lo, mut hi) = (l0, l0 + t as i64 - 2);
@@ -458,15 +508,18 @@ pub fn dot_sum(
             sc.as_ref()
                 .map_or(0, |(a, c)| a.exp.width.max(c.exp.width) + 1),
         );
-    let top = Expr::named_i(
-        "SUM_TOP_EXP",
-        l0 + t as i64 - 2,
+    // TOP - lzc + over = (TOP + 1) + ~lzc + over: one carry chain, `over` its carry-in.
+    let top1 = Expr::named_i(
+        "SUM_TOP_EXP_P1",
+        l0 + t as i64 - 1,
         ew,
-        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc",
+        "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over",
     );
-    let mut exp = top.sub(&lz.zext(ew));
+    let mut exp = top1.add(&lz.zext(ew).not()).add(&over.zext(ew));
     if let Some((usx, usy)) = &sc {
-        exp = exp.add(&usx.exp.sext(ew)).add(&usy.exp.sext(ew));
+        let base = b.wire_keep("snrm_exp_sum", exp);
+        let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
+        exp = base.add(&scl);
     }
     let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
     Product {

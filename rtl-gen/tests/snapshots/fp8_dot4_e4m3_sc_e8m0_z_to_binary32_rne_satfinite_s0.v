@@ -48,7 +48,7 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   localparam [10:0] ROUND_EMIN_M1 = 11'h781;  // -127: emin - 1 (binary32)
   localparam [10:0] ROUND_EMIN_M_L_OB = 11'h369;  // -151: emin - L: below it the whole window shifts out (binary32); offset binary (sign bit flipped) for an unsigned compare
   localparam [10:0] ROUND_EMIN_OB = 11'h382;  // -126: emin: tiny below it (binary32); offset binary (sign bit flipped) for an unsigned compare
-  localparam [9:0] SUM_TOP_EXP = 10'h13;  // 19: exponent of the sum's top value bit (lsb_x + lsb_y + T - 2); MSB = this - lzc
+  localparam [9:0] SUM_TOP_EXP_P1 = 10'h14;  // 20: exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over
 
   // Block scales: e8m0: K=8 P=1 bias=127 unsigned, family e8m0 (NaN = all ones, no zero, no subnormals), emin=-127 emax=127
   wire sx_is_nan = &sx_i;
@@ -80,14 +80,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
-                             + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
-                             + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
-  wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
+                                        + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
+                                        + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
+  wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
+  wire [8:0] l0_sprod = ({1'b0, l0_prod_live} ^ {9{l0_sign}}) + {8'd0, l0_sign};  // +-product, two's complement
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
-  wire [35:0] l0_placed = ({28'h0, l0_prod_pp1_0} << l0_amt) & {36{l0_live}};
-  wire [38:0] l0_term = ({3'd0, l0_placed} ^ {39{l0_sign}}) + {38'h0, l0_sign};  // +-product, two's complement
+  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod, 1'b0} : {l0_sprod[8], l0_sprod};
+  wire [11:0] l0_place_1 = l0_amt[1] ? {l0_place_0, 2'd0} : {{2{l0_place_0[9]}}, l0_place_0};
+  wire [15:0] l0_place_2 = l0_amt[2] ? {l0_place_1, 4'd0} : {{4{l0_place_1[11]}}, l0_place_1};
+  wire [23:0] l0_place_3 = l0_amt[3] ? {l0_place_2, 8'd0} : {{8{l0_place_2[15]}}, l0_place_2};
+  wire [36:0] l0_place_4 = l0_amt[4]
+                           ? {l0_place_3[20:0], 16'd0}
+                           : {{13{l0_place_3[23]}}, l0_place_3};
+  wire [38:0] l0_term = {{2{l0_place_4[36]}}, l0_place_4};  // +-product on the window grid, two's complement
   wire x1_sign = x1_i[7];
   wire [3:0] x1_exp_field = x1_i[6:3];
   wire [2:0] x1_man_field = x1_i[2:0];
@@ -110,14 +118,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
   wire l1_sign = x1_sign ^ y1_sign;
   wire l1_live = ~(l1_nan | l1_zero);  // finite nonzero product
-  wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
-                             + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
-  wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
-                             + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
-  wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
+  (* keep *) wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
+                                        + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
+                                        + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
+  wire [7:0] l1_prod_live = l1_prod_pp1_0 & {8{l1_live}};
+  wire [8:0] l1_sprod = ({1'b0, l1_prod_live} ^ {9{l1_sign}}) + {8'd0, l1_sign};  // +-product, two's complement
   wire [4:0] l1_amt = {1'b0, x1_shift} + {1'b0, y1_shift};
-  wire [35:0] l1_placed = ({28'h0, l1_prod_pp1_0} << l1_amt) & {36{l1_live}};
-  wire [38:0] l1_term = ({3'd0, l1_placed} ^ {39{l1_sign}}) + {38'h0, l1_sign};  // +-product, two's complement
+  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod, 1'b0} : {l1_sprod[8], l1_sprod};
+  wire [11:0] l1_place_1 = l1_amt[1] ? {l1_place_0, 2'd0} : {{2{l1_place_0[9]}}, l1_place_0};
+  wire [15:0] l1_place_2 = l1_amt[2] ? {l1_place_1, 4'd0} : {{4{l1_place_1[11]}}, l1_place_1};
+  wire [23:0] l1_place_3 = l1_amt[3] ? {l1_place_2, 8'd0} : {{8{l1_place_2[15]}}, l1_place_2};
+  wire [36:0] l1_place_4 = l1_amt[4]
+                           ? {l1_place_3[20:0], 16'd0}
+                           : {{13{l1_place_3[23]}}, l1_place_3};
+  wire [38:0] l1_term = {{2{l1_place_4[36]}}, l1_place_4};  // +-product on the window grid, two's complement
   wire x2_sign = x2_i[7];
   wire [3:0] x2_exp_field = x2_i[6:3];
   wire [2:0] x2_man_field = x2_i[2:0];
@@ -140,14 +156,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
   wire l2_sign = x2_sign ^ y2_sign;
   wire l2_live = ~(l2_nan | l2_zero);  // finite nonzero product
-  wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
-                             + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
-  wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
-                             + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
-  wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
+  (* keep *) wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
+                                        + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
+                                        + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
+  wire [7:0] l2_prod_live = l2_prod_pp1_0 & {8{l2_live}};
+  wire [8:0] l2_sprod = ({1'b0, l2_prod_live} ^ {9{l2_sign}}) + {8'd0, l2_sign};  // +-product, two's complement
   wire [4:0] l2_amt = {1'b0, x2_shift} + {1'b0, y2_shift};
-  wire [35:0] l2_placed = ({28'h0, l2_prod_pp1_0} << l2_amt) & {36{l2_live}};
-  wire [38:0] l2_term = ({3'd0, l2_placed} ^ {39{l2_sign}}) + {38'h0, l2_sign};  // +-product, two's complement
+  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod, 1'b0} : {l2_sprod[8], l2_sprod};
+  wire [11:0] l2_place_1 = l2_amt[1] ? {l2_place_0, 2'd0} : {{2{l2_place_0[9]}}, l2_place_0};
+  wire [15:0] l2_place_2 = l2_amt[2] ? {l2_place_1, 4'd0} : {{4{l2_place_1[11]}}, l2_place_1};
+  wire [23:0] l2_place_3 = l2_amt[3] ? {l2_place_2, 8'd0} : {{8{l2_place_2[15]}}, l2_place_2};
+  wire [36:0] l2_place_4 = l2_amt[4]
+                           ? {l2_place_3[20:0], 16'd0}
+                           : {{13{l2_place_3[23]}}, l2_place_3};
+  wire [38:0] l2_term = {{2{l2_place_4[36]}}, l2_place_4};  // +-product on the window grid, two's complement
   wire x3_sign = x3_i[7];
   wire [3:0] x3_exp_field = x3_i[6:3];
   wire [2:0] x3_man_field = x3_i[2:0];
@@ -170,26 +194,34 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
   wire l3_sign = x3_sign ^ y3_sign;
   wire l3_live = ~(l3_nan | l3_zero);  // finite nonzero product
-  wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
-                             + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
-  wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
-                             + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
-  wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
+  (* keep *) wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
+                                        + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
+  (* keep *) wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
+                                        + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
+  (* keep *) wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
+  wire [7:0] l3_prod_live = l3_prod_pp1_0 & {8{l3_live}};
+  wire [8:0] l3_sprod = ({1'b0, l3_prod_live} ^ {9{l3_sign}}) + {8'd0, l3_sign};  // +-product, two's complement
   wire [4:0] l3_amt = {1'b0, x3_shift} + {1'b0, y3_shift};
-  wire [35:0] l3_placed = ({28'h0, l3_prod_pp1_0} << l3_amt) & {36{l3_live}};
-  wire [38:0] l3_term = ({3'd0, l3_placed} ^ {39{l3_sign}}) + {38'h0, l3_sign};  // +-product, two's complement
+  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod, 1'b0} : {l3_sprod[8], l3_sprod};
+  wire [11:0] l3_place_1 = l3_amt[1] ? {l3_place_0, 2'd0} : {{2{l3_place_0[9]}}, l3_place_0};
+  wire [15:0] l3_place_2 = l3_amt[2] ? {l3_place_1, 4'd0} : {{4{l3_place_1[11]}}, l3_place_1};
+  wire [23:0] l3_place_3 = l3_amt[3] ? {l3_place_2, 8'd0} : {{8{l3_place_2[15]}}, l3_place_2};
+  wire [36:0] l3_place_4 = l3_amt[4]
+                           ? {l3_place_3[20:0], 16'd0}
+                           : {{13{l3_place_3[23]}}, l3_place_3};
+  wire [38:0] l3_term = {{2{l3_place_4[36]}}, l3_place_4};  // +-product on the window grid, two's complement
 
   // Adder tree: 4 terms, 39 bits, exact
-  wire [38:0] s0_0 = l0_term + l1_term;
-  wire [38:0] s0_1 = l2_term + l3_term;
-  wire [38:0] s1_0 = s0_0 + s0_1;
+  (* keep *) wire [38:0] s0_0 = l0_term + l1_term;
+  (* keep *) wire [38:0] s0_1 = l2_term + l3_term;
+  (* keep *) wire [38:0] s1_0 = s0_0 + s0_1;
 
   // Specials: a NaN product (NaN element or scale, 0*Inf) -> NaN; +Inf + -Inf -> NaN + invalid
   // zero sum: the common sign when every product is a zero of one sign, else +0 (-0 for rtn)
   wire s_any_nan = l0_nan | l1_nan | l2_nan | l3_nan;
   wire [38:0] s_abs = s1_0[38] ? (39'h0 - s1_0) : s1_0;
   wire [37:0] s_mag = s_abs[37:0];
-  wire s_mag_zero = ~|s_mag;
+  wire s_mag_zero = ~|s1_0[37:0];
   wire s_is_zero = s_mag_zero & ~s_any_nan;
   wire s_sign = s_is_zero
                 ? (l0_zero & l1_zero & l2_zero & l3_zero
@@ -198,21 +230,151 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                    & l0_sign)
                 : s1_0[38];
 
-  // Normalize: leading-zero count of the 38-bit magnitude
-  wire snrm_z32 = ~|s_mag[37:6];
-  wire [37:0] snrm_n32 = snrm_z32 ? {s_mag[5:0], 32'h0} : s_mag;
-  wire snrm_z16 = ~|snrm_n32[37:22];
-  wire [37:0] snrm_n16 = snrm_z16 ? {snrm_n32[21:0], 16'd0} : snrm_n32;
-  wire snrm_z8 = ~|snrm_n16[37:30];
-  wire [37:0] snrm_n8 = snrm_z8 ? {snrm_n16[29:0], 8'd0} : snrm_n16;
-  wire snrm_z4 = ~|snrm_n8[37:34];
-  wire [37:0] snrm_n4 = snrm_z4 ? {snrm_n8[33:0], 4'd0} : snrm_n8;
-  wire snrm_z2 = ~|snrm_n4[37:36];
-  wire [37:0] snrm_n2 = snrm_z2 ? {snrm_n4[35:0], 2'd0} : snrm_n4;
-  wire snrm_z1 = ~snrm_n2[37];
-  wire [37:0] snrm_n1 = snrm_z1 ? {snrm_n2[36:0], 1'b0} : snrm_n2;
-  wire [5:0] snrm_lzc = {snrm_z32, snrm_z16, snrm_z8, snrm_z4, snrm_z2, snrm_z1};
-  wire [9:0] snrm_exp = SUM_TOP_EXP - {4'd0, snrm_lzc} + {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};  // exponent of the sum's MSB
+  // Normalize: the leading-zero count of the 38-bit ones' complement S ^ sign (|S|, or |S| - 1
+  //   for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),
+  //   |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)
+  wire [37:0] snrm_ones = s1_0[37:0] ^ {38{s1_0[38]}};
+  wire [31:0] snrm_z2 = {~|snrm_ones[37:36],
+                         ~|snrm_ones[35:34],
+                         ~|snrm_ones[33:32],
+                         ~|snrm_ones[31:30],
+                         ~|snrm_ones[29:28],
+                         ~|snrm_ones[27:26],
+                         ~|snrm_ones[25:24],
+                         ~|snrm_ones[23:22],
+                         ~|snrm_ones[21:20],
+                         ~|snrm_ones[19:18],
+                         ~|snrm_ones[17:16],
+                         ~|snrm_ones[15:14],
+                         ~|snrm_ones[13:12],
+                         ~|snrm_ones[11:10],
+                         ~|snrm_ones[9:8],
+                         ~|snrm_ones[7:6],
+                         ~|snrm_ones[5:4],
+                         ~|snrm_ones[3:2],
+                         ~|snrm_ones[1:0],
+                         13'd4095};
+  wire [31:0] snrm_c2 = {~snrm_ones[37],
+                         ~snrm_ones[35],
+                         ~snrm_ones[33],
+                         ~snrm_ones[31],
+                         ~snrm_ones[29],
+                         ~snrm_ones[27],
+                         ~snrm_ones[25],
+                         ~snrm_ones[23],
+                         ~snrm_ones[21],
+                         ~snrm_ones[19],
+                         ~snrm_ones[17],
+                         ~snrm_ones[15],
+                         ~snrm_ones[13],
+                         ~snrm_ones[11],
+                         ~snrm_ones[9],
+                         ~snrm_ones[7],
+                         ~snrm_ones[5],
+                         ~snrm_ones[3],
+                         ~snrm_ones[1],
+                         13'd4095};
+  wire [15:0] snrm_z4 = {snrm_z2[31] & snrm_z2[30],
+                         snrm_z2[29] & snrm_z2[28],
+                         snrm_z2[27] & snrm_z2[26],
+                         snrm_z2[25] & snrm_z2[24],
+                         snrm_z2[23] & snrm_z2[22],
+                         snrm_z2[21] & snrm_z2[20],
+                         snrm_z2[19] & snrm_z2[18],
+                         snrm_z2[17] & snrm_z2[16],
+                         snrm_z2[15] & snrm_z2[14],
+                         snrm_z2[13] & snrm_z2[12],
+                         snrm_z2[11] & snrm_z2[10],
+                         snrm_z2[9] & snrm_z2[8],
+                         snrm_z2[7] & snrm_z2[6],
+                         snrm_z2[5] & snrm_z2[4],
+                         snrm_z2[3] & snrm_z2[2],
+                         snrm_z2[1] & snrm_z2[0]};
+  wire [31:0] snrm_c4 = {snrm_z2[31],
+                         snrm_z2[31] ? snrm_c2[30] : snrm_c2[31],
+                         snrm_z2[29],
+                         snrm_z2[29] ? snrm_c2[28] : snrm_c2[29],
+                         snrm_z2[27],
+                         snrm_z2[27] ? snrm_c2[26] : snrm_c2[27],
+                         snrm_z2[25],
+                         snrm_z2[25] ? snrm_c2[24] : snrm_c2[25],
+                         snrm_z2[23],
+                         snrm_z2[23] ? snrm_c2[22] : snrm_c2[23],
+                         snrm_z2[21],
+                         snrm_z2[21] ? snrm_c2[20] : snrm_c2[21],
+                         snrm_z2[19],
+                         snrm_z2[19] ? snrm_c2[18] : snrm_c2[19],
+                         snrm_z2[17],
+                         snrm_z2[17] ? snrm_c2[16] : snrm_c2[17],
+                         snrm_z2[15],
+                         snrm_z2[15] ? snrm_c2[14] : snrm_c2[15],
+                         snrm_z2[13],
+                         snrm_z2[13] ? snrm_c2[12] : snrm_c2[13],
+                         snrm_z2[11],
+                         snrm_z2[11] ? snrm_c2[10] : snrm_c2[11],
+                         snrm_z2[9],
+                         snrm_z2[9] ? snrm_c2[8] : snrm_c2[9],
+                         snrm_z2[7],
+                         snrm_z2[7] ? snrm_c2[6] : snrm_c2[7],
+                         snrm_z2[5],
+                         snrm_z2[5] ? snrm_c2[4] : snrm_c2[5],
+                         snrm_z2[3],
+                         snrm_z2[3] ? snrm_c2[2] : snrm_c2[3],
+                         snrm_z2[1],
+                         snrm_z2[1] ? snrm_c2[0] : snrm_c2[1]};
+  wire [7:0] snrm_z8 = {snrm_z4[15] & snrm_z4[14],
+                        snrm_z4[13] & snrm_z4[12],
+                        snrm_z4[11] & snrm_z4[10],
+                        snrm_z4[9] & snrm_z4[8],
+                        snrm_z4[7] & snrm_z4[6],
+                        snrm_z4[5] & snrm_z4[4],
+                        snrm_z4[3] & snrm_z4[2],
+                        snrm_z4[1] & snrm_z4[0]};
+  wire [23:0] snrm_c8 = {snrm_z4[15],
+                         snrm_z4[15] ? snrm_c4[29:28] : snrm_c4[31:30],
+                         snrm_z4[13],
+                         snrm_z4[13] ? snrm_c4[25:24] : snrm_c4[27:26],
+                         snrm_z4[11],
+                         snrm_z4[11] ? snrm_c4[21:20] : snrm_c4[23:22],
+                         snrm_z4[9],
+                         snrm_z4[9] ? snrm_c4[17:16] : snrm_c4[19:18],
+                         snrm_z4[7],
+                         snrm_z4[7] ? snrm_c4[13:12] : snrm_c4[15:14],
+                         snrm_z4[5],
+                         snrm_z4[5] ? snrm_c4[9:8] : snrm_c4[11:10],
+                         snrm_z4[3],
+                         snrm_z4[3] ? snrm_c4[5:4] : snrm_c4[7:6],
+                         snrm_z4[1],
+                         snrm_z4[1] ? snrm_c4[1:0] : snrm_c4[3:2]};
+  wire [3:0] snrm_z16 = {snrm_z8[7] & snrm_z8[6],
+                         snrm_z8[5] & snrm_z8[4],
+                         snrm_z8[3] & snrm_z8[2],
+                         snrm_z8[1] & snrm_z8[0]};
+  wire [15:0] snrm_c16 = {snrm_z8[7],
+                          snrm_z8[7] ? snrm_c8[20:18] : snrm_c8[23:21],
+                          snrm_z8[5],
+                          snrm_z8[5] ? snrm_c8[14:12] : snrm_c8[17:15],
+                          snrm_z8[3],
+                          snrm_z8[3] ? snrm_c8[8:6] : snrm_c8[11:9],
+                          snrm_z8[1],
+                          snrm_z8[1] ? snrm_c8[2:0] : snrm_c8[5:3]};
+  wire [1:0] snrm_z32 = {snrm_z16[3] & snrm_z16[2], snrm_z16[1] & snrm_z16[0]};
+  wire [9:0] snrm_c32 = {snrm_z16[3],
+                         snrm_z16[3] ? snrm_c16[11:8] : snrm_c16[15:12],
+                         snrm_z16[1],
+                         snrm_z16[1] ? snrm_c16[3:0] : snrm_c16[7:4]};
+  wire [5:0] snrm_c64 = {snrm_z32[1], snrm_z32[1] ? snrm_c32[4:0] : snrm_c32[9:5]};
+  wire [38:0] snrm_n32 = snrm_c64[5] ? {s_mag[6:0], 32'h0} : {1'b0, s_mag};
+  wire [38:0] snrm_n16 = snrm_c64[4] ? {snrm_n32[22:0], 16'd0} : snrm_n32;
+  wire [38:0] snrm_n8 = snrm_c64[3] ? {snrm_n16[30:0], 8'd0} : snrm_n16;
+  wire [38:0] snrm_n4 = snrm_c64[2] ? {snrm_n8[34:0], 4'd0} : snrm_n8;
+  wire [38:0] snrm_n2 = snrm_c64[1] ? {snrm_n4[36:0], 2'd0} : snrm_n4;
+  wire [38:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[37:0], 1'b0} : snrm_n2;
+  wire snrm_over = snrm_n1[38];  // |S| = 2^k with S < 0: shifted one place too far
+  wire [37:0] snrm_sig = {snrm_n1[37] | snrm_over, snrm_n1[36:0]};
+  (* keep *) wire [9:0] snrm_exp_sum = (SUM_TOP_EXP_P1 + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};
+  (* keep *) wire [9:0] s_scale_exp = {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};
+  wire [9:0] snrm_exp = snrm_exp_sum + s_scale_exp;  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
@@ -250,13 +412,13 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire f_invalid = z_is_nan & ~z_man_field[22];
   wire f_is_inf = z_is_inf & ~f_any_nan;
   wire [9:0] al_dz = {z_exp[8], z_exp} - snrm_exp;  // ez - ep
-  wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};  // ep - ez
   wire al_z_big = s_is_zero | (~z_is_zero & ~al_dz[9]);  // z is the operand with the larger exponent
   wire al_both_zero = s_is_zero & z_is_zero;
-  wire [37:0] al_h_sig = (al_z_big ? {z_sig, 14'd0} : snrm_n1) & {38{~al_both_zero}};
-  wire [37:0] al_l_sig = (al_z_big ? snrm_n1 : {z_sig, 14'd0}) & {38{~(s_is_zero | z_is_zero)}};
+  wire [37:0] al_h_sig = (al_z_big ? {z_sig, 14'd0} : snrm_sig) & {38{~al_both_zero}};
+  wire [37:0] al_l_sig = (al_z_big ? snrm_sig : {z_sig, 14'd0}) & {38{~(s_is_zero | z_is_zero)}};
   wire [10:0] al_e_h = al_z_big ? {{2{z_exp[8]}}, z_exp} : {snrm_exp[9], snrm_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : s_sign;
+  wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};
   wire [9:0] al_d = al_dz[9] ? al_dp : al_dz;
   wire [5:0] al_amt = (al_dz[9]
                        ? (10'd553 < {~al_dp[9], al_dp[8:0]})
@@ -264,127 +426,32 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                       ? 6'd41
                       : al_d[5:0];  // alignment shift, clamped to F+G
 
-  // Alignment: {L, 3'b0} >> amt in 41 bits;
-  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
-  wire [40:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
-  wire [40:0] al_out_mask = ~(41'h1ffffffffff << al_amt);  // ones at the amt low bits
-  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
+  // Alignment: {L, 3'b0} >> amt in 82 bits; the low 41 bits are the sticky part
+  wire [81:0] al_shifted = {al_l_sig, 44'h0} >> al_amt;
+  wire al_sticky = |al_shifted[40:0];
   wire add_sub = s_sign ^ z_sign;
-  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {43{add_sub}})
+  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[81:41]} ^ {43{add_sub}})
                         + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
-  wire [42:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
-  wire [41:0] add_mag = add_neg_sel ? add_neg[41:0] : add_sum[41:0];
-  wire add_sign = al_s_h ^ add_neg_sel;
+  wire [42:0] add_neg = {2'd0, al_shifted[81:41]} - {2'd0, al_h_sig, 3'd0};
+  wire [41:0] add_mag = add_sum[42] ? add_neg[41:0] : add_sum[41:0];
+  wire add_sign = al_s_h ^ add_sum[42];
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 42-bit sum
-  wire [31:0] nrm_t1_z = {~|add_mag[41:40],
-                          ~|add_mag[39:38],
-                          ~|add_mag[37:36],
-                          ~|add_mag[35:34],
-                          ~|add_mag[33:32],
-                          ~|add_mag[31:30],
-                          ~|add_mag[29:28],
-                          ~|add_mag[27:26],
-                          ~|add_mag[25:24],
-                          ~|add_mag[23:22],
-                          ~|add_mag[21:20],
-                          ~|add_mag[19:18],
-                          ~|add_mag[17:16],
-                          ~|add_mag[15:14],
-                          ~|add_mag[13:12],
-                          ~|add_mag[11:10],
-                          ~|add_mag[9:8],
-                          ~|add_mag[7:6],
-                          ~|add_mag[5:4],
-                          ~|add_mag[3:2],
-                          ~|add_mag[1:0],
-                          11'd2047};
-  wire [31:0] nrm_t1_c = {~add_mag[41],
-                          ~add_mag[39],
-                          ~add_mag[37],
-                          ~add_mag[35],
-                          ~add_mag[33],
-                          ~add_mag[31],
-                          ~add_mag[29],
-                          ~add_mag[27],
-                          ~add_mag[25],
-                          ~add_mag[23],
-                          ~add_mag[21],
-                          ~add_mag[19],
-                          ~add_mag[17],
-                          ~add_mag[15],
-                          ~add_mag[13],
-                          ~add_mag[11],
-                          ~add_mag[9],
-                          ~add_mag[7],
-                          ~add_mag[5],
-                          ~add_mag[3],
-                          ~add_mag[1],
-                          11'd2047};  // leading zeros of each pair
-  wire [15:0] nrm_t2_z = {nrm_t1_z[31] & nrm_t1_z[30],
-                          nrm_t1_z[29] & nrm_t1_z[28],
-                          nrm_t1_z[27] & nrm_t1_z[26],
-                          nrm_t1_z[25] & nrm_t1_z[24],
-                          nrm_t1_z[23] & nrm_t1_z[22],
-                          nrm_t1_z[21] & nrm_t1_z[20],
-                          nrm_t1_z[19] & nrm_t1_z[18],
-                          nrm_t1_z[17] & nrm_t1_z[16],
-                          nrm_t1_z[15] & nrm_t1_z[14],
-                          nrm_t1_z[13] & nrm_t1_z[12],
-                          nrm_t1_z[11] & nrm_t1_z[10],
-                          nrm_t1_z[9] & nrm_t1_z[8],
-                          nrm_t1_z[7] & nrm_t1_z[6],
-                          nrm_t1_z[5] & nrm_t1_z[4],
-                          nrm_t1_z[3] & nrm_t1_z[2],
-                          nrm_t1_z[1] & nrm_t1_z[0]};
-  wire [31:0] nrm_t2_c = {nrm_t1_z[31] ? {1'b1, nrm_t1_c[30]} : {1'b0, nrm_t1_c[31]},
-                          nrm_t1_z[29] ? {1'b1, nrm_t1_c[28]} : {1'b0, nrm_t1_c[29]},
-                          nrm_t1_z[27] ? {1'b1, nrm_t1_c[26]} : {1'b0, nrm_t1_c[27]},
-                          nrm_t1_z[25] ? {1'b1, nrm_t1_c[24]} : {1'b0, nrm_t1_c[25]},
-                          nrm_t1_z[23] ? {1'b1, nrm_t1_c[22]} : {1'b0, nrm_t1_c[23]},
-                          nrm_t1_z[21] ? {1'b1, nrm_t1_c[20]} : {1'b0, nrm_t1_c[21]},
-                          nrm_t1_z[19] ? {1'b1, nrm_t1_c[18]} : {1'b0, nrm_t1_c[19]},
-                          nrm_t1_z[17] ? {1'b1, nrm_t1_c[16]} : {1'b0, nrm_t1_c[17]},
-                          nrm_t1_z[15] ? {1'b1, nrm_t1_c[14]} : {1'b0, nrm_t1_c[15]},
-                          nrm_t1_z[13] ? {1'b1, nrm_t1_c[12]} : {1'b0, nrm_t1_c[13]},
-                          nrm_t1_z[11] ? {1'b1, nrm_t1_c[10]} : {1'b0, nrm_t1_c[11]},
-                          nrm_t1_z[9] ? {1'b1, nrm_t1_c[8]} : {1'b0, nrm_t1_c[9]},
-                          nrm_t1_z[7] ? {1'b1, nrm_t1_c[6]} : {1'b0, nrm_t1_c[7]},
-                          nrm_t1_z[5] ? {1'b1, nrm_t1_c[4]} : {1'b0, nrm_t1_c[5]},
-                          nrm_t1_z[3] ? {1'b1, nrm_t1_c[2]} : {1'b0, nrm_t1_c[3]},
-                          nrm_t1_z[1] ? {1'b1, nrm_t1_c[0]} : {1'b0, nrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
-  wire [7:0] nrm_t3_z = {nrm_t2_z[15] & nrm_t2_z[14],
-                         nrm_t2_z[13] & nrm_t2_z[12],
-                         nrm_t2_z[11] & nrm_t2_z[10],
-                         nrm_t2_z[9] & nrm_t2_z[8],
-                         nrm_t2_z[7] & nrm_t2_z[6],
-                         nrm_t2_z[5] & nrm_t2_z[4],
-                         nrm_t2_z[3] & nrm_t2_z[2],
-                         nrm_t2_z[1] & nrm_t2_z[0]};
-  wire [23:0] nrm_t3_c = {nrm_t2_z[15] ? {1'b1, nrm_t2_c[29:28]} : {1'b0, nrm_t2_c[31:30]},
-                          nrm_t2_z[13] ? {1'b1, nrm_t2_c[25:24]} : {1'b0, nrm_t2_c[27:26]},
-                          nrm_t2_z[11] ? {1'b1, nrm_t2_c[21:20]} : {1'b0, nrm_t2_c[23:22]},
-                          nrm_t2_z[9] ? {1'b1, nrm_t2_c[17:16]} : {1'b0, nrm_t2_c[19:18]},
-                          nrm_t2_z[7] ? {1'b1, nrm_t2_c[13:12]} : {1'b0, nrm_t2_c[15:14]},
-                          nrm_t2_z[5] ? {1'b1, nrm_t2_c[9:8]} : {1'b0, nrm_t2_c[11:10]},
-                          nrm_t2_z[3] ? {1'b1, nrm_t2_c[5:4]} : {1'b0, nrm_t2_c[7:6]},
-                          nrm_t2_z[1] ? {1'b1, nrm_t2_c[1:0]} : {1'b0, nrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
-  wire [3:0] nrm_t4_z = {nrm_t3_z[7] & nrm_t3_z[6],
-                         nrm_t3_z[5] & nrm_t3_z[4],
-                         nrm_t3_z[3] & nrm_t3_z[2],
-                         nrm_t3_z[1] & nrm_t3_z[0]};
-  wire [15:0] nrm_t4_c = {nrm_t3_z[7] ? {1'b1, nrm_t3_c[20:18]} : {1'b0, nrm_t3_c[23:21]},
-                          nrm_t3_z[5] ? {1'b1, nrm_t3_c[14:12]} : {1'b0, nrm_t3_c[17:15]},
-                          nrm_t3_z[3] ? {1'b1, nrm_t3_c[8:6]} : {1'b0, nrm_t3_c[11:9]},
-                          nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
-  wire [1:0] nrm_t5_z = {nrm_t4_z[3] & nrm_t4_z[2], nrm_t4_z[1] & nrm_t4_z[0]};
-  wire [9:0] nrm_t5_c = {nrm_t4_z[3] ? {1'b1, nrm_t4_c[11:8]} : {1'b0, nrm_t4_c[15:12]},
-                         nrm_t4_z[1] ? {1'b1, nrm_t4_c[3:0]} : {1'b0, nrm_t4_c[7:4]}};  // leading zeros of each 32-bit chunk
-  wire [5:0] nrm_t6_c = nrm_t5_z[1] ? {1'b1, nrm_t5_c[4:0]} : {1'b0, nrm_t5_c[9:5]};  // leading zeros of each 64-bit chunk
-  wire [41:0] nrm_sig = add_mag << nrm_t6_c;
-  wire [10:0] nrm_exp = (al_e_h + 11'd1) - {5'd0, nrm_t6_c};  // exponent of the sum's MSB
+  wire nrm_z32 = ~|add_mag[41:10];
+  wire [41:0] nrm_n32 = nrm_z32 ? {add_mag[9:0], 32'h0} : add_mag;
+  wire nrm_z16 = ~|nrm_n32[41:26];
+  wire [41:0] nrm_n16 = nrm_z16 ? {nrm_n32[25:0], 16'd0} : nrm_n32;
+  wire nrm_z8 = ~|nrm_n16[41:34];
+  wire [41:0] nrm_n8 = nrm_z8 ? {nrm_n16[33:0], 8'd0} : nrm_n16;
+  wire nrm_z4 = ~|nrm_n8[41:38];
+  wire [41:0] nrm_n4 = nrm_z4 ? {nrm_n8[37:0], 4'd0} : nrm_n8;
+  wire nrm_z2 = ~|nrm_n4[41:40];
+  wire [41:0] nrm_n2 = nrm_z2 ? {nrm_n4[39:0], 2'd0} : nrm_n4;
+  wire nrm_z1 = ~nrm_n2[41];
+  wire [41:0] nrm_n1 = nrm_z1 ? {nrm_n2[40:0], 1'b0} : nrm_n2;
+  wire [5:0] nrm_lzc = {nrm_z32, nrm_z16, nrm_z8, nrm_z4, nrm_z2, nrm_z1};
+  wire [10:0] nrm_exp = (al_e_h + 11'd1) - {5'd0, nrm_lzc};  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(s_sign ^ z_sign)) & s_sign) :
@@ -394,8 +461,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
   //   significand [41:17] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
   //   significand [16:0] | input sticky -> round_st0
-  wire [24:0] round_win = nrm_sig[41:17];
-  wire round_st0 = |nrm_sig[16:0] | al_sticky;
+  wire [24:0] round_win = nrm_n1[41:17];
+  wire round_st0 = |nrm_n1[16:0] | al_sticky;
   wire round_tiny = {~nrm_exp[10], nrm_exp[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 23): round_win >> min(emin - e, 25), shifted-out bits are sticky
@@ -462,8 +529,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], al_d[9:6], add_sum[42], add_neg[42], nrm_t5_z[0],
-                    round_dd[10:5], round_den[49], round_mag_t[33:1], round_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9:6], add_neg[42], round_dd[10:5],
+                    round_den[49], round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
