@@ -140,7 +140,7 @@ impl ModuleBuilder {
             own_valid_out: this.valid_out.is_some(),
             depth: plan.depth,
             budget: plan.budget,
-            keep: self.keep,
+            keep: this.keep,
         })
     }
 }

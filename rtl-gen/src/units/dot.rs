@@ -378,6 +378,10 @@ pub(crate) fn product_lane(
         term,
         "+-product on the window grid, two's complement",
     );
+    // |product| on the window grid, unsigned (the exact mac's product half negates in its
+    // loop instead); an expression, so a dot core that does not read it emits nothing.
+    let mag = gated.zext(w).shl(&amt);
+    let placed = if w < t { mag.zext(t) } else { mag.slice(t - 1, 0) };
     LaneOut {
         nan,
         invalid: inv,
@@ -385,7 +389,7 @@ pub(crate) fn product_lane(
         zero,
         sign,
         term,
-        placed: ext,
+        placed,
     }
 }
 

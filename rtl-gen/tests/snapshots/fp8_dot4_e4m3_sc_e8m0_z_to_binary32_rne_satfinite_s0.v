@@ -412,13 +412,13 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire f_invalid = z_is_nan & ~z_man_field[22];
   wire f_is_inf = z_is_inf & ~f_any_nan;
   wire [9:0] al_dz = {z_exp[8], z_exp} - snrm_exp;  // ez - ep
+  wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};  // ep - ez
   wire al_z_big = s_is_zero | (~z_is_zero & ~al_dz[9]);  // z is the operand with the larger exponent
   wire al_both_zero = s_is_zero & z_is_zero;
   wire [37:0] al_h_sig = (al_z_big ? {z_sig, 14'd0} : snrm_sig) & {38{~al_both_zero}};
   wire [37:0] al_l_sig = (al_z_big ? snrm_sig : {z_sig, 14'd0}) & {38{~(s_is_zero | z_is_zero)}};
   wire [10:0] al_e_h = al_z_big ? {{2{z_exp[8]}}, z_exp} : {snrm_exp[9], snrm_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : s_sign;
-  wire [9:0] al_dp = snrm_exp - {z_exp[8], z_exp};
   wire [9:0] al_d = al_dz[9] ? al_dp : al_dz;
   wire [5:0] al_amt = (al_dz[9]
                        ? (10'd553 < {~al_dp[9], al_dp[8:0]})
@@ -426,32 +426,127 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                       ? 6'd41
                       : al_d[5:0];  // alignment shift, clamped to F+G
 
-  // Alignment: {L, 3'b0} >> amt in 82 bits; the low 41 bits are the sticky part
-  wire [81:0] al_shifted = {al_l_sig, 44'h0} >> al_amt;
-  wire al_sticky = |al_shifted[40:0];
+  // Alignment: {L, 3'b0} >> amt in 41 bits;
+  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  wire [40:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
+  wire [40:0] al_out_mask = ~(41'h1ffffffffff << al_amt);  // ones at the amt low bits
+  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
   wire add_sub = s_sign ^ z_sign;
-  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted[81:41]} ^ {43{add_sub}})
+  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {43{add_sub}})
                         + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire [42:0] add_neg = {2'd0, al_shifted[81:41]} - {2'd0, al_h_sig, 3'd0};
-  wire [41:0] add_mag = add_sum[42] ? add_neg[41:0] : add_sum[41:0];
-  wire add_sign = al_s_h ^ add_sum[42];
+  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
+  wire [42:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [41:0] add_mag = add_neg_sel ? add_neg[41:0] : add_sum[41:0];
+  wire add_sign = al_s_h ^ add_neg_sel;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 42-bit sum
-  wire nrm_z32 = ~|add_mag[41:10];
-  wire [41:0] nrm_n32 = nrm_z32 ? {add_mag[9:0], 32'h0} : add_mag;
-  wire nrm_z16 = ~|nrm_n32[41:26];
-  wire [41:0] nrm_n16 = nrm_z16 ? {nrm_n32[25:0], 16'd0} : nrm_n32;
-  wire nrm_z8 = ~|nrm_n16[41:34];
-  wire [41:0] nrm_n8 = nrm_z8 ? {nrm_n16[33:0], 8'd0} : nrm_n16;
-  wire nrm_z4 = ~|nrm_n8[41:38];
-  wire [41:0] nrm_n4 = nrm_z4 ? {nrm_n8[37:0], 4'd0} : nrm_n8;
-  wire nrm_z2 = ~|nrm_n4[41:40];
-  wire [41:0] nrm_n2 = nrm_z2 ? {nrm_n4[39:0], 2'd0} : nrm_n4;
-  wire nrm_z1 = ~nrm_n2[41];
-  wire [41:0] nrm_n1 = nrm_z1 ? {nrm_n2[40:0], 1'b0} : nrm_n2;
-  wire [5:0] nrm_lzc = {nrm_z32, nrm_z16, nrm_z8, nrm_z4, nrm_z2, nrm_z1};
-  wire [10:0] nrm_exp = (al_e_h + 11'd1) - {5'd0, nrm_lzc};  // exponent of the sum's MSB
+  wire [31:0] nrm_t1_z = {~|add_mag[41:40],
+                          ~|add_mag[39:38],
+                          ~|add_mag[37:36],
+                          ~|add_mag[35:34],
+                          ~|add_mag[33:32],
+                          ~|add_mag[31:30],
+                          ~|add_mag[29:28],
+                          ~|add_mag[27:26],
+                          ~|add_mag[25:24],
+                          ~|add_mag[23:22],
+                          ~|add_mag[21:20],
+                          ~|add_mag[19:18],
+                          ~|add_mag[17:16],
+                          ~|add_mag[15:14],
+                          ~|add_mag[13:12],
+                          ~|add_mag[11:10],
+                          ~|add_mag[9:8],
+                          ~|add_mag[7:6],
+                          ~|add_mag[5:4],
+                          ~|add_mag[3:2],
+                          ~|add_mag[1:0],
+                          11'd2047};
+  wire [31:0] nrm_t1_c = {~add_mag[41],
+                          ~add_mag[39],
+                          ~add_mag[37],
+                          ~add_mag[35],
+                          ~add_mag[33],
+                          ~add_mag[31],
+                          ~add_mag[29],
+                          ~add_mag[27],
+                          ~add_mag[25],
+                          ~add_mag[23],
+                          ~add_mag[21],
+                          ~add_mag[19],
+                          ~add_mag[17],
+                          ~add_mag[15],
+                          ~add_mag[13],
+                          ~add_mag[11],
+                          ~add_mag[9],
+                          ~add_mag[7],
+                          ~add_mag[5],
+                          ~add_mag[3],
+                          ~add_mag[1],
+                          11'd2047};  // leading zeros of each pair
+  wire [15:0] nrm_t2_z = {nrm_t1_z[31] & nrm_t1_z[30],
+                          nrm_t1_z[29] & nrm_t1_z[28],
+                          nrm_t1_z[27] & nrm_t1_z[26],
+                          nrm_t1_z[25] & nrm_t1_z[24],
+                          nrm_t1_z[23] & nrm_t1_z[22],
+                          nrm_t1_z[21] & nrm_t1_z[20],
+                          nrm_t1_z[19] & nrm_t1_z[18],
+                          nrm_t1_z[17] & nrm_t1_z[16],
+                          nrm_t1_z[15] & nrm_t1_z[14],
+                          nrm_t1_z[13] & nrm_t1_z[12],
+                          nrm_t1_z[11] & nrm_t1_z[10],
+                          nrm_t1_z[9] & nrm_t1_z[8],
+                          nrm_t1_z[7] & nrm_t1_z[6],
+                          nrm_t1_z[5] & nrm_t1_z[4],
+                          nrm_t1_z[3] & nrm_t1_z[2],
+                          nrm_t1_z[1] & nrm_t1_z[0]};
+  wire [31:0] nrm_t2_c = {nrm_t1_z[31] ? {1'b1, nrm_t1_c[30]} : {1'b0, nrm_t1_c[31]},
+                          nrm_t1_z[29] ? {1'b1, nrm_t1_c[28]} : {1'b0, nrm_t1_c[29]},
+                          nrm_t1_z[27] ? {1'b1, nrm_t1_c[26]} : {1'b0, nrm_t1_c[27]},
+                          nrm_t1_z[25] ? {1'b1, nrm_t1_c[24]} : {1'b0, nrm_t1_c[25]},
+                          nrm_t1_z[23] ? {1'b1, nrm_t1_c[22]} : {1'b0, nrm_t1_c[23]},
+                          nrm_t1_z[21] ? {1'b1, nrm_t1_c[20]} : {1'b0, nrm_t1_c[21]},
+                          nrm_t1_z[19] ? {1'b1, nrm_t1_c[18]} : {1'b0, nrm_t1_c[19]},
+                          nrm_t1_z[17] ? {1'b1, nrm_t1_c[16]} : {1'b0, nrm_t1_c[17]},
+                          nrm_t1_z[15] ? {1'b1, nrm_t1_c[14]} : {1'b0, nrm_t1_c[15]},
+                          nrm_t1_z[13] ? {1'b1, nrm_t1_c[12]} : {1'b0, nrm_t1_c[13]},
+                          nrm_t1_z[11] ? {1'b1, nrm_t1_c[10]} : {1'b0, nrm_t1_c[11]},
+                          nrm_t1_z[9] ? {1'b1, nrm_t1_c[8]} : {1'b0, nrm_t1_c[9]},
+                          nrm_t1_z[7] ? {1'b1, nrm_t1_c[6]} : {1'b0, nrm_t1_c[7]},
+                          nrm_t1_z[5] ? {1'b1, nrm_t1_c[4]} : {1'b0, nrm_t1_c[5]},
+                          nrm_t1_z[3] ? {1'b1, nrm_t1_c[2]} : {1'b0, nrm_t1_c[3]},
+                          nrm_t1_z[1] ? {1'b1, nrm_t1_c[0]} : {1'b0, nrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [7:0] nrm_t3_z = {nrm_t2_z[15] & nrm_t2_z[14],
+                         nrm_t2_z[13] & nrm_t2_z[12],
+                         nrm_t2_z[11] & nrm_t2_z[10],
+                         nrm_t2_z[9] & nrm_t2_z[8],
+                         nrm_t2_z[7] & nrm_t2_z[6],
+                         nrm_t2_z[5] & nrm_t2_z[4],
+                         nrm_t2_z[3] & nrm_t2_z[2],
+                         nrm_t2_z[1] & nrm_t2_z[0]};
+  wire [23:0] nrm_t3_c = {nrm_t2_z[15] ? {1'b1, nrm_t2_c[29:28]} : {1'b0, nrm_t2_c[31:30]},
+                          nrm_t2_z[13] ? {1'b1, nrm_t2_c[25:24]} : {1'b0, nrm_t2_c[27:26]},
+                          nrm_t2_z[11] ? {1'b1, nrm_t2_c[21:20]} : {1'b0, nrm_t2_c[23:22]},
+                          nrm_t2_z[9] ? {1'b1, nrm_t2_c[17:16]} : {1'b0, nrm_t2_c[19:18]},
+                          nrm_t2_z[7] ? {1'b1, nrm_t2_c[13:12]} : {1'b0, nrm_t2_c[15:14]},
+                          nrm_t2_z[5] ? {1'b1, nrm_t2_c[9:8]} : {1'b0, nrm_t2_c[11:10]},
+                          nrm_t2_z[3] ? {1'b1, nrm_t2_c[5:4]} : {1'b0, nrm_t2_c[7:6]},
+                          nrm_t2_z[1] ? {1'b1, nrm_t2_c[1:0]} : {1'b0, nrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [3:0] nrm_t4_z = {nrm_t3_z[7] & nrm_t3_z[6],
+                         nrm_t3_z[5] & nrm_t3_z[4],
+                         nrm_t3_z[3] & nrm_t3_z[2],
+                         nrm_t3_z[1] & nrm_t3_z[0]};
+  wire [15:0] nrm_t4_c = {nrm_t3_z[7] ? {1'b1, nrm_t3_c[20:18]} : {1'b0, nrm_t3_c[23:21]},
+                          nrm_t3_z[5] ? {1'b1, nrm_t3_c[14:12]} : {1'b0, nrm_t3_c[17:15]},
+                          nrm_t3_z[3] ? {1'b1, nrm_t3_c[8:6]} : {1'b0, nrm_t3_c[11:9]},
+                          nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
+  wire [1:0] nrm_t5_z = {nrm_t4_z[3] & nrm_t4_z[2], nrm_t4_z[1] & nrm_t4_z[0]};
+  wire [9:0] nrm_t5_c = {nrm_t4_z[3] ? {1'b1, nrm_t4_c[11:8]} : {1'b0, nrm_t4_c[15:12]},
+                         nrm_t4_z[1] ? {1'b1, nrm_t4_c[3:0]} : {1'b0, nrm_t4_c[7:4]}};  // leading zeros of each 32-bit chunk
+  wire [5:0] nrm_t6_c = nrm_t5_z[1] ? {1'b1, nrm_t5_c[4:0]} : {1'b0, nrm_t5_c[9:5]};  // leading zeros of each 64-bit chunk
+  wire [41:0] nrm_sig = add_mag << nrm_t6_c;
+  wire [10:0] nrm_exp = (al_e_h + 11'd1) - {5'd0, nrm_t6_c};  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(s_sign ^ z_sign)) & s_sign) :
@@ -461,8 +556,8 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
   //   significand [41:17] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
   //   significand [16:0] | input sticky -> round_st0
-  wire [24:0] round_win = nrm_n1[41:17];
-  wire round_st0 = |nrm_n1[16:0] | al_sticky;
+  wire [24:0] round_win = nrm_sig[41:17];
+  wire round_st0 = |nrm_sig[16:0] | al_sticky;
   wire round_tiny = {~nrm_exp[10], nrm_exp[9:0]} < ROUND_EMIN_OB;  // e < emin
 
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 23): round_win >> min(emin - e, 25), shifted-out bits are sticky
@@ -529,8 +624,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9:6], add_neg[42], round_dd[10:5],
-                    round_den[49], round_mag_t[33:1], round_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9:6], add_sum[42], add_neg[42],
+                    nrm_t5_z[0], round_dd[10:5], round_den[49], round_mag_t[33:1],
+                    round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

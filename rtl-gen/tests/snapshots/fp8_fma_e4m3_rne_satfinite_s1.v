@@ -9,8 +9,8 @@
 // Options:     tininess after rounding; subnormal z and results exact; zero results: IEEE 754 sign rules
 // Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round
 // Outputs:     r_o = binary32, flags_o = {invalid, overflow, underflow, inexact}
-// Pipeline:    1 stage(s), latency 1 cycles; registers cut the datapath at depth multiples of the per-stage budget (see docs/rtl.md)
-// Depth estimate 51 levels, budget 26 levels per stage.
+// Pipeline:    1 stage(s), latency 1 cycles; registers cut the datapath where its longest stage is shortest (see docs/rtl.md)
+// Depth estimate 57.6 levels, longest stage 30.0 levels.
 
 `default_nettype none
 
@@ -144,6 +144,8 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire [26:0] al_out_mask = ~(27'h7ffffff << al_amt);  // ones at the amt low bits
   wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
   wire add_sub = p_sign ^ z_sign;
+  wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {29{add_sub}})
+                        + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
   wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
   wire [28:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
   wire add_sign = al_s_h ^ add_neg_sel;
@@ -152,10 +154,7 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  [23:0] al_h_sig_q1;
-  reg  [26:0] al_shifted_q1;
-  reg  al_sticky_q1;
-  reg  add_sub_q1;
+  reg  [27:0] add_sum_b27_0_q1;
   reg  add_neg_sel_q1;
   reg  [27:0] add_neg_b27_0_q1;
   reg  [9:0] al_e_h_q1;
@@ -165,13 +164,11 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   reg  z_sign_q1;
   reg  al_both_zero_q1;
   reg  add_sign_q1;
+  reg  al_sticky_q1;
   reg  f_z_pass_q1;
   reg  f_invalid_q1;
   always @(posedge clk_i) begin
-    al_h_sig_q1 <= al_h_sig;
-    al_shifted_q1 <= al_shifted;
-    al_sticky_q1 <= al_sticky;
-    add_sub_q1 <= add_sub;
+    add_sum_b27_0_q1 <= add_sum[27:0];
     add_neg_sel_q1 <= add_neg_sel;
     add_neg_b27_0_q1 <= add_neg[27:0];
     al_e_h_q1 <= al_e_h;
@@ -181,12 +178,11 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
     z_sign_q1 <= z_sign;
     al_both_zero_q1 <= al_both_zero;
     add_sign_q1 <= add_sign;
+    al_sticky_q1 <= al_sticky;
     f_z_pass_q1 <= f_z_pass;
     f_invalid_q1 <= f_invalid;
   end
-  wire [28:0] add_sum = {2'd0, al_h_sig_q1, 3'd0} + ({2'd0, al_shifted_q1} ^ {29{add_sub_q1}})
-                        + {28'h0, add_sub_q1 & ~al_sticky_q1};  // H + L, or H - L - sticky (two's complement)
-  wire [27:0] add_mag = add_neg_sel_q1 ? add_neg_b27_0_q1 : add_sum[27:0];
+  wire [27:0] add_mag = add_neg_sel_q1 ? add_neg_b27_0_q1 : add_sum_b27_0_q1;
   wire add_zero = ~|add_mag;
 
   // Normalize: leading-zero count of the 28-bit sum
