@@ -119,14 +119,15 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
         }
         out.join("\n")
     };
-    let sign_line = statement("l2_term =");
+    // The lane negates its product before placing it on the window grid.
+    let sign_line = statement("l2_sprod =");
     let exp_line = statement("snrm_exp =");
     assert!(exp_line.contains("SUM_TOP_EXP"), "{exp_line}");
     // The window exponent's constant is a named localparam: its declaration, value plus one.
     let exp_param = text
         .lines()
-        .find(|l| l.contains("localparam") && l.contains(" SUM_TOP_EXP ="))
-        .expect("the SUM_TOP_EXP localparam")
+        .find(|l| l.contains("localparam") && l.contains(" SUM_TOP_EXP_P1 ="))
+        .expect("the SUM_TOP_EXP_P1 localparam")
         .to_string();
     let zero_line = statement("s_sign =");
     let const_re = |l: &str| -> String {

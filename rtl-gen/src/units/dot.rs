@@ -381,7 +381,11 @@ pub(crate) fn product_lane(
     // |product| on the window grid, unsigned (the exact mac's product half negates in its
     // loop instead); an expression, so a dot core that does not read it emits nothing.
     let mag = gated.zext(w).shl(&amt);
-    let placed = if w < t { mag.zext(t) } else { mag.slice(t - 1, 0) };
+    let placed = if w < t {
+        mag.zext(t)
+    } else {
+        mag.slice(t - 1, 0)
+    };
     LaneOut {
         nan,
         invalid: inv,
