@@ -23,30 +23,4 @@ mod units;
 mod verify_clocked;
 mod verify_trust;
 
-/// Every `tests/*.rs` file is a module of this binary (`autotests = false` in Cargo.toml): a
-/// file left out of the list above would never be compiled, and its tests would never run.
-#[test]
-fn every_test_file_is_compiled() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let declared: Vec<&str> = include_str!("main.rs")
-        .lines()
-        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
-        .collect();
-    let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if let Some(module) = name.strip_suffix(".rs") {
-            if module != "main" && !declared.contains(&module) {
-                missing.push(name);
-            }
-        }
-    }
-    assert!(
-        missing.is_empty(),
-        "test files not declared in tests/main.rs (their tests never run): {missing:?}"
-    );
-    assert!(
-        declared.len() > 8,
-        "the module list was not read: {declared:?}"
-    );
-}
+include!("support/every_test_file_is_compiled.rs");

@@ -222,7 +222,7 @@ impl Aig {
     }
 
     /// The graph's clauses (the constant, three per AND gate of the structurally hashed graph
-    /// ([`Aig::strash`]) in the fan-in of `must_hold`, one per `must_hold` literal) without
+    /// (`Aig::strash`) in the fan-in of `must_hold`, one per `must_hold` literal) without
     /// the header: written once and shared by every cube ([`Aig::with_units`]). Input
     /// variables are the graph's, so cubes and models read the same bits.
     pub fn clauses(&self, must_hold: &[u32]) -> Clauses {

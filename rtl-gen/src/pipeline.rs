@@ -291,7 +291,7 @@ fn place(
     Some(stage)
 }
 
-/// Assigns every live signal to a stage: the smallest per-stage budget for which [`place`]
+/// Assigns every live signal to a stage: the smallest per-stage budget for which `place`
 /// fits the datapath into `stages + 1` stages (a binary search; a larger budget never needs
 /// more cuts), so the longest stage is as short as the cut points allow and more stages
 /// never make it longer.
