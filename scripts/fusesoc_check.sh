@@ -18,8 +18,12 @@ die() { echo "fusesoc check: $*" >&2; exit 1; }
 command -v verilator >/dev/null || die "verilator is not installed: run make setup"
 export PATH=$root/.venv/bin:$PATH
 
-work=$root/out/fusesoc
-rm -rf "$work" && mkdir -p "$work/lib" "$work/bad" "$work/ws" "$work/ws-bad"
+# A new directory per run (mktemp): nothing existing under out/ is touched. It is deleted
+# when the check passes and kept (its logs) when it fails.
+mkdir -p "$root/out"
+work=$(mktemp -d "$root/out/fusesoc.XXXXXX")
+trap 'st=$?; [ "$st" = 0 ] && rm -rf "$work"' EXIT
+mkdir -p "$work/lib" "$work/bad" "$work/ws" "$work/ws-bad"
 "$bin" gen -u mul -f e4m3 -r dyn -s dyn -o "$work/lib/mul" >/dev/null
 "$bin" gen -u project -f binary8p3se -r rne -s satfinite --stages 2 -o "$work/lib/project" >/dev/null
 "$bin" gen -u mac -f e4m3 --acc exact --stages 2 -o "$work/lib/mac" >/dev/null

@@ -74,7 +74,8 @@ if [ "$force" = 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] \
     exit 0
 fi
 wheels="$repo/python/target/wheels"
-rm -rf "$wheels"
+# Only earlier fp8gen wheels go (test-python.sh takes the one fp8gen wheel there).
+rm -f "$wheels"/fp8gen-*.whl
 log "building the fp8gen wheel (maturin, release, manylinux2014 via zig)"
 # maturin finds zig as `python -m ziglang` of the venv's python (first on PATH).
 (cd "$repo/python" && PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release --quiet \

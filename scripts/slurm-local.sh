@@ -39,6 +39,8 @@ set -euo pipefail
 
 PROG=slurm-local
 DIR="${FP8GEN_SLURM_DIR:-/tmp/fp8gen-slurm}"
+# Marker file of a directory this script created: only then are its subdirectories removed.
+OWNED=.fp8gen-slurm-dir
 CONF_DIR=/etc/slurm
 CONF="$CONF_DIR/slurm.conf"
 BACKUP="$CONF_DIR/slurm.conf.fp8gen-backup"
@@ -295,7 +297,14 @@ wait_idle() {
 
 cmd_start() {
     check_dir
+    # The directory is ours only if this script created it (or left its marker there before):
+    # an existing directory without the marker is a user's, and nothing in it is removed.
+    if [[ -e "$DIR" && ! -e "$DIR/$OWNED" ]] && [[ -n "$(ls -A "$DIR" 2>/dev/null)" ]]; then
+        echo "$PROG: error: FP8GEN_SLURM_DIR='$DIR' exists and was not created by this script (no $OWNED in it); choose a new or empty directory" >&2
+        exit 1
+    fi
     install -d -m 0755 "$DIR" "$DIR/log" "$DIR/run"
+    : > "$DIR/$OWNED"
     set -o errtrace # the ERR trap also fires inside the functions called below
     trap 'on_err $LINENO "$BASH_COMMAND"' ERR
     [[ "$(id -u)" == 0 ]] || die "must run as root (SlurmUser=root, writes /etc/slurm, /etc/munge)"
@@ -317,6 +326,7 @@ cmd_start() {
     done
     start_munge
     write_conf
+    [[ -e "$DIR/$OWNED" ]] || die "$DIR has no $OWNED marker: not removing its state/spool"
     rm -rf "$DIR/state" "$DIR/spool"
     install -d -m 0755 "$DIR/state" "$DIR/spool"
     # chmod so that jobs (running as any user) could write their output in the spool.
