@@ -281,15 +281,8 @@ pub fn prove_mac_core(
             ))
         ),
     };
-    let cex = (verdict == Verdict::Refuted).then(|| crate::prove::CexReport {
-        inputs: Vec::new(),
-        trace: run.rows.clone(),
-        cycle: run.rows.iter().map(|r| r.0).max(),
-        replayed: Vec::new(),
-        golden: Vec::new(),
-        differs_from_golden: Vec::new(),
-        vcd: None,
-        yosys_vcd: keep.then(|| dir.join("cex.vcd")),
+    let cex = (verdict == Verdict::Refuted).then(|| {
+        crate::prove::CexReport::from_trace(run.rows.clone(), keep.then(|| dir.join("cex.vcd")))
     });
     let mut report = ProofReport {
         verdict,
@@ -678,15 +671,8 @@ pub fn prove_mac_pipeline(
             ))
         ),
     };
-    let cex = (l.verdict == Verdict::Refuted).then(|| crate::prove::CexReport {
-        inputs: Vec::new(),
-        trace: l.run.rows.clone(),
-        cycle: l.run.rows.iter().map(|r| r.0).max(),
-        replayed: Vec::new(),
-        golden: Vec::new(),
-        differs_from_golden: Vec::new(),
-        vcd: None,
-        yosys_vcd: keep.then(|| dir.join("cex.vcd")),
+    let cex = (l.verdict == Verdict::Refuted).then(|| {
+        crate::prove::CexReport::from_trace(l.run.rows.clone(), keep.then(|| dir.join("cex.vcd")))
     });
     let mut report = ProofReport {
         verdict: l.verdict,

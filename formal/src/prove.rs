@@ -116,6 +116,23 @@ pub struct CexReport {
     pub yosys_vcd: Option<PathBuf>,
 }
 
+impl CexReport {
+    /// A sequential counterexample from the solver's trace alone (`cycle`, port, hex): no
+    /// replay; the failing cycle is the trace's last.
+    pub fn from_trace(trace: Vec<(u32, String, String)>, yosys_vcd: Option<PathBuf>) -> Self {
+        CexReport {
+            inputs: Vec::new(),
+            cycle: trace.iter().map(|r| r.0).max(),
+            trace,
+            replayed: Vec::new(),
+            golden: Vec::new(),
+            differs_from_golden: Vec::new(),
+            vcd: None,
+            yosys_vcd,
+        }
+    }
+}
+
 /// The result of one proof, stating exactly what was (or was to be) proven.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProofReport {
