@@ -32,6 +32,7 @@ mod dot;
 pub mod mac;
 
 pub use dot::sum_geometry as dot_sum_geometry;
+pub use dot::WINDOW_MARK as DOT_WINDOW_MARK;
 
 /// Bits needed to hold the unsigned value `v` (at least 1).
 fn bits(v: u64) -> u32 {

@@ -423,7 +423,16 @@ pub fn prove_dot(
         return Ok(reports);
     }
 
-    // B: the tail.
+    // B: the tail; with an addend in two lemmas cut at the rounding input.
+    let ri = if req.options.dot.addend {
+        rounding_input(&gold.verilog, gt, &reference.verilog, rt)
+    } else {
+        None
+    };
+    if let Some(ri) = &ri {
+        reports.extend(prove_tail_split(req, gold, &reference, &name, t, ri, opts)?);
+        return Ok(reports);
+    }
     let mut ig = 0;
     let mut ir = 0;
     let (mut gv, mut gp) = cut_wide(&gold.verilog, gt, &name, t, "sum", &mut ig)?;
@@ -621,6 +630,417 @@ fn alignment_cube(
             (CUBE_IN.to_string(), w - 1, 0),
         ),
     ))
+}
+
+/// The declared width of the wire `name` of module `top` (`wire [H:0] name = …;`, or
+/// `wire name = …;` for one bit).
+fn wire_width(verilog: &str, top: &str, name: &str) -> Result<u32, FormalError> {
+    let (s, e) = module_span(verilog, top)?;
+    for l in verilog[s..e].lines() {
+        let l = l.trim_start();
+        let l = l.strip_prefix("(* keep *) ").unwrap_or(l);
+        if l.starts_with(&format!("wire {name} = ")) {
+            return Ok(1);
+        }
+        if let Some((h, _)) = l
+            .strip_prefix("wire [")
+            .and_then(|r| r.split_once(&format!(":0] {name} = ")))
+        {
+            if let Ok(h) = h.parse::<u32>() {
+                return Ok(h + 1);
+            }
+        }
+    }
+    Err(FormalError::Unsupported(format!(
+        "module {top} has no wire {name} (declared with its driver)"
+    )))
+}
+
+/// `top` with the driver of the wire `name` (declared once, with its driver) replaced by
+/// `expr`.
+fn drive(verilog: &str, top: &str, name: &str, expr: &str) -> Result<String, FormalError> {
+    let w = wire_width(verilog, top, name)?;
+    let (s, e) = module_span(verilog, top)?;
+    let decl = if w == 1 {
+        format!("wire {name} = ")
+    } else {
+        format!("wire [{}:0] {name} = ", w - 1)
+    };
+    let hits: Vec<usize> = verilog[s..e]
+        .match_indices(&decl)
+        .map(|(i, _)| s + i)
+        .filter(|&i| {
+            // a whole declaration, not the tail of a longer name
+            i == 0 || !verilog[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .collect();
+    let [at] = hits.as_slice() else {
+        return Err(FormalError::Unsupported(format!(
+            "module {top}: expected one declaration `{decl}…;`, found {}",
+            hits.len()
+        )));
+    };
+    let rhs = at + decl.len();
+    let semi = verilog[rhs..e]
+        .find(';')
+        .map(|i| rhs + i)
+        .ok_or_else(|| FormalError::Unsupported(format!("module {top}: `{decl}` has no `;`")))?;
+    Ok(format!("{}{expr}{}", &verilog[..rhs], &verilog[semi..]))
+}
+
+/// `top` with `lines` added at the end of its body.
+fn append(verilog: &str, top: &str, lines: &[String]) -> Result<String, FormalError> {
+    let (_, e) = module_span(verilog, top)?;
+    let mut add = String::new();
+    for l in lines {
+        add.push_str("\n  ");
+        add.push_str(l);
+    }
+    Ok(format!("{}{add}{}", &verilog[..e], &verilog[e..]))
+}
+
+/// `top` with a new output port `port` (`width` bits) driven by `expr`, as a `Data` port
+/// with index `index`.
+fn output_expr(
+    verilog: &str,
+    top: &str,
+    port: &str,
+    width: u32,
+    expr: &str,
+    index: u32,
+) -> Result<(String, Port), FormalError> {
+    let range = if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    };
+    let v = add_port(verilog, top, &format!("output wire {range}{port}"))?;
+    let v = append(&v, top, &[format!("assign {port} = {expr};")])?;
+    let mut p = Port::new(port, Direction::Output, width, Role::Data);
+    p.index = index;
+    Ok((v, p))
+}
+
+/// `top` with a new input port `port` (`width` bits), a `Data` port with index `index`.
+fn input_port(
+    verilog: &str,
+    top: &str,
+    port: &str,
+    width: u32,
+    index: u32,
+) -> Result<(String, Port), FormalError> {
+    let v = add_port(
+        verilog,
+        top,
+        &format!("input  wire [{}:0] {port}", width - 1),
+    )?;
+    let mut p = Port::new(port, Direction::Input, width, Role::Data);
+    p.index = index;
+    Ok((v, p))
+}
+
+/// The wires of the rounding input in the core (the datapath of [`rtl`]'s `add_round`: the
+/// normalized exponent, the P+1 window bits, the sticky bit, the zero flag and the sign of
+/// the exact sum) and in the reference ([`crate::reference`], dot with an addend).
+const CORE_RI: [&str; 5] = ["add_zero", "add_sign", "nrm_exp", "round_win", "round_st0"];
+const REF_RI: [&str; 5] = ["c_zero", "f_msign", "c_pos", "c_win", "c_st"];
+
+/// Shape of the rounding input shared by the core and the reference of a dot with an addend.
+struct RoundingInput {
+    /// Exponent of the reference window's LSB.
+    lw: i32,
+    /// Window width (positions 0 … w-1).
+    w: u32,
+    /// Bits of the position `c_pos`.
+    pw: u32,
+    /// P+1: the kept bits and the round bit.
+    p1: u32,
+    /// Bits of the core's exponent `nrm_exp` (two's complement).
+    rw: u32,
+}
+
+impl RoundingInput {
+    /// Bits of the cut `{zero, sign, pos, win, sticky}`.
+    fn width(&self) -> u32 {
+        3 + self.pw + self.p1
+    }
+}
+
+/// The rounding input of `gold` and `reference` when both have it (the core's datapath
+/// without the subnormal-addend pass-through `f_z_pass`, the reference with its marked
+/// window), else `None` (lemma B is then one proof).
+fn rounding_input(gv: &str, gt: &str, rv: &str, rt: &str) -> Option<RoundingInput> {
+    let (s, e) = module_span(gv, gt).ok()?;
+    if gv[s..e].contains("f_z_pass") {
+        return None;
+    }
+    for n in CORE_RI
+        .iter()
+        .chain(&["f_is_nan", "f_is_inf", "s_mag_zero", "z_is_zero"])
+    {
+        wire_width(gv, gt, n).ok()?;
+    }
+    for n in REF_RI.iter().chain(&["a_nan", "a_inf", "c_m"]) {
+        wire_width(rv, rt, n).ok()?;
+    }
+    let (s, e) = module_span(rv, rt).ok()?;
+    let mark = crate::reference::DOT_WINDOW_MARK;
+    let at = rv[s..e].find(mark)? + s + mark.len();
+    let lw: i32 = rv[at..].split(')').next()?.trim().parse().ok()?;
+    let ri = RoundingInput {
+        lw,
+        w: wire_width(rv, rt, "c_m").ok()?,
+        pw: wire_width(rv, rt, "c_pos").ok()?,
+        p1: wire_width(rv, rt, "c_win").ok()?,
+        rw: wire_width(gv, gt, "nrm_exp").ok()?,
+    };
+    let fits = ri.rw > ri.pw
+        && 1i64 << (ri.rw - 1) > lw.unsigned_abs() as i64
+        && wire_width(gv, gt, "round_win").ok()? == ri.p1
+        && ri.p1 >= 2;
+    fits.then_some(ri)
+}
+
+/// The core's rounding input `{zero, sign, pos, win, sticky}` with `pos = nrm_exp - lw`, its
+/// checks and the flag of a finite result: wires `dot_c_e`, `dot_c_p` (`nrm_exp - lw`, two
+/// bits wider), `dot_c_x`, `dot_live` (neither NaN nor infinity), `dot_ok` (the rounding
+/// input is one the exact sum can give: zero with a zero window and sticky bit, and never a
+/// zero result of a nonzero sum with a zero addend; otherwise the window's MSB set, the
+/// position inside the reference window and no bit placed below its LSB) and `dot_canon`.
+fn core_checks(ri: &RoundingInput) -> Vec<String> {
+    let (rw, p1, pw, w) = (ri.rw, ri.p1, ri.pw, ri.w);
+    let r = rw + 2;
+    let (op, lwa) = if ri.lw <= 0 {
+        ("+", -ri.lw)
+    } else {
+        ("-", ri.lw)
+    };
+    vec![
+        format!("wire [{}:0] dot_c_e = {{{{2{{nrm_exp[{}]}}}}, nrm_exp}};", r - 1, rw - 1),
+        format!("wire [{}:0] dot_c_p = dot_c_e {op} {r}'d{lwa};", r - 1),
+        format!(
+            "wire [{}:0] dot_c_x = {{{{{p1}{{1'b0}}}}, round_win, round_st0}} << dot_c_p;",
+            2 * p1
+        ),
+        "wire dot_live = ~f_is_nan & ~f_is_inf;".to_string(),
+        format!(
+            "wire dot_ok = ~dot_live | (add_zero ? ((s_mag_zero | ~z_is_zero) & ~|round_win & ~round_st0) : (round_win[{}] & ~dot_c_p[{}] & (dot_c_p <= {r}'d{}) & ~|dot_c_x[{}:0]));",
+            p1 - 1,
+            r - 1,
+            w - 1,
+            p1 - 1
+        ),
+        format!(
+            "wire [{}:0] dot_canon = {{dot_live & add_zero, (dot_live & ~add_zero) ? {{add_sign, dot_c_p[{}:0], round_win, round_st0}} : {}'d0}};",
+            ri.width() - 1,
+            pw - 1,
+            ri.width() - 1
+        ),
+    ]
+}
+
+/// Lemma B of a dot with an addend in two lemmas, cut at the rounding input (the exact value
+/// as its MSB exponent, the P+1 bits from the MSB down and the sticky OR of the rest):
+///
+/// * B1 (the alignment): with the sums cut and driven by one free input (as lemma B), the
+///   core's rounding input (`nrm_exp`, `round_win`, `round_st0`, `add_zero`, `add_sign`)
+///   equals the reference's (`c_pos + lw`, `c_win`, `c_st`, `c_zero`, `f_msign`) whenever
+///   the result is finite (the finite flags compared too), and the core's is one the exact
+///   sum can give (`dot_ok`, checked = 1 on every input); split into cubes on the core's
+///   alignment as lemma B;
+/// * B2 (the rounding): with the rounding inputs of both cut, the core's driven by a free
+///   input `dot_cg_i`, the reference's by a free `dot_cr_i`, assumed equal when the core's
+///   result is finite and the core's satisfying `dot_ok`, the outputs are equal.
+///
+/// Together with A1 and A2: the core's output is its rounding of its rounding input, which
+/// B1 says is the reference's whenever it matters, and B2 says both round it alike.
+fn prove_tail_split(
+    req: &GenRequest,
+    gold: &GeneratedCore,
+    reference: &GeneratedCore,
+    name: &str,
+    t: u32,
+    ri: &RoundingInput,
+    opts: &ProveOptions,
+) -> Result<Vec<ProofReport>, FormalError> {
+    let (gt, rt) = (&gold.top, &reference.top);
+    let cw = ri.width();
+    let (p1, pw) = (ri.p1, ri.pw);
+    let mut reports = Vec::new();
+
+    // B1: the alignment.
+    let (mut ig, mut ir) = (0, 0);
+    let (gv, mut gp) = cut_wide(&gold.verilog, gt, name, t, "sum", &mut ig)?;
+    let (rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
+    gp.extend(gold.manifest.ports.iter().cloned());
+    rp.extend(reference.manifest.ports.iter().cloned());
+    let base = ig.max(ir);
+    let (v, p, note) = alignment_cube(&gv, gt, &rv, rt, base)?;
+    let (mut gv, mut rv) = v;
+    gp.extend(p.0);
+    rp.extend(p.1);
+    let mut assumptions = mode_assumptions(req);
+    assumptions.push(note.0);
+    gv = append(&gv, gt, &core_checks(ri))?;
+    rv = append(
+        &rv,
+        rt,
+        &[
+            "wire dot_live = ~a_nan & ~a_inf;".to_string(),
+            format!(
+                "wire [{}:0] dot_canon = {{dot_live & c_zero, (dot_live & ~c_zero) ? {{f_msign, c_pos, c_win, c_st}} : {}'d0}};",
+                cw - 1,
+                cw - 1
+            ),
+        ],
+    )?;
+    for (port, width, expr, i) in [
+        ("dot_live_o", 1, "dot_live", base + 3),
+        ("dot_canon_o", cw, "dot_canon", base + 4),
+    ] {
+        let (v, p) = output_expr(&gv, gt, port, width, expr, i)?;
+        gv = v;
+        gp.push(p);
+        let (v, p) = output_expr(&rv, rt, port, width, expr, i)?;
+        rv = v;
+        rp.push(p);
+    }
+    let (v, p) = output_expr(&gv, gt, "dot_bad_o", 1, "~dot_ok", base + 5)?;
+    gv = v;
+    gp.push(p);
+    let cmp = Compare {
+        masks: vec![
+            (CUBE_OUT.to_string(), 0),
+            ("r_o".to_string(), 0),
+            ("flags_o".to_string(), 0),
+        ],
+        zero: vec![("dot_bad_o".to_string(), 1)],
+        slang_top: None,
+    };
+    let b1 = PairSpec {
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
+        assumptions,
+        split: Some(note.1),
+    };
+    let mut r = prove_pair_with(&b1, &cmp, &sub_opts(opts, "lemma_b1"))?;
+    r.statement = format!(
+        "Lemma B1 (the alignment: the scaled sum and z to the rounding input): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input, the core's rounding input {{zero, sign, exponent - ({lw}), {p1} bits from the MSB, sticky}} (add_zero, add_sign, nrm_exp, round_win, round_st0) equals the reference's (c_zero, f_msign, c_pos, c_win, c_st: the exact window's MSB position, its {p1} bits from the MSB down and the OR of the rest) whenever the result is neither NaN nor infinite (dot_live_o, compared), and the core's is one an exact sum gives (dot_bad_o = 0: a zero has no window bits and is never a nonzero sum plus a zero z; a nonzero value has its MSB set, lies in the reference's {w}-bit window and has no bit below its LSB); split by the core's alignment of the sum and z as lemma B (the free input {CUBE_IN} assumed equal to the core's {{al_z_big, al_amt}}): {}",
+        r.statement,
+        lw = ri.lw,
+        w = ri.w,
+    );
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            reference,
+            opts,
+            "lemma_b1_confirm",
+            "sum",
+            &mut r,
+        )?;
+    }
+    let stop = r.verdict != Verdict::Proven;
+    reports.push(r);
+    if stop {
+        return Ok(reports);
+    }
+
+    // B2: the rounding.
+    let (mut ig, mut ir) = (0, 0);
+    let (mut gv, mut gp) = cut_wide(&gold.verilog, gt, name, t, "sum", &mut ig)?;
+    let (mut rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
+    gp.extend(gold.manifest.ports.iter().cloned());
+    rp.extend(reference.manifest.ports.iter().cloned());
+    let base = ig.max(ir);
+    let (cg, cr) = ("dot_cg_i", "dot_cr_i");
+    let fields = |c: &str| {
+        [
+            format!("{c}[{}]", cw - 1),
+            format!("{c}[{}]", cw - 2),
+            format!("{c}[{}:{}]", cw - 3, p1 + 1),
+            format!("{c}[{p1}:1]"),
+            format!("{c}[0]"),
+        ]
+    };
+    let f = fields(cg);
+    let (op, lwa) = if ri.lw <= 0 {
+        ("-", -ri.lw)
+    } else {
+        ("+", ri.lw)
+    };
+    let exp = format!("{{{}'d0, {}}} {op} {}'d{lwa}", ri.rw - pw, f[2], ri.rw);
+    for (n, e) in CORE_RI.iter().zip([&f[0], &f[1], &exp, &f[3], &f[4]]) {
+        gv = drive(&gv, gt, n, e)?;
+    }
+    for (n, e) in REF_RI.iter().zip(fields(cr)) {
+        rv = drive(&rv, rt, n, &e)?;
+    }
+    for (port, i) in [(cg, base + 1), (cr, base + 2)] {
+        let (v, p) = input_port(&gv, gt, port, cw, i)?;
+        gv = v;
+        gp.push(p);
+        let (v, p) = input_port(&rv, rt, port, cw, i)?;
+        rv = v;
+        rp.push(p);
+    }
+    gv = append(&gv, gt, &core_checks(ri))?;
+    for (port, expr, i) in [
+        ("dot_live_o", "dot_live", base + 3),
+        ("dot_ok_o", "dot_ok", base + 4),
+    ] {
+        let (v, p) = output_expr(&gv, gt, port, 1, expr, i)?;
+        gv = v;
+        gp.push(p);
+        // the reference's counterpart: never compared
+        let (v, p) = output_expr(&rv, rt, port, 1, "1'b0", i)?;
+        rv = v;
+        rp.push(p);
+    }
+    let mut assumptions = mode_assumptions(req);
+    assumptions.push(format!("g_dot_ok_o && (!g_dot_live_o || ({cg} == {cr}))"));
+    let cmp = Compare {
+        masks: vec![("dot_live_o".to_string(), 0), ("dot_ok_o".to_string(), 0)],
+        ..Compare::default()
+    };
+    let b2 = PairSpec {
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
+        assumptions,
+        split: Some((cg.to_string(), cw - 3, p1 + 1)),
+    };
+    let mut r = prove_pair_with(&b2, &cmp, &sub_opts(opts, "lemma_b2"))?;
+    r.statement = format!(
+        "Lemma B2 (the rounding): with the rounding inputs of both cut, the core's driven by the free input {cg}, the reference's by the free input {cr} ({{zero, sign, position, {p1} bits, sticky}}; the reference places them back in its window and rounds with its plain rounder), assumed equal when the core's result is neither NaN nor infinite and the core's one an exact sum gives (dot_ok, as checked in lemma B1), and the sum still free: {}{}",
+        r.statement,
+        if r.verdict == Verdict::Proven {
+            format!("; with lemmas A1, A2 and B1: {gt} equals {rt} on every input")
+        } else {
+            String::new()
+        }
+    );
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            reference,
+            opts,
+            "lemma_b2_confirm",
+            "rounding input",
+            &mut r,
+        )?;
+    }
+    reports.push(r);
+    Ok(reports)
 }
 
 #[cfg(test)]

@@ -50,6 +50,10 @@ pub(super) fn class_product(t: &mut Text, n: &str, a: &str, b: &str) {
     t.wire(&format!("{n}_sign"), 1, &format!("{a}_sign ^ {b}_sign"));
 }
 
+/// Opens the comment of the rounding input of a dot with an addend, followed by the window's
+/// LSB exponent and `)` (read by [`crate::compose`]).
+pub const WINDOW_MARK: &str = "Rounding input: value = c_m * 2^(";
+
 /// Geometry of the exact sum of products: `(width of the two's-complement sum, LSB exponent)`.
 pub fn sum_geometry(fx: &Format, fy: &Format, n: u32) -> (u32, i32) {
     let span = |f: &Format| {
@@ -295,6 +299,7 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
             1,
             "f_same ? sum_neg : (f_sge ? sum_neg : z_sign)",
         );
+        rounding_input(t, &fr, w, lw);
         nans.push("z_nan".into());
         invs.push("z_snan".into());
         pinfs.push("(z_inf & ~z_sign)".into());
@@ -319,17 +324,21 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
     t.wire("a_nan", 1, "d_anynan | d_inv | (d_pinf & d_ninf)");
     t.wire("a_inv", 1, "d_inv | (~d_anynan & d_pinf & d_ninf)");
     t.wire("a_inf", 1, "~a_nan & (d_pinf | d_ninf)");
-    t.wire(
-        "a_zero",
-        1,
-        &format!("~a_nan & ~a_inf & (f_m == {})", k(w, 0)),
-    );
+    if oz.is_some() {
+        t.wire("a_zero", 1, "~a_nan & ~a_inf & c_zero");
+    } else {
+        t.wire(
+            "a_zero",
+            1,
+            &format!("~a_nan & ~a_inf & (f_m == {})", k(w, 0)),
+        );
+    }
     t.wire(
         "a_sign",
         1,
         "a_inf ? d_ninf : (a_zero ? ((d_allzero & ~(d_zpos & d_zneg)) ? d_zneg : m_rtn) : f_msign)",
     );
-    t.wire("a_m", w, "f_m");
+    t.wire("a_m", w, if oz.is_some() { "c_m" } else { "f_m" });
     rounder(t, &fr, w, lw, req.options.tininess, req.options.nonan_code)?;
     if golden::fma_ieee_zero(&fx, &fy) || !fr.has_neg_zero() {
         t.line("  assign r_o = res_code;");
@@ -342,4 +351,48 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
         ));
     }
     Ok(())
+}
+
+/// Writes the rounding input of the sum with an addend: the exact window `f_m` (`w` bits) as
+/// its MSB position `c_pos`, the P+1 bits from the MSB down `c_win` (P kept, the round bit)
+/// and the sticky OR of every bit below them `c_st`, `c_zero` for a zero window, and `c_m`:
+/// those bits placed back in the window with the sticky bit one place below the round bit.
+/// Rounding to precision P (also into the subnormal range, where fewer bits are kept, and
+/// at precision P for tininess after rounding) reads only the bits above the round bit, the
+/// round bit and whether anything below it is nonzero (IEEE 754 §4.3, P3109 v4.0 §4.7.4), so
+/// `c_m` rounds as `f_m` does. `c_m` is exact as a value in the window: a value whose MSB
+/// is below bit P+1 has no bit below bit 0 and its sticky bit is 0.
+fn rounding_input(t: &mut Text, fr: &Format, w: u32, lw: i32) {
+    let p1 = fr.p + 1;
+    let pw = bits(w as u64 - 1);
+    assert!(w > p1 + 1, "window narrower than the rounding input");
+    t.comment(&format!(
+        "{WINDOW_MARK}{lw}): the MSB position of f_m, the {p1} bits from the MSB down (P kept + the round bit), the sticky OR of the rest; placed back in c_m (the sticky bit below the round bit)"
+    ));
+    t.line(&format!("  reg [{}:0] c_at;", pw - 1));
+    t.line("  integer ci;");
+    t.line("  always @* begin");
+    t.line(&format!("    c_at = {};", k(pw, 0)));
+    t.line(&format!("    for (ci = 0; ci < {w}; ci = ci + 1)"));
+    t.line(&format!("      if (f_m[ci]) c_at = ci[{}:0];", pw - 1));
+    t.line("  end");
+    t.wire("c_pos", pw, "c_at");
+    t.wire("c_zero", 1, &format!("f_m == {}", k(w, 0)));
+    t.wire(
+        "c_norm",
+        w,
+        &format!("f_m << ({} - c_pos)", k(pw, w as u64 - 1)),
+    );
+    t.wire("c_win", p1, &format!("c_norm[{}:{}]", w - 1, w - p1));
+    t.wire(
+        "c_st",
+        1,
+        &format!("c_norm[{}:0] != {}", w - p1 - 1, k(w - p1, 0)),
+    );
+    t.wire(
+        "c_wide",
+        w + p1,
+        &format!("{} << c_pos", zx("{c_win, c_st}", p1 + 1, w + p1)),
+    );
+    t.wire("c_m", w, &format!("c_wide[{}:{p1}]", w + p1 - 1));
 }
