@@ -425,7 +425,7 @@ pub fn prove_dot(
 
     // B: the tail; with an addend in two lemmas cut at the rounding input.
     let ri = if req.options.dot.addend {
-        rounding_input(&gold.verilog, gt, &reference.verilog, rt)
+        rounding_input(&gold.verilog, gt, &reference.verilog, rt)?
     } else {
         None
     };
@@ -746,7 +746,10 @@ const CORE_RI: [&str; 5] = ["add_zero", "add_sign", "nrm_exp", "round_win", "rou
 const REF_RI: [&str; 5] = ["c_zero", "f_msign", "c_pos", "c_win", "c_st"];
 
 /// Shape of the rounding input shared by the core and the reference of a dot with an addend.
+#[derive(Debug)]
 struct RoundingInput {
+    /// The core's NaN-result wire.
+    nan: &'static str,
     /// Exponent of the reference window's LSB.
     lw: i32,
     /// Window width (positions 0 … w-1).
@@ -766,39 +769,65 @@ impl RoundingInput {
     }
 }
 
-/// The rounding input of `gold` and `reference` when both have it (the core's datapath
-/// without the subnormal-addend pass-through `f_z_pass`, the reference with its marked
-/// window), else `None` (lemma B is then one proof).
-fn rounding_input(gv: &str, gt: &str, rv: &str, rt: &str) -> Option<RoundingInput> {
-    let (s, e) = module_span(gv, gt).ok()?;
+/// The rounding input of `gold` and `reference`; `None` for a core with the subnormal-addend
+/// pass-through `f_z_pass` (its output then also reads the aligned sum: lemma B stays one
+/// proof). An error names a wire the cut needs and does not find.
+fn rounding_input(
+    gv: &str,
+    gt: &str,
+    rv: &str,
+    rt: &str,
+) -> Result<Option<RoundingInput>, FormalError> {
+    let (s, e) = module_span(gv, gt)?;
     if gv[s..e].contains("f_z_pass") {
-        return None;
+        return Ok(None);
     }
     for n in CORE_RI
         .iter()
-        .chain(&["f_is_nan", "f_is_inf", "s_mag_zero", "z_is_zero"])
+        .chain(&["f_is_inf", "s_mag_zero", "z_is_zero"])
     {
-        wire_width(gv, gt, n).ok()?;
+        wire_width(gv, gt, n)?;
     }
+    // NaN results: `f_is_nan`, or `f_any_nan` where no ∞ − ∞ can occur (the wire then
+    // stands for both)
+    let nan = ["f_is_nan", "f_any_nan"]
+        .into_iter()
+        .find(|n| wire_width(gv, gt, n).is_ok())
+        .ok_or_else(|| {
+            FormalError::Unsupported(format!("module {gt} has no wire f_is_nan or f_any_nan"))
+        })?;
     for n in REF_RI.iter().chain(&["a_nan", "a_inf", "c_m"]) {
-        wire_width(rv, rt, n).ok()?;
+        wire_width(rv, rt, n)?;
     }
-    let (s, e) = module_span(rv, rt).ok()?;
+    let (s, e) = module_span(rv, rt)?;
     let mark = crate::reference::DOT_WINDOW_MARK;
-    let at = rv[s..e].find(mark)? + s + mark.len();
-    let lw: i32 = rv[at..].split(')').next()?.trim().parse().ok()?;
+    let lw: Option<i32> = rv[s..e]
+        .find(mark)
+        .and_then(|at| rv[s + at + mark.len()..].split(')').next())
+        .and_then(|v| v.trim().parse().ok());
+    let lw = lw.ok_or_else(|| {
+        FormalError::Unsupported(format!("module {rt}: no `{mark}<lsb>)` comment"))
+    })?;
     let ri = RoundingInput {
+        nan,
         lw,
-        w: wire_width(rv, rt, "c_m").ok()?,
-        pw: wire_width(rv, rt, "c_pos").ok()?,
-        p1: wire_width(rv, rt, "c_win").ok()?,
-        rw: wire_width(gv, gt, "nrm_exp").ok()?,
+        w: wire_width(rv, rt, "c_m")?,
+        pw: wire_width(rv, rt, "c_pos")?,
+        p1: wire_width(rv, rt, "c_win")?,
+        rw: wire_width(gv, gt, "nrm_exp")?,
     };
-    let fits = ri.rw > ri.pw
-        && 1i64 << (ri.rw - 1) > lw.unsigned_abs() as i64
-        && wire_width(gv, gt, "round_win").ok()? == ri.p1
-        && ri.p1 >= 2;
-    fits.then_some(ri)
+    let win = wire_width(gv, gt, "round_win")?;
+    if win != ri.p1
+        || ri.p1 < 2
+        || ri.rw <= ri.pw
+        || 1i64 << (ri.rw - 1) <= lw.unsigned_abs() as i64
+    {
+        return Err(FormalError::Unsupported(format!(
+            "the rounding inputs do not fit: core round_win {win} bits, nrm_exp {} bits; reference c_win {} bits, c_pos {} bits, window LSB 2^({lw})",
+            ri.rw, ri.p1, ri.pw
+        )));
+    }
+    Ok(Some(ri))
 }
 
 /// The core's rounding input `{zero, sign, pos, win, sticky}` with `pos = nrm_exp - lw`, its
@@ -822,7 +851,7 @@ fn core_checks(ri: &RoundingInput) -> Vec<String> {
             "wire [{}:0] dot_c_x = {{{{{p1}{{1'b0}}}}, round_win, round_st0}} << dot_c_p;",
             2 * p1
         ),
-        "wire dot_live = ~f_is_nan & ~f_is_inf;".to_string(),
+        format!("wire dot_live = ~{} & ~f_is_inf;", ri.nan),
         format!(
             "wire dot_ok = ~dot_live | (add_zero ? ((s_mag_zero | ~z_is_zero) & ~|round_win & ~round_st0) : (round_win[{}] & ~dot_c_p[{}] & (dot_c_p <= {r}'d{}) & ~|dot_c_x[{}:0]));",
             p1 - 1,
@@ -1060,5 +1089,34 @@ mod tests {
         assert!(c.contains("input  wire [2:0] dot_sum_i\n);"));
         assert!(cut(V, "m", "s_x", 3).is_err());
         assert!(core_sum_wire(V, "n").is_err());
+    }
+
+    #[test]
+    fn a_wire_is_driven_anew_and_checks_are_appended() {
+        let v = V.replace("wire [2:0] s1_0", "(* keep *) wire [2:0] s1_0");
+        let v = v.replace(
+            "  assign r_o",
+            "  wire ks1_0 = 1'b0;\n  wire z = a_i[0];\n  assign r_o",
+        );
+        assert_eq!(wire_width(&v, "m", "s1_0").unwrap(), 3);
+        assert_eq!(wire_width(&v, "m", "z").unwrap(), 1);
+        assert!(wire_width(&v, "m", "s1").is_err());
+        let d = drive(&v, "m", "s1_0", "{1'b0, c_i}").unwrap();
+        assert!(
+            d.contains("(* keep *) wire [2:0] s1_0 = {1'b0, c_i};"),
+            "{d}"
+        );
+        let d = drive(&d, "m", "z", "1'b1").unwrap();
+        assert!(d.contains("wire z = 1'b1;") && d.contains("wire ks1_0 = 1'b0;"));
+        let (a, p) = output_expr(&d, "m", "ok_o", 1, "~z", 7).unwrap();
+        assert!(a.contains("output wire ok_o\n);") && a.contains("assign ok_o = ~z;\nendmodule"));
+        assert_eq!((p.index, p.width), (7, 1));
+        let (a, _) = input_port(&a, "m", "c_i", 2, 8).unwrap();
+        assert!(a.contains("input  wire [1:0] c_i\n);"));
+        // no addend datapath: the split is refused with the missing wire named
+        let e = rounding_input(V, "m", V, "m").unwrap_err().to_string();
+        assert!(e.contains("add_zero"), "{e}");
+        let zp = V.replace("assign r_o", "wire f_z_pass = 1'b0;\n  assign r_o");
+        assert!(rounding_input(&zp, "m", V, "m").unwrap().is_none());
     }
 }
