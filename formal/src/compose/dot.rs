@@ -871,18 +871,20 @@ fn core_checks(ri: &RoundingInput) -> Vec<String> {
 /// Lemma B of a dot with an addend in two lemmas, cut at the rounding input (the exact value
 /// as its MSB exponent, the P+1 bits from the MSB down and the sticky OR of the rest):
 ///
-/// * B1 (the alignment): with the sums cut and driven by one free input (as lemma B), the
+/// * B1 (the rounding, run first: it is the cheaper): with the rounding inputs of both cut,
+///   the core's driven by a free input `dot_cg_i`, the reference's by a free `dot_cr_i`,
+///   assumed equal when the core's result is finite and the core's satisfying `dot_ok`, the
+///   outputs are equal;
+/// * B2 (the alignment): with the sums cut and driven by one free input (as lemma B), the
 ///   core's rounding input (`nrm_exp`, `round_win`, `round_st0`, `add_zero`, `add_sign`)
 ///   equals the reference's (`c_pos + lw`, `c_win`, `c_st`, `c_zero`, `f_msign`) whenever
 ///   the result is finite (the finite flags compared too), and the core's is one the exact
 ///   sum can give (`dot_ok`, checked = 1 on every input); split into cubes on the core's
-///   alignment as lemma B;
-/// * B2 (the rounding): with the rounding inputs of both cut, the core's driven by a free
-///   input `dot_cg_i`, the reference's by a free `dot_cr_i`, assumed equal when the core's
-///   result is finite and the core's satisfying `dot_ok`, the outputs are equal.
+///   alignment as lemma B.
 ///
 /// Together with A1 and A2: the core's output is its rounding of its rounding input, which
-/// B1 says is the reference's whenever it matters, and B2 says both round it alike.
+/// B2 says is the reference's whenever the result is finite (and one B1 covers), and B1 says
+/// both round alike (for a NaN or infinite result whatever the two rounding inputs).
 fn prove_tail_split(
     req: &GenRequest,
     gold: &GeneratedCore,
@@ -897,90 +899,7 @@ fn prove_tail_split(
     let (p1, pw) = (ri.p1, ri.pw);
     let mut reports = Vec::new();
 
-    // B1: the alignment.
-    let (mut ig, mut ir) = (0, 0);
-    let (gv, mut gp) = cut_wide(&gold.verilog, gt, name, t, "sum", &mut ig)?;
-    let (rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
-    gp.extend(gold.manifest.ports.iter().cloned());
-    rp.extend(reference.manifest.ports.iter().cloned());
-    let base = ig.max(ir);
-    let (v, p, note) = alignment_cube(&gv, gt, &rv, rt, base)?;
-    let (mut gv, mut rv) = v;
-    gp.extend(p.0);
-    rp.extend(p.1);
-    let mut assumptions = mode_assumptions(req);
-    assumptions.push(note.0);
-    gv = append(&gv, gt, &core_checks(ri))?;
-    rv = append(
-        &rv,
-        rt,
-        &[
-            "wire dot_live = ~a_nan & ~a_inf;".to_string(),
-            format!(
-                "wire [{}:0] dot_canon = {{dot_live & c_zero, (dot_live & ~c_zero) ? {{f_msign, c_pos, c_win, c_st}} : {}'d0}};",
-                cw - 1,
-                cw - 1
-            ),
-        ],
-    )?;
-    for (port, width, expr, i) in [
-        ("dot_live_o", 1, "dot_live", base + 3),
-        ("dot_canon_o", cw, "dot_canon", base + 4),
-    ] {
-        let (v, p) = output_expr(&gv, gt, port, width, expr, i)?;
-        gv = v;
-        gp.push(p);
-        let (v, p) = output_expr(&rv, rt, port, width, expr, i)?;
-        rv = v;
-        rp.push(p);
-    }
-    let (v, p) = output_expr(&gv, gt, "dot_bad_o", 1, "~dot_ok", base + 5)?;
-    gv = v;
-    gp.push(p);
-    let cmp = Compare {
-        masks: vec![
-            (CUBE_OUT.to_string(), 0),
-            ("r_o".to_string(), 0),
-            ("flags_o".to_string(), 0),
-        ],
-        zero: vec![("dot_bad_o".to_string(), 1)],
-        slang_top: None,
-    };
-    let b1 = PairSpec {
-        gold_verilog: gv,
-        gold_top: gt.clone(),
-        gold_ports: gp,
-        gate_verilog: rv,
-        gate_top: rt.clone(),
-        gate_ports: rp,
-        assumptions,
-        split: Some(note.1),
-    };
-    let mut r = prove_pair_with(&b1, &cmp, &sub_opts(opts, "lemma_b1"))?;
-    r.statement = format!(
-        "Lemma B1 (the alignment: the scaled sum and z to the rounding input): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input, the core's rounding input {{zero, sign, exponent - ({lw}), {p1} bits from the MSB, sticky}} (add_zero, add_sign, nrm_exp, round_win, round_st0) equals the reference's (c_zero, f_msign, c_pos, c_win, c_st: the exact window's MSB position, its {p1} bits from the MSB down and the OR of the rest) whenever the result is neither NaN nor infinite (dot_live_o, compared), and the core's is one an exact sum gives (dot_bad_o = 0: a zero has no window bits and is never a nonzero sum plus a zero z; a nonzero value has its MSB set, lies in the reference's {w}-bit window and has no bit below its LSB); split by the core's alignment of the sum and z as lemma B (the free input {CUBE_IN} assumed equal to the core's {{al_z_big, al_amt}}): {}",
-        r.statement,
-        lw = ri.lw,
-        w = ri.w,
-    );
-    if r.verdict == Verdict::Refuted {
-        confirm(
-            req,
-            gold,
-            reference,
-            opts,
-            "lemma_b1_confirm",
-            "sum",
-            &mut r,
-        )?;
-    }
-    let stop = r.verdict != Verdict::Proven;
-    reports.push(r);
-    if stop {
-        return Ok(reports);
-    }
-
-    // B2: the rounding.
+    // B1: the rounding.
     let (mut ig, mut ir) = (0, 0);
     let (mut gv, mut gp) = cut_wide(&gold.verilog, gt, name, t, "sum", &mut ig)?;
     let (mut rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
@@ -1047,15 +966,98 @@ fn prove_tail_split(
         assumptions,
         split: Some((cg.to_string(), cw - 3, p1 + 1)),
     };
-    let mut r = prove_pair_with(&b2, &cmp, &sub_opts(opts, "lemma_b2"))?;
+    let mut r = prove_pair_with(&b2, &cmp, &sub_opts(opts, "lemma_b1"))?;
     r.statement = format!(
-        "Lemma B2 (the rounding): with the rounding inputs of both cut, the core's driven by the free input {cg}, the reference's by the free input {cr} ({{zero, sign, position, {p1} bits, sticky}}; the reference places them back in its window and rounds with its plain rounder), assumed equal when the core's result is neither NaN nor infinite and the core's one an exact sum gives (dot_ok, as checked in lemma B1), and the sum still free: {}{}",
+        "Lemma B1 (the rounding): with the rounding inputs of both cut, the core's driven by the free input {cg}, the reference's by the free input {cr} ({{zero, sign, position, {p1} bits, sticky}}; the reference places them back in its window and rounds with its plain rounder), assumed equal when the core's result is neither NaN nor infinite and the core's one an exact sum gives (dot_ok, checked in lemma B2), and the sum still free: {}",
+        r.statement
+    );
+    if r.verdict == Verdict::Refuted {
+        confirm(
+            req,
+            gold,
+            reference,
+            opts,
+            "lemma_b1_confirm",
+            "rounding input",
+            &mut r,
+        )?;
+    }
+    let stop = r.verdict != Verdict::Proven;
+    reports.push(r);
+    if stop {
+        return Ok(reports);
+    }
+
+    // B2: the alignment.
+    let (mut ig, mut ir) = (0, 0);
+    let (gv, mut gp) = cut_wide(&gold.verilog, gt, name, t, "sum", &mut ig)?;
+    let (rv, mut rp) = cut_wide(&reference.verilog, rt, "ref_sum", t, "sum", &mut ir)?;
+    gp.extend(gold.manifest.ports.iter().cloned());
+    rp.extend(reference.manifest.ports.iter().cloned());
+    let base = ig.max(ir);
+    let (v, p, note) = alignment_cube(&gv, gt, &rv, rt, base)?;
+    let (mut gv, mut rv) = v;
+    gp.extend(p.0);
+    rp.extend(p.1);
+    let mut assumptions = mode_assumptions(req);
+    assumptions.push(note.0);
+    gv = append(&gv, gt, &core_checks(ri))?;
+    rv = append(
+        &rv,
+        rt,
+        &[
+            "wire dot_live = ~a_nan & ~a_inf;".to_string(),
+            format!(
+                "wire [{}:0] dot_canon = {{dot_live & c_zero, (dot_live & ~c_zero) ? {{f_msign, c_pos, c_win, c_st}} : {}'d0}};",
+                cw - 1,
+                cw - 1
+            ),
+        ],
+    )?;
+    for (port, width, expr, i) in [
+        ("dot_live_o", 1, "dot_live", base + 3),
+        ("dot_canon_o", cw, "dot_canon", base + 4),
+    ] {
+        let (v, p) = output_expr(&gv, gt, port, width, expr, i)?;
+        gv = v;
+        gp.push(p);
+        let (v, p) = output_expr(&rv, rt, port, width, expr, i)?;
+        rv = v;
+        rp.push(p);
+    }
+    let (v, p) = output_expr(&gv, gt, "dot_bad_o", 1, "~dot_ok", base + 5)?;
+    gv = v;
+    gp.push(p);
+    let cmp = Compare {
+        masks: vec![
+            (CUBE_OUT.to_string(), 0),
+            ("r_o".to_string(), 0),
+            ("flags_o".to_string(), 0),
+        ],
+        zero: vec![("dot_bad_o".to_string(), 1)],
+        slang_top: None,
+    };
+    let b1 = PairSpec {
+        gold_verilog: gv,
+        gold_top: gt.clone(),
+        gold_ports: gp,
+        gate_verilog: rv,
+        gate_top: rt.clone(),
+        gate_ports: rp,
+        assumptions,
+        split: Some(note.1),
+    };
+    let mut r = prove_pair_with(&b1, &cmp, &sub_opts(opts, "lemma_b2"))?;
+    r.statement = format!(
+        "Lemma B2 (the alignment: the scaled sum and z to the rounding input): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input, the core's rounding input {{zero, sign, exponent - ({lw}), {p1} bits from the MSB, sticky}} (add_zero, add_sign, nrm_exp, round_win, round_st0) equals the reference's (c_zero, f_msign, c_pos, c_win, c_st: the exact window's MSB position, its {p1} bits from the MSB down and the OR of the rest) whenever the result is neither NaN nor infinite (dot_live_o, compared), and the core's is one an exact sum gives (dot_bad_o = 0: a zero has no window bits and is never a nonzero sum plus a zero z; a nonzero value has its MSB set, lies in the reference's {w}-bit window and has no bit below its LSB); split by the core's alignment of the sum and z as lemma B (the free input {CUBE_IN} assumed equal to the core's {{al_z_big, al_amt}}): {}{}",
         r.statement,
         if r.verdict == Verdict::Proven {
             format!("; with lemmas A1, A2 and B1: {gt} equals {rt} on every input")
         } else {
             String::new()
-        }
+        },
+        lw = ri.lw,
+        w = ri.w,
     );
     if r.verdict == Verdict::Refuted {
         confirm(
@@ -1064,7 +1066,7 @@ fn prove_tail_split(
             reference,
             opts,
             "lemma_b2_confirm",
-            "rounding input",
+            "sum",
             &mut r,
         )?;
     }
