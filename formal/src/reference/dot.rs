@@ -8,7 +8,9 @@
 //! of two) are exponent offsets: `|ref_sum|` is shifted left by `sx_sh + sy_sh` into a window
 //! that also holds every binary32 addend, the addend is placed there by its exponent, one
 //! add or subtract of the two magnitudes gives the exact result, and the plain rounder of
-//! [`super`] rounds it once. Specials follow P3109 / IEEE 754 §7.2 as the golden model states
+//! [`super`] rounds it once (with an addend through the rounding input: the exact result's
+//! MSB position, its P+1 bits from the MSB down and the sticky OR of the rest, placed back in
+//! the window). Specials follow P3109 / IEEE 754 §7.2 as the golden model states
 //! them (golden/src/dot.rs): a NaN anywhere or `0·∞` in a product gives NaN (`0·∞` and a
 //! signaling addend raise invalid), `+∞ + −∞` gives NaN and invalid, an exact zero sum has the
 //! common sign of all-zero terms of one sign, else +0 (−0 under rtn).
@@ -299,7 +301,7 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
             1,
             "f_same ? sum_neg : (f_sge ? sum_neg : z_sign)",
         );
-        rounding_input(t, &fr, w, lw);
+        rounding_input(t, &fr, w, lw)?;
         nans.push("z_nan".into());
         invs.push("z_snan".into());
         pinfs.push("(z_inf & ~z_sign)".into());
@@ -362,10 +364,15 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
 /// round bit and whether anything below it is nonzero (IEEE 754 §4.3, P3109 v4.0 §4.7.4), so
 /// `c_m` rounds as `f_m` does. `c_m` is exact as a value in the window: a value whose MSB
 /// is below bit P+1 has no bit below bit 0 and its sticky bit is 0.
-fn rounding_input(t: &mut Text, fr: &Format, w: u32, lw: i32) {
+fn rounding_input(t: &mut Text, fr: &Format, w: u32, lw: i32) -> Result<(), FormalError> {
     let p1 = fr.p + 1;
     let pw = bits(w as u64 - 1);
-    assert!(w > p1 + 1, "window narrower than the rounding input");
+    if w <= p1 + 1 {
+        return Err(FormalError::Unsupported(format!(
+            "the dot reference's {w}-bit window is narrower than the rounding input of {} ({p1} bits and a sticky bit)",
+            fr.name()
+        )));
+    }
     t.comment(&format!(
         "{WINDOW_MARK}{lw}): the MSB position of f_m, the {p1} bits from the MSB down (P kept + the round bit), the sticky OR of the rest; placed back in c_m (the sticky bit below the round bit)"
     ));
@@ -395,4 +402,5 @@ fn rounding_input(t: &mut Text, fr: &Format, w: u32, lw: i32) {
         &format!("{} << c_pos", zx("{c_win, c_st}", p1 + 1, w + p1)),
     );
     t.wire("c_m", w, &format!("c_wide[{}:{p1}]", w + p1 - 1));
+    Ok(())
 }
