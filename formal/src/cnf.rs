@@ -190,13 +190,29 @@ impl Aig {
     /// each old literal became ([`Aig::hashed_lit`]). yosys's `aigmap` writes the two cores of
     /// a miter gate by gate, so their common parts (operand decoding, the significand product)
     /// come out twice: on the E4M3 FMA miter 34816 gates become 24793.
+    #[cfg(test)]
     fn strash(&self) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
+        self.strash_with(None)
+    }
+
+    /// [`Aig::strash`] with proven equalities: `subst[v]`, when not `2v`, is a literal of an
+    /// earlier variable that gate `v` equals on every input ([`crate::sweep`]); the gate is
+    /// dropped and its fan-out reads that literal.
+    pub fn strash_with(&self, subst: Option<&[u32]>) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
         // rep[v]: the literal variable v became (identity for inputs and the constant).
         let mut rep: Vec<u32> = (0..=self.max_var).map(|v| 2 * v).collect();
         let mut table: std::collections::HashMap<(u32, u32), u32> =
             std::collections::HashMap::with_capacity(self.ands.len());
         let mut ands = Vec::with_capacity(self.ands.len());
         for &(lhs, r0, r1) in &self.ands {
+            let v = (lhs >> 1) as usize;
+            if let Some(&to) = subst
+                .and_then(|s| s.get(v))
+                .filter(|&&to| to >> 1 != v as u32)
+            {
+                rep[v] = rep[(to >> 1) as usize] ^ (to & 1);
+                continue;
+            }
             let at = |l: u32| rep[(l >> 1) as usize] ^ (l & 1);
             let (x, y) = (at(r0).min(at(r1)), at(r0).max(at(r1)));
             let r = if x == 0 || x == y ^ 1 {
@@ -226,8 +242,14 @@ impl Aig {
     /// the header: written once and shared by every cube ([`Aig::with_units`]). Input
     /// variables are the graph's, so cubes and models read the same bits.
     pub fn clauses(&self, must_hold: &[u32]) -> Clauses {
+        self.clauses_with(must_hold, None)
+    }
+
+    /// [`Aig::clauses`] of the graph with the proven equalities `subst` merged
+    /// ([`Aig::strash_with`]).
+    pub fn clauses_with(&self, must_hold: &[u32], subst: Option<&[u32]>) -> Clauses {
         use std::fmt::Write as _;
-        let (ands, rep) = self.strash();
+        let (ands, rep) = self.strash_with(subst);
         let must: Vec<u32> = must_hold
             .iter()
             .map(|&l| Self::hashed_lit(&rep, l))
@@ -394,20 +416,21 @@ pub fn cadical_version(exe: &Path) -> String {
         .map_or_else(|| "CaDiCaL".to_string(), |v| format!("CaDiCaL {v}"))
 }
 
-enum One {
+pub(crate) enum One {
     Unsat,
     Sat(Vec<bool>),
     Unknown(String),
 }
 
 /// Runs CaDiCaL on `cnf` with a wall-clock limit; the model is read from `out`.
-fn run_one(
+pub(crate) fn run_one(
     exe: &Path,
     dir: &Path,
     tag: &str,
     cnf: &str,
     limit_secs: u64,
     stop: &AtomicBool,
+    extra_args: &[&str],
 ) -> One {
     let cnf_path = dir.join(format!("{tag}.cnf"));
     let out_path = dir.join(format!("{tag}.out"));
@@ -420,6 +443,7 @@ fn run_one(
     };
     let mut cmd = Command::new(exe);
     cmd.args(["-q", "-t", &limit_secs.max(1).to_string()])
+        .args(extra_args)
         .arg(&cnf_path)
         .stdout(out)
         .stderr(Stdio::null());
@@ -506,7 +530,7 @@ pub fn solve_cubes(
                     One::Unknown("time limit".into())
                 } else {
                     let cnf = aig.with_units(base, &fixed[i]);
-                    run_one(exe, dir, &format!("cube{w}"), &cnf, left, stop)
+                    run_one(exe, dir, &format!("cube{w}"), &cnf, left, stop, &[])
                 };
                 if !matches!(r, One::Unsat) {
                     stop.store(true, Ordering::Relaxed);
