@@ -31,6 +31,7 @@ pub mod induct;
 pub mod matrix;
 pub mod prove;
 pub mod reference;
+pub mod sweep;
 pub mod tools;
 pub mod verdict;
 
