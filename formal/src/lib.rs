@@ -31,7 +31,6 @@ pub mod induct;
 pub mod matrix;
 pub mod prove;
 pub mod reference;
-pub mod sweep;
 pub mod tools;
 pub mod verdict;
 

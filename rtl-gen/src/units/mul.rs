@@ -164,7 +164,7 @@ const BIASED_EXP_BITS: u32 = 4;
 /// built with fewer cells. The significand's hidden bit is the constant 1 (a subnormal
 /// operand is normalized, so its MSB is 1 too; zeros, NaN and infinities are decided by the
 /// flags, never by the significand), which folds one row of the multiplier's gates; and, for
-/// exponent fields of at most [`BIASED_EXP_BITS`] bits, the exponent goes to the rounder as
+/// exponent fields of at most `BIASED_EXP_BITS` (4) bits, the exponent goes to the rounder as
 /// the sum of the operands' **biased** exponents with the biases as an offset
 /// ([`ExpParts::offset`]): `eb = exponent field` for a normal operand and `eb = −lz` for a
 /// subnormal one with `lz` leading zeros in its trailing significand (its MSB weighs
