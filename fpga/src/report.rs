@@ -282,3 +282,215 @@ pub fn yosys_version_from_log(log: &str) -> Option<String> {
             None => l.to_string(),
         })
 }
+
+/// The worst register-to-register path of a placed and routed design, read from the
+/// `critical_paths` of nextpnr's `--report` JSON (nextpnr reports one path per clock: the
+/// slowest; the clock's posedge → posedge entry, not the I/O paths to and from `<async>`).
+///
+/// Everything here is measured by nextpnr on the routed design. `total_ns` is the path's
+/// delay (`1000 / total_ns` is the clock's Fmax); it splits into `logic_ns` (every cell arc
+/// of the path: the start register's clock-to-out, LUTs, wide-function muxes, carry cells,
+/// the end register's setup) and `routing_ns` (the nets between them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CriticalPath {
+    /// Delay of the whole path, ns.
+    pub total_ns: f64,
+    /// Cell delays: clock-to-out, logic arcs and setup, ns.
+    pub logic_ns: f64,
+    /// Net (routing) delays, ns.
+    pub routing_ns: f64,
+    /// Logic levels: cell arcs entered through the general routing (a LUT input, a mux
+    /// select, the first bit of a carry chain); the arcs inside a slice that only extend a
+    /// level (LUT4 → PFUMX → L6MUX21 of a wide function: ECP5 `F1`/`FXA`/`FXB` inputs) and
+    /// the carry propagation (`FCI` / `CIN`) are not levels of their own. On iCE40 the LUT of
+    /// the end register's logic cell is in its setup arc and counts as a level.
+    pub levels: u32,
+    /// Carry-chain arcs (entered at the carry input `FCI` / `CIN`): the length of the carry
+    /// chains on the path, one per arc (two bits per ECP5 CCU2C).
+    pub carry_arcs: u32,
+    /// The start register: the flip-flop's cell name without the cell-type suffix the
+    /// synthesis adds (`in_r` is the wrapper's input register, `dut.` prefixes the core's
+    /// own, `dut.u_round.` a register of the core's instance `u_round`).
+    pub from: String,
+    /// The end register, named like `from` (`out_r` is the wrapper's output register).
+    pub to: String,
+    /// The instance inside the core that holds the path's pipeline stage (`u_fma`,
+    /// `u_round`; empty for the core's top module or when the stage is unknown).
+    pub scope: String,
+    /// The pipeline stage the path lies in, from the register names ([`path_stage`]); `None`
+    /// when neither end is a pipeline register (a state register loop, say).
+    pub stage: Option<u32>,
+    /// The placement seed of this path (set by the flow; 0 when unknown).
+    #[serde(default)]
+    pub seed: u32,
+}
+
+/// Cell-type suffixes the synthesis appends to a flip-flop's name (`<net>_TRELLIS_FF_Q_3`,
+/// `<net>_SB_DFFSR_Q_DFFLC`, `<net>_DFFE_Q`): the register's name is what comes before.
+const FF_MARKERS: [&str; 3] = ["_TRELLIS_FF_Q", "_SB_DFF", "_DFF"];
+
+/// The register a flip-flop cell belongs to: its name before the first flip-flop marker
+/// ([`FF_MARKERS`]), or the whole name.
+pub fn register_of(cell: &str) -> String {
+    FF_MARKERS
+        .iter()
+        .filter_map(|m| cell.find(m))
+        .min()
+        .map_or(cell, |i| &cell[..i])
+        .to_string()
+}
+
+/// The pipeline stage a register enters: `<name>_q<k>` or `<name>_q<k>_<j>` (the
+/// pipeliner's names, rtl-gen/src/pipeline.rs) enter stage `k`; `None` for other names.
+pub fn register_stage(reg: &str) -> Option<u32> {
+    let name = reg.rsplit('.').next().unwrap_or(reg);
+    let parts: Vec<&str> = name.split('_').collect();
+    let stage_of = |p: &str| {
+        p.strip_prefix('q')
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse().ok())
+    };
+    let n = parts.len();
+    if n >= 2 {
+        if let Some(k) = stage_of(parts[n - 1]) {
+            return Some(k);
+        }
+    }
+    if n >= 3 && parts[n - 1].bytes().all(|b| b.is_ascii_digit()) {
+        return stage_of(parts[n - 2]);
+    }
+    None
+}
+
+/// The wrapper's input and output registers ([`crate::wrapper`]) and its core instance.
+const WRAPPER_IN: &str = "in_r";
+const WRAPPER_OUT: &str = "out_r";
+const WRAPPER_DUT: &str = "dut.";
+
+/// The instance scope of a core register (`dut.u_fma.x_q1` → `u_fma`, `dut.x_q1` → ``).
+fn scope_of(reg: &str) -> Option<&str> {
+    let inner = reg.strip_prefix(WRAPPER_DUT)?;
+    Some(inner.rfind('.').map_or("", |i| &inner[..i]))
+}
+
+/// The pipeline stage of a path from register `from` to register `to` in a core with
+/// `stages` stages (its combinational stages are 0 ..= `stages`: stage 0 from the inputs to
+/// the `_q1` registers, stage k from the `_qk` to the `_q(k+1)` registers, the last into the
+/// outputs), as `(scope, stage)`: a path that starts at the wrapper's input register or at
+/// a `_qk` register lies in stage 0 or k, one that ends at a `_qk` register in stage k − 1,
+/// one that ends at the wrapper's output register in the last stage of the core's top
+/// module. Registers of an instance inside the core (`dut.u_fma.…`) number the stages of
+/// that instance (`scope`). `None` when neither end is a pipeline register or the two ends
+/// disagree.
+pub fn path_stage(from: &str, to: &str, stages: u32) -> Option<(String, u32)> {
+    let start = if from == WRAPPER_IN {
+        Some((None, 0))
+    } else {
+        scope_of(from).and_then(|s| register_stage(from).map(|k| (Some(s), k)))
+    };
+    let end = if to == WRAPPER_OUT {
+        // only a pipelined path ends in the last stage (a state register's does not)
+        start.map(|_| (Some(""), stages))
+    } else {
+        scope_of(to).and_then(|s| {
+            register_stage(to)
+                .filter(|&k| k >= 1)
+                .map(|k| (Some(s), k - 1))
+        })
+    };
+    let own = |(s, k): (Option<&str>, u32)| (s.unwrap_or("").to_string(), k);
+    match (start, end) {
+        (Some((s0, k0)), Some((s1, k1))) => {
+            (k0 == k1 && (s0.is_none() || s1.is_none() || s0 == s1)).then(|| own((s1.or(s0), k1)))
+        }
+        (Some(a), None) => Some(own(a)),
+        (None, Some(b)) => Some(own(b)),
+        (None, None) => None,
+    }
+}
+
+/// The critical path of a `--report` JSON (`critical_paths`): the slowest clock-to-clock
+/// entry (paths from or to `<async>`, the I/O pins, are left out); `None` when there is
+/// none (an older report, or no register-to-register path). `stages` is the core's stage
+/// count ([`path_stage`]).
+pub fn parse_critical_path(
+    report_json: &str,
+    stages: u32,
+) -> Result<Option<CriticalPath>, FpgaError> {
+    let v: Value = serde_json::from_str(report_json)
+        .map_err(|e| FpgaError::Parse(format!("nextpnr report JSON: {e}")))?;
+    let Some(paths) = v.get("critical_paths").and_then(Value::as_array) else {
+        return Ok(None);
+    };
+    let mut best: Option<CriticalPath> = None;
+    for p in paths {
+        let clocked = |k: &str| {
+            p.get(k)
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.contains("<async>"))
+        };
+        if !(clocked("from") && clocked("to")) {
+            continue;
+        }
+        let segs = p.get("path").and_then(Value::as_array).ok_or_else(|| {
+            FpgaError::Parse("nextpnr report: a critical path has no `path` list".into())
+        })?;
+        let cp = critical_path_of(segs)?;
+        if best.as_ref().is_none_or(|b| cp.total_ns > b.total_ns) {
+            best = Some(cp);
+        }
+    }
+    Ok(best.map(|mut cp| {
+        if let Some((scope, k)) = path_stage(&cp.from, &cp.to, stages) {
+            cp.scope = scope;
+            cp.stage = Some(k);
+        }
+        cp
+    }))
+}
+
+/// Sums and counts the segments of one critical path.
+fn critical_path_of(segs: &[Value]) -> Result<CriticalPath, FpgaError> {
+    let field = |s: &Value, end: &str, key: &str| -> String {
+        s.get(end)
+            .and_then(|e| e.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut cp = CriticalPath::default();
+    for s in segs {
+        let ty = s.get("type").and_then(Value::as_str).unwrap_or("");
+        let d = s.get("delay").and_then(Value::as_f64).ok_or_else(|| {
+            FpgaError::Parse(format!(
+                "nextpnr report: a `{ty}` segment of the critical path has no delay"
+            ))
+        })?;
+        cp.total_ns += d;
+        let port = field(s, "from", "port");
+        match ty {
+            "routing" => cp.routing_ns += d,
+            "clk-to-q" | "source" => {
+                cp.logic_ns += d;
+                cp.from = register_of(&field(s, "from", "cell"));
+            }
+            "setup" => {
+                cp.logic_ns += d;
+                cp.to = register_of(&field(s, "to", "cell"));
+                // iCE40: the end register's own LUT (inputs I0..I3) is in the setup arc
+                if matches!(port.as_str(), "I0" | "I1" | "I2" | "I3") {
+                    cp.levels += 1;
+                }
+            }
+            _ => {
+                cp.logic_ns += d;
+                match port.as_str() {
+                    "FCI" | "CIN" => cp.carry_arcs += 1,
+                    "F1" | "FXA" | "FXB" => {}
+                    _ => cp.levels += 1,
+                }
+            }
+        }
+    }
+    Ok(cp)
+}

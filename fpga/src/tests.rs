@@ -113,6 +113,156 @@ fn nextpnr_report_and_log_agree_on_format() {
     assert!(parse_nextpnr_report("{\"utilization\": {}}").is_err());
 }
 
+/// Real `--report` JSON of nextpnr 0.11 (YoWASP), `fp8gen synth --keep` of E4M3 cores in
+/// the synthesis wrapper (seed 1; per segment the `sources` and `loc` fields and the unused
+/// resources are left out): project at 2 stages on ECP5-25k (LUT4 → PFUMX → L6MUX21) and
+/// on iCE40 UP5K, mul at 2 stages (a path through a carry chain), the exact mac at 4 stages
+/// (a 28-arc carry chain inside the instance `u_round`), the binary32 mac at 2 stages
+/// (from the accumulator state register into the instance `u_fma`).
+const REPORT_ECP5_PROJECT_S2: &str = include_str!("testdata/report_ecp5_project_s2.json");
+const REPORT_ICE40_PROJECT_S2: &str = include_str!("testdata/report_ice40_project_s2.json");
+const REPORT_ECP5_MUL_S2: &str = include_str!("testdata/report_ecp5_mul_s2_carry.json");
+const REPORT_ECP5_MAC_EXACT_S4: &str = include_str!("testdata/report_ecp5_mac_exact_s4.json");
+const REPORT_ECP5_MAC_S2: &str = include_str!("testdata/report_ecp5_mac_s2.json");
+
+#[test]
+fn critical_path_is_read_from_real_nextpnr_reports() {
+    use crate::report::parse_critical_path;
+    // (report, total ns, routing ns, levels, carry arcs, from, to, scope, stage)
+    let cases: [(&str, f64, f64, u32, u32, &str, &str, &str, Option<u32>); 5] = [
+        (
+            REPORT_ECP5_PROJECT_S2,
+            4.242,
+            2.582,
+            3,
+            0,
+            "in_r",
+            "dut.in_is_nan_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ICE40_PROJECT_S2,
+            12.952,
+            7.044,
+            4,
+            0,
+            "in_r",
+            "dut.round_st0_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MUL_S2,
+            6.288,
+            3.733,
+            5,
+            3,
+            "in_r",
+            "dut.p_raw_pp1_0_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MAC_EXACT_S4,
+            9.111,
+            5.160,
+            5,
+            28,
+            "dut.u_round.acc_i",
+            "dut.u_round.onrm_t5_c_q1",
+            "u_round",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MAC_S2,
+            15.669,
+            10.188,
+            12,
+            10,
+            "dut.acc_o",
+            "dut.u_fma.al_amt_q1",
+            "u_fma",
+            Some(0),
+        ),
+    ];
+    for (json, total, routing, levels, carry, from, to, scope, stage) in cases {
+        let cp = parse_critical_path(json, 2)
+            .unwrap()
+            .expect("a clock-to-clock path");
+        let ctx = format!("{from} -> {to}: {cp:?}");
+        assert!((cp.total_ns - total).abs() < 1e-3, "{ctx}");
+        assert!((cp.routing_ns - routing).abs() < 1e-3, "{ctx}");
+        assert!(
+            (cp.logic_ns + cp.routing_ns - cp.total_ns).abs() < 1e-9,
+            "{ctx}"
+        );
+        // nextpnr's Fmax is the inverse of this path's delay
+        let fmax = parse_nextpnr_report(json).unwrap().fmax().unwrap();
+        assert!((1000.0 / fmax - cp.total_ns).abs() < 1e-3, "{ctx}");
+        assert_eq!((cp.levels, cp.carry_arcs), (levels, carry), "{ctx}");
+        assert_eq!((cp.from.as_str(), cp.to.as_str()), (from, to), "{ctx}");
+        assert_eq!((cp.scope.as_str(), cp.stage), (scope, stage), "{ctx}");
+    }
+    // A report without critical paths (older nextpnr, or trimmed) has none; bad JSON is an error.
+    assert_eq!(parse_critical_path(REPORT_ECP5, 0).unwrap(), None);
+    assert_eq!(parse_critical_path("{\"fmax\": {}}", 0).unwrap(), None);
+    assert!(parse_critical_path("{", 0).is_err());
+    let no_delay = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c",
+        "path": [{"type": "logic", "from": {"cell": "a", "port": "A"}, "to": {"cell": "a", "port": "F"}}]}]}"#;
+    let err = parse_critical_path(no_delay, 0).unwrap_err();
+    assert!(err.to_string().contains("no delay"), "{err}");
+}
+
+#[test]
+fn register_names_give_the_pipeline_stage() {
+    use crate::report::{path_stage, register_of, register_stage};
+    assert_eq!(register_of("in_r_TRELLIS_FF_Q_23"), "in_r");
+    assert_eq!(
+        register_of("dut.round_st0_q1_SB_DFF_Q_DFFLC"),
+        "dut.round_st0_q1"
+    );
+    assert_eq!(register_of("dut.x_q2_SB_DFFSR_Q"), "dut.x_q2");
+    assert_eq!(register_of("dut.x_q2_DFFE_Q_1"), "dut.x_q2");
+    assert_eq!(register_of("no_marker"), "no_marker");
+    assert_eq!(register_stage("dut.sum_q3"), Some(3));
+    assert_eq!(register_stage("dut.sum_b7_0_q12"), Some(12));
+    assert_eq!(
+        register_stage("dut.sum_q2_1"),
+        Some(2),
+        "a second register of the name"
+    );
+    assert_eq!(register_stage("dut.acc_q"), None, "a state register");
+    assert_eq!(register_stage("dut.u_round.acc_i"), None);
+    assert_eq!(register_stage("q1"), None);
+    let st = |f: &str, t: &str, n: u32| path_stage(f, t, n);
+    let top = |k: u32| Some((String::new(), k));
+    assert_eq!(st("in_r", "dut.a_q1", 3), top(0));
+    assert_eq!(st("dut.a_q1", "dut.b_q2", 3), top(1));
+    assert_eq!(st("dut.a_q3", "out_r", 3), top(3));
+    assert_eq!(st("in_r", "out_r", 0), top(0), "a combinational core");
+    assert_eq!(st("dut.a_q1", "dut.b_q3", 3), None, "the two ends disagree");
+    assert_eq!(
+        st("dut.acc_q", "out_r", 3),
+        None,
+        "a state register to the output"
+    );
+    assert_eq!(
+        st("dut.acc_q", "dut.acc_q", 3),
+        None,
+        "a state register loop"
+    );
+    assert_eq!(
+        st("dut.u_fma.a_q1", "out_r", 2),
+        None,
+        "out_r ends the top module's last stage, not an instance's"
+    );
+    assert_eq!(
+        st("dut.u_fma.a_q1", "dut.u_fma.b_q2", 2),
+        Some(("u_fma".to_string(), 1))
+    );
+}
+
 #[test]
 fn yosys_version_is_read_from_log() {
     let log = "End of script.\nYosys 0.70 (git sha1 28ba3cb92, Release, Clang /x/clang++ 22.1.0)\n";
