@@ -114,6 +114,26 @@ pub fn synth(
                     .join(", ")
             );
         }
+        if let Some(cp) = &rep.critical_path {
+            outln!("  worst path (nextpnr, seed {}): {}", cp.seed, cp.summary());
+        }
+        for m in &rep.stage_model {
+            let scope = if m.scope.is_empty() {
+                String::new()
+            } else {
+                format!(" of {}", m.scope)
+            };
+            let stages: Vec<String> = m
+                .levels
+                .iter()
+                .zip(&m.ns)
+                .map(|(l, ns)| format!("{l:.1} ({ns:.1} ns)"))
+                .collect();
+            outln!(
+                "  stage estimate{scope} (levels by the pipeliner's model, not measured): {}",
+                stages.join(" | ")
+            );
+        }
     }
     Ok(())
 }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::build_dir::BuildDir;
-use crate::report::{self, CellCounts};
+use crate::delay::DelayModel;
+use crate::report::{self, CellCounts, CriticalPath, StageModel};
 use crate::tools::{self, Tool};
 use crate::wrapper::{self, WrapperCost, WRAPPER_TOP};
 use crate::{Arch, Core, FpgaError, Target};
@@ -94,6 +95,18 @@ pub struct SynthReport {
     pub wrapper: WrapperCost,
     /// Device utilisation of the whole placed design (wrapper included): type → [used, available].
     pub pnr_utilization: std::collections::BTreeMap<String, (u64, u64)>,
+    /// The worst register-to-register path nextpnr measured on the routed design (of the
+    /// median seed's run when several seeds were placed): delay split into logic and
+    /// routing, logic levels, start and end register, pipeline stage. `None` when nextpnr
+    /// wrote no report with critical paths.
+    #[serde(default)]
+    pub critical_path: Option<CriticalPath>,
+    /// The pipeliner's estimate of every stage (levels, and ns by the target's `--fmax`
+    /// delay model) of each pipelined module of the core: a model, not a measurement; set
+    /// beside `critical_path` to say which stage the model expects to limit. Empty for a
+    /// combinational core or one without the generator's `Stage depths` header line.
+    #[serde(default)]
+    pub stage_model: Vec<StageModel>,
     /// Tool versions.
     pub tools: ToolVersions,
     /// Wall time of yosys and of nextpnr, seconds.
@@ -353,6 +366,7 @@ fn synth_in(
         None
     };
     let mut by_seed = Vec::new();
+    let mut paths = Vec::new();
     let mut t_pnr = 0.0;
     let mut last = None;
     for seed in req.seed..req.seed.saturating_add(req.seeds) {
@@ -363,12 +377,35 @@ fn synth_in(
             FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
         })?;
         by_seed.push((seed, (f * 100.0).round() / 100.0));
+        let path = match read(dir, "report.json") {
+            Ok(text) => report::parse_critical_path(&text, core.latency)?,
+            Err(_) => None,
+        };
+        paths.push(path.map(|p| CriticalPath { seed, ..p }));
         last = Some(pnr);
     }
     let pnr = last.ok_or_else(|| FpgaError::BadRequest("no seed was run".into()))?;
     let mut sorted: Vec<f64> = by_seed.iter().map(|x| x.1).collect();
     sorted.sort_by(f64::total_cmp);
     let fmax = median(&sorted);
+    // The path of the median seed (of the slower middle one for an even count).
+    let mut order: Vec<usize> = (0..by_seed.len()).collect();
+    order.sort_by(|&a, &b| by_seed[a].1.total_cmp(&by_seed[b].1));
+    let critical_path = order
+        .get(order.len().saturating_sub(1) / 2)
+        .and_then(|&i| paths[i].clone());
+    let model = DelayModel::of(req.target);
+    let stage_model = report::stage_depths(&core.verilog, &core.top)
+        .into_iter()
+        .map(|(scope, levels)| StageModel {
+            scope,
+            ns: levels
+                .iter()
+                .map(|l| ((model.fixed_ns + model.ns_per_level * l) * 100.0).round() / 100.0)
+                .collect(),
+            levels,
+        })
+        .collect();
     let yosys_log = read(dir, "yosys.log").unwrap_or_default();
     Ok(SynthReport {
         core: core.top.clone(),
@@ -393,6 +430,8 @@ fn synth_in(
         latency: core.latency,
         wrapper: cost,
         pnr_utilization: pnr.utilization,
+        critical_path,
+        stage_model,
         tools: ToolVersions {
             yosys: report::yosys_version_from_log(&yosys_log),
             nextpnr: None,

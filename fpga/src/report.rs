@@ -492,5 +492,103 @@ fn critical_path_of(segs: &[Value]) -> Result<CriticalPath, FpgaError> {
             }
         }
     }
+    let ms = |x: f64| (x * 1000.0).round() / 1000.0;
+    cp.total_ns = ms(cp.total_ns);
+    cp.logic_ns = ms(cp.logic_ns);
+    cp.routing_ns = ms(cp.total_ns - cp.logic_ns);
     Ok(cp)
+}
+
+/// The pipeliner's delay estimate of the stages of one pipelined module of a core.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageModel {
+    /// The module's instance inside the core (`u_fma`; empty for the core's top module), as
+    /// in [`CriticalPath::scope`].
+    pub scope: String,
+    /// Estimated logic levels of each stage, stage 0 first (a model estimate, not measured).
+    pub levels: Vec<f64>,
+    /// Estimated delay of each stage, ns: the `--fmax` delay model of the target
+    /// ([`crate::delay::DelayModel`]: `fixed_ns + ns_per_level · levels`), not measured.
+    pub ns: Vec<f64>,
+}
+
+/// The per-stage depth estimates a generated core's Verilog carries (the header line
+/// `Stage depths: 7.4 | 7.1 | 6.3 (…)` the generator writes before each pipelined module),
+/// as `(scope, levels)`: the module `top` itself has scope "", a module that `top`
+/// instantiates the instance's name. Modules without the line (combinational ones, foreign
+/// cores) have none.
+pub fn stage_depths(verilog: &str, top: &str) -> Vec<(String, Vec<f64>)> {
+    let mut pending: Option<Vec<f64>> = None;
+    let mut by_module: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut in_top = false;
+    let mut out = Vec::new();
+    for line in verilog.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("// Stage depths:") {
+            let body = rest.split('(').next().unwrap_or("");
+            let v: Option<Vec<f64>> = body.split('|').map(|x| x.trim().parse().ok()).collect();
+            pending = v.filter(|v| !v.is_empty());
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("module ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            in_top = name == top;
+            if let Some(v) = pending.take() {
+                if in_top {
+                    out.push((String::new(), v.clone()));
+                }
+                by_module.push((name, v));
+            }
+            continue;
+        }
+        if t.starts_with("endmodule") {
+            in_top = false;
+            continue;
+        }
+        if in_top {
+            // an instance: `<module> <instance> (`
+            let w: Vec<&str> = t.split_whitespace().collect();
+            if w.len() == 3 && w[2] == "(" {
+                if let Some((_, v)) = by_module.iter().find(|(m, _)| m == w[0]) {
+                    out.push((w[1].to_string(), v.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+impl CriticalPath {
+    /// Where the path lies, for people: `stage 1`, `stage 0 of u_round`, or `from → to` when
+    /// no stage is known.
+    pub fn stage_text(&self) -> String {
+        match (self.stage, self.scope.as_str()) {
+            (Some(k), "") => format!("stage {k}"),
+            (Some(k), s) => format!("stage {k} of {s}"),
+            (None, _) => "no pipeline stage".to_string(),
+        }
+    }
+
+    /// One line: `6.29 ns = 2.56 logic + 3.73 routing, 5 LUT levels + 3 carry arcs, stage 0:
+    /// in_r → dut.p_raw_q1`.
+    pub fn summary(&self) -> String {
+        let carry = if self.carry_arcs > 0 {
+            format!(" + {} carry arcs", self.carry_arcs)
+        } else {
+            String::new()
+        };
+        format!(
+            "{:.2} ns = {:.2} logic + {:.2} routing, {} LUT levels{carry}, {}: {} → {}",
+            self.total_ns,
+            self.logic_ns,
+            self.routing_ns,
+            self.levels,
+            self.stage_text(),
+            self.from,
+            self.to
+        )
+    }
 }

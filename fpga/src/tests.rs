@@ -263,6 +263,54 @@ fn register_names_give_the_pipeline_stage() {
     );
 }
 
+/// The generator's `Stage depths` header lines, read back per pipelined module and named
+/// by the instance inside the core (as the critical path's scope).
+#[test]
+fn stage_depths_are_read_from_generated_verilog() {
+    use crate::report::stage_depths;
+    use golden::{Format, Rounding, Saturation};
+    let gen = |stages: u32| {
+        let req = rtl::GenRequest::project(
+            Format::E4M3,
+            rtl::RoundingSel::Fixed(Rounding::Rne),
+            rtl::SaturationSel::Fixed(Saturation::SatFinite),
+        )
+        .with_stages(stages);
+        rtl::generate(&req).unwrap()
+    };
+    let p = gen(2);
+    let d = stage_depths(&p.verilog, &p.top);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].0, "");
+    assert_eq!(d[0].1.len(), 3, "stages 0, 1, 2: {d:?}");
+    assert!(d[0].1.iter().all(|l| *l > 0.0), "{d:?}");
+    let longest = d[0].1.iter().copied().fold(0.0, f64::max);
+    assert!(
+        longest <= p.depth as f64 / 10.0 && longest * 3.0 >= p.depth as f64 / 10.0 - 1e-9,
+        "three stages share the depth {}: {d:?}",
+        p.depth
+    );
+    let c = gen(0);
+    assert!(
+        stage_depths(&c.verilog, &c.top).is_empty(),
+        "a combinational core"
+    );
+    // Modules the top instantiates are named by their instance; a module the top does not
+    // instantiate, or without the line, has none.
+    let v = "// Stage depths: 6.4 | 6.8 (levels)\nmodule a_term (\n);\nendmodule\n\
+             module b_spare (\n);\nendmodule\n\
+             // Stage depths: 11.8 | 12.0 | 10.2 (levels)\nmodule a_round (\n);\nendmodule\n\
+             // Stage depths: 1.0 (levels)\nmodule unused (\n);\nendmodule\n\
+             module a (\n  input wire clk_i\n);\n  a_term u_term (\n  );\n  b_spare u_spare (\n  );\n  a_round u_round (\n  );\nendmodule\n";
+    assert_eq!(
+        stage_depths(v, "a"),
+        vec![
+            ("u_term".to_string(), vec![6.4, 6.8]),
+            ("u_round".to_string(), vec![11.8, 12.0, 10.2])
+        ]
+    );
+}
+
 #[test]
 fn yosys_version_is_read_from_log() {
     let log = "End of script.\nYosys 0.70 (git sha1 28ba3cb92, Release, Clang /x/clang++ 22.1.0)\n";
