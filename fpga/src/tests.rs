@@ -129,7 +129,18 @@ const REPORT_ECP5_MAC_S2: &str = include_str!("testdata/report_ecp5_mac_s2.json"
 fn critical_path_is_read_from_real_nextpnr_reports() {
     use crate::report::parse_critical_path;
     // (report, total ns, routing ns, levels, carry arcs, from, to, scope, stage)
-    let cases: [(&str, f64, f64, u32, u32, &str, &str, &str, Option<u32>); 5] = [
+    type Case<'a> = (
+        &'a str,
+        f64,
+        f64,
+        u32,
+        u32,
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<u32>,
+    );
+    let cases: [Case; 5] = [
         (
             REPORT_ECP5_PROJECT_S2,
             4.242,
