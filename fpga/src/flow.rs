@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::build_dir::BuildDir;
 use crate::delay::DelayModel;
-use crate::report::{self, CellCounts, CriticalPath, StageModel};
+use crate::report::{self, CellCounts, CriticalPath, StageModel, StageTime};
 use crate::tools::{self, Tool};
 use crate::wrapper::{self, WrapperCost, WRAPPER_TOP};
 use crate::{Arch, Core, FpgaError, Target};
@@ -101,6 +101,11 @@ pub struct SynthReport {
     /// wrote no report with critical paths.
     #[serde(default)]
     pub critical_path: Option<CriticalPath>,
+    /// The measured delay of every pipeline stage of the same run: the latest arrival at
+    /// the registers that end it (nextpnr's `--detailed-timing-report`,
+    /// [`report::parse_stage_times`]); empty when nextpnr wrote no detailed timings.
+    #[serde(default)]
+    pub stage_times: Vec<StageTime>,
     /// The pipeliner's estimate of every stage (levels, and ns by the target's `--fmax`
     /// delay model) of each pipelined module of the core: a model, not a measurement; set
     /// beside `critical_path` to say which stage the model expects to limit. Empty for a
@@ -155,7 +160,8 @@ pub fn placed_file(arch: Arch) -> &'static str {
 /// build directory: device selection, the pin `constraints` file if any, `netlist.json` in,
 /// with `placed` the routed design out ([`placed_file`], for packing), `--freq` /
 /// `--seed`, `--timing-allow-fail` (Fmax is read from the report either way),
-/// `--report report.json` and `-l nextpnr.log`.
+/// `--report report.json --detailed-timing-report` (the worst arrival at every register,
+/// [`report::parse_stage_times`]) and `-l nextpnr.log`.
 pub fn nextpnr_args(
     target: Target,
     constraints: Option<&str>,
@@ -191,6 +197,7 @@ pub fn nextpnr_args(
             "--timing-allow-fail",
             "--report",
             "report.json",
+            "--detailed-timing-report",
             "-l",
             "nextpnr.log",
         ]
@@ -365,6 +372,14 @@ fn synth_in(
     } else {
         None
     };
+    let depths = report::stage_depths(&core.verilog, &core.top);
+    // The top module's stage count when it is a pipeline of its own (its outputs end its
+    // last stage), 0 for a combinational core; else its outputs come from instances or
+    // state registers.
+    let top_stages = match depths.iter().find(|(scope, _)| scope.is_empty()) {
+        Some((_, levels)) => Some(levels.len().saturating_sub(1) as u32),
+        None => (core.latency == 0).then_some(0),
+    };
     let mut by_seed = Vec::new();
     let mut paths = Vec::new();
     let mut t_pnr = 0.0;
@@ -377,11 +392,14 @@ fn synth_in(
             FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
         })?;
         by_seed.push((seed, (f * 100.0).round() / 100.0));
-        let path = match read(dir, "report.json") {
-            Ok(text) => report::parse_critical_path(&text, core.latency)?,
-            Err(_) => None,
+        let (path, times) = match read(dir, "report.json") {
+            Ok(text) => (
+                report::parse_critical_path(&text, core.latency)?,
+                report::parse_stage_times(&text, top_stages)?,
+            ),
+            Err(_) => (None, Vec::new()),
         };
-        paths.push(path.map(|p| CriticalPath { seed, ..p }));
+        paths.push((path.map(|p| CriticalPath { seed, ..p }), times));
         last = Some(pnr);
     }
     let pnr = last.ok_or_else(|| FpgaError::BadRequest("no seed was run".into()))?;
@@ -391,11 +409,12 @@ fn synth_in(
     // The path of the median seed (of the slower middle one for an even count).
     let mut order: Vec<usize> = (0..by_seed.len()).collect();
     order.sort_by(|&a, &b| by_seed[a].1.total_cmp(&by_seed[b].1));
-    let critical_path = order
+    let (critical_path, stage_times) = order
         .get(order.len().saturating_sub(1) / 2)
-        .and_then(|&i| paths[i].clone());
+        .map(|&i| paths[i].clone())
+        .unwrap_or_default();
     let model = DelayModel::of(req.target);
-    let stage_model = report::stage_depths(&core.verilog, &core.top)
+    let stage_model = depths
         .into_iter()
         .map(|(scope, levels)| StageModel {
             scope,
@@ -431,6 +450,7 @@ fn synth_in(
         wrapper: cost,
         pnr_utilization: pnr.utilization,
         critical_path,
+        stage_times,
         stage_model,
         tools: ToolVersions {
             yosys: report::yosys_version_from_log(&yosys_log),

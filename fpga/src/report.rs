@@ -592,3 +592,98 @@ impl CriticalPath {
         )
     }
 }
+
+/// The measured delay of one pipeline stage: the latest arrival nextpnr computed at the
+/// registers that end it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    /// The instance inside the core the stage belongs to (empty for the core's top module),
+    /// as in [`CriticalPath::scope`].
+    pub scope: String,
+    /// The stage (the registers `_q<stage + 1>` end it; the wrapper's output register ends
+    /// the top module's last one); `None` for the core's other registers in `scope` (state
+    /// registers: an accumulator loop).
+    pub stage: Option<u32>,
+    /// The latest arrival at those registers' inputs, ns from the launching clock edge (the
+    /// start register's clock-to-out and all logic and routing; the end register's setup
+    /// not included: 0 on ECP5, on iCE40 the end register's own LUT, ~1.2 ns).
+    pub ns: f64,
+    /// The register it arrives at.
+    pub to: String,
+}
+
+/// The measured delay of every pipeline stage, from the `detailed_net_timings` nextpnr
+/// writes with `--detailed-timing-report`: for each register input of the routed design
+/// the latest arrival, grouped by the stage the register ends ([`path_stage`]'s numbering:
+/// a `_qk` register ends stage k − 1 of its instance, the wrapper's `out_r` the top
+/// module's last stage `top_stages` when the top module is a pipeline of its own; the
+/// core's other registers (state registers), and `out_r` when the top module's outputs come
+/// from instances or state registers (`top_stages` `None`), are grouped as `stage: None` of
+/// their scope). So the last stage of an instance that drives the core's outputs is in
+/// that `None` group (named `out_r` when it is the worst). The wrapper's input shift chain
+/// and output XOR tree are not stages of the core, and a register input of a logic cell
+/// named after its LUT (iCE40 packs a LUT and its flip-flop into one cell) is left out.
+/// Sorted by scope (the top module first), then the registers outside the stages, then the
+/// stages; empty when the report has no detailed timings.
+pub fn parse_stage_times(
+    report_json: &str,
+    top_stages: Option<u32>,
+) -> Result<Vec<StageTime>, FpgaError> {
+    let v: Value = serde_json::from_str(report_json)
+        .map_err(|e| FpgaError::Parse(format!("nextpnr report JSON: {e}")))?;
+    let Some(nets) = v.get("detailed_net_timings").and_then(Value::as_array) else {
+        return Ok(Vec::new());
+    };
+    let mut worst: BTreeMap<(String, Option<u32>), (f64, String)> = BTreeMap::new();
+    for n in nets {
+        for e in n
+            .get("endpoints")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let cell = e.get("cell").and_then(Value::as_str).unwrap_or("");
+            let at = e
+                .get("delay")
+                .and_then(|d| match d {
+                    Value::Array(a) => a.iter().filter_map(Value::as_f64).reduce(f64::max),
+                    d => d.as_f64(),
+                })
+                .ok_or_else(|| {
+                    FpgaError::Parse(format!(
+                        "nextpnr report: the arrival at `{cell}` has no delay"
+                    ))
+                })?;
+            // a logic cell holding a register (an iCE40 LUT packed with its flip-flop) is
+            // named after the LUT: which register it is is not known
+            if !FF_MARKERS.iter().any(|m| cell.contains(m)) {
+                continue;
+            }
+            let reg = register_of(cell);
+            let key = if reg == WRAPPER_OUT {
+                (String::new(), top_stages)
+            } else if let Some(scope) = scope_of(&reg) {
+                match register_stage(&reg) {
+                    Some(k) if k >= 1 => (scope.to_string(), Some(k - 1)),
+                    Some(_) => continue,
+                    None => (scope.to_string(), None),
+                }
+            } else {
+                continue; // the wrapper's shift chain, XOR tree, I/O
+            };
+            let w = worst.entry(key).or_insert((f64::MIN, String::new()));
+            if at > w.0 {
+                *w = (at, reg);
+            }
+        }
+    }
+    Ok(worst
+        .into_iter()
+        .map(|((scope, stage), (ns, to))| StageTime {
+            scope,
+            stage,
+            ns: (ns * 1000.0).round() / 1000.0,
+            to,
+        })
+        .collect())
+}

@@ -226,6 +226,56 @@ fn critical_path_is_read_from_real_nextpnr_reports() {
 }
 
 #[test]
+fn stage_times_are_the_latest_arrivals_at_each_stages_registers() {
+    use crate::report::{parse_stage_times, StageTime};
+    let t = |scope: &str, stage: Option<u32>, ns: f64, to: &str| StageTime {
+        scope: scope.into(),
+        stage,
+        ns,
+        to: to.into(),
+    };
+    // project, 2 stages: the worst arrival of each stage; the first is the critical path
+    assert_eq!(
+        parse_stage_times(REPORT_ECP5_PROJECT_S2, Some(2)).unwrap(),
+        vec![
+            t("", Some(0), 4.242, "dut.in_is_nan_q1"),
+            t("", Some(1), 3.875, "dut.round_ovf_t1_q2"),
+            t("", Some(2), 3.718, "out_r"),
+        ]
+    );
+    // iCE40: arrivals before the end register's own LUT (its setup arc, not included);
+    // the LUT-named logic cell packing an output register bit is left out
+    assert_eq!(
+        parse_stage_times(REPORT_ICE40_PROJECT_S2, Some(2)).unwrap(),
+        vec![
+            t("", Some(0), 12.75, "dut.round_den_b8_0_q1"),
+            t("", Some(1), 12.645, "dut.round_mag_b6_0_q2"),
+            t("", Some(2), 10.248, "out_r"),
+        ]
+    );
+    // the exact mac: stages of its instances; the accumulator (u_round's input register)
+    // and the overflow flag are state registers; out_r ends u_round's last stage, which the
+    // top module does not number
+    assert_eq!(
+        parse_stage_times(REPORT_ECP5_MAC_EXACT_S4, None).unwrap(),
+        vec![
+            t("", None, 7.299, "dut.ovf_q"),
+            t("u_round", None, 5.588, "dut.u_round.acc_i"),
+            t("u_round", Some(0), 9.111, "dut.u_round.onrm_t5_c_q1"),
+            t("u_round", Some(1), 8.44, "dut.u_round.round_win_b23_1_q2"),
+            t("u_term", Some(0), 7.033, "dut.u_term.l0_prod_pp1_0_q1"),
+        ]
+    );
+    assert!(
+        parse_stage_times(REPORT_ECP5_MUL_S2, Some(2))
+            .unwrap()
+            .is_empty(),
+        "no detailed timings"
+    );
+    assert!(parse_stage_times("[", Some(0)).is_err());
+}
+
+#[test]
 fn register_names_give_the_pipeline_stage() {
     use crate::report::{path_stage, register_of, register_stage};
     assert_eq!(register_of("in_r_TRELLIS_FF_Q_23"), "in_r");
@@ -776,7 +826,8 @@ fn nextpnr_arguments_are_built_in_one_place() {
     assert_eq!(
         a.join(" "),
         "--up5k --package sg48 --pcf icebreaker.pcf --asc pnr.asc --json netlist.json \
-         --freq 12 --seed 1 --timing-allow-fail --report report.json -l nextpnr.log"
+         --freq 12 --seed 1 --timing-allow-fail --report report.json --detailed-timing-report \
+         -l nextpnr.log"
     );
     let a = flow::nextpnr_args(Target::Ecp5_85k, Some("ulx3s.lpf"), true, 25.0, 3);
     assert!(

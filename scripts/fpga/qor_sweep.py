@@ -73,12 +73,15 @@ COLUMNS = ["unit", "format", "stages", "target", "dsp", "luts", "ffs", "carry", 
            "cells", "fmax_mhz", "target_mhz", "timing_met", "seconds", "error", "seeds",
            "fmax_min_mhz", "fmax_max_mhz", "pnr_luts", "crit_ns", "crit_logic_ns",
            "crit_route_ns", "crit_levels", "crit_carry", "crit_stage", "crit_from", "crit_to",
-           "model_levels"]
+           "stage_ns", "model_levels"]
 # The critical-path columns (`fp8gen synth --json`'s critical_path, measured by nextpnr on the
 # routed design, of the median seed): crit_ns = crit_logic_ns + crit_route_ns, crit_levels
 # (logic levels), crit_carry (carry-chain arcs), crit_stage ("1", or "u_round:0" for a stage of
 # an instance inside the core; empty when neither end register is a pipeline register),
-# crit_from / crit_to (start and end register). model_levels is not measured: the pipeliner's
+# crit_from / crit_to (start and end register); stage_ns, measured in the same run: the latest
+# arrival at the registers ending each stage ("4.24|3.88|3.72", "-" for a stage without
+# registers, instances as "u_round=5.21|4.80", the core's other registers, state registers, as
+# "other=3.10" / "u_fma.other=..."). model_levels is not measured: the pipeliner's
 # estimate of every stage in levels ("7.4|7.4|7.4", instances as "u_term=6.4|6.8 u_round=...").
 # Rows measured before these columns existed leave them empty.
 CRIT_COLUMNS = COLUMNS[COLUMNS.index("crit_ns"):]
@@ -222,10 +225,43 @@ def crit_columns(rep):
             "crit_carry": cp["carry_arcs"], "crit_from": cp["from"], "crit_to": cp["to"],
             "crit_stage": "" if stage is None else (f"{scope}:{stage}" if scope else str(stage)),
         })
+    out["stage_ns"] = stage_ns_cell(rep.get("stage_times") or [])
     model = rep.get("stage_model") or []
     out["model_levels"] = " ".join(
         (f'{m["scope"]}=' if m["scope"] else "") + "|".join(f"{l:.1f}" for l in m["levels"])
         for m in model)
+    return out
+
+
+def stage_ns_cell(times):
+    """The stage_ns cell of a report's stage_times (see the column comment)."""
+    scopes = []
+    for t in times:
+        if t["scope"] not in scopes:
+            scopes.append(t["scope"])
+    tokens = []
+    for sc in scopes:
+        ts = [t for t in times if t["scope"] == sc]
+        staged = {t["stage"]: t["ns"] for t in ts if t.get("stage") is not None}
+        if staged:
+            vals = [f"{staged[k]:.2f}" if k in staged else "-" for k in range(max(staged) + 1)]
+            tokens.append((f"{sc}=" if sc else "") + "|".join(vals))
+        for t in ts:
+            if t.get("stage") is None:
+                tokens.append((f"{sc}." if sc else "") + f'other={t["ns"]:.2f}')
+    return " ".join(tokens)
+
+
+def stage_ns_of(r):
+    """{scope: [ns or None per stage]} of a row's stage_ns cell ({} when empty); the other
+    registers of a scope under the key "SCOPE.other" ("other" for the top module)."""
+    out = {}
+    for part in (r.get("stage_ns") or "").split():
+        key, _, vals = part.rpartition("=")
+        if key == "other" or key.endswith(".other"):
+            out[key] = float(vals)
+            continue
+        out[key] = [None if v == "-" else float(v) for v in vals.split("|")]
     return out
 
 
@@ -279,6 +315,10 @@ def limit_text(r):
     text = (f'measured worst path: {where}, {ns:.2f} ns = {logic:.2f} logic + {route:.2f} '
             f'routing ({100 * route / ns:.0f} %), {r["crit_levels"]} LUT levels{carry}, '
             f'{r.get("crit_from", "")} → {r.get("crit_to", "")}')
+    times = stage_ns_of(r).get(scope if st else "")
+    if isinstance(times, list) and times:
+        text += ("; measured per stage (latest arrival at its end registers): " +
+                 " | ".join("-" if t is None else f"{t:.2f}" for t in times) + " ns")
     levels = model_of(r).get(scope)
     if levels and k.isdigit() and int(k) < len(levels):
         worst = max(range(len(levels)), key=lambda i: levels[i])

@@ -1010,7 +1010,7 @@ pub struct MergeReport {
 /// Columns of `qor.csv` (as `scripts/fpga/qor_sweep.py` writes and reads them; the test
 /// `qor_columns_are_the_sweep_scripts` keeps the two lists equal). Tables written before a
 /// column existed have fewer columns, at the end.
-pub const QOR_COLUMNS: [&str; 28] = [
+pub const QOR_COLUMNS: [&str; 29] = [
     "unit",
     "format",
     "stages",
@@ -1038,6 +1038,7 @@ pub const QOR_COLUMNS: [&str; 28] = [
     "crit_stage",
     "crit_from",
     "crit_to",
+    "stage_ns",
     "model_levels",
 ];
 
@@ -1139,8 +1140,68 @@ pub fn qor_row(l: &dyn Fn(&str) -> String, v: &serde_json::Value) -> Vec<String>
         stage,
         c("from"),
         c("to"),
+        stage_ns_cell(v.get("stage_times")),
         model,
     ]
+}
+
+/// The `stage_ns` cell of a report's `stage_times` (as qor_sweep.py's `stage_ns_cell`): per
+/// instance scope `[scope=]ns|ns|…` ("-" for a stage without registers), and
+/// `[scope.]other=ns` for the scope's registers outside the stages.
+fn stage_ns_cell(times: Option<&serde_json::Value>) -> String {
+    let times: Vec<&serde_json::Value> = times
+        .and_then(|t| t.as_array())
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let scope = |t: &serde_json::Value| {
+        t.get("scope")
+            .and_then(|s| s.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut scopes: Vec<String> = Vec::new();
+    for t in &times {
+        if !scopes.contains(&scope(t)) {
+            scopes.push(scope(t));
+        }
+    }
+    let mut tokens = Vec::new();
+    for sc in &scopes {
+        let ns = |t: &serde_json::Value| t.get("ns").and_then(|x| x.as_f64()).unwrap_or(0.0);
+        let mine: Vec<&&serde_json::Value> = times.iter().filter(|t| scope(t) == *sc).collect();
+        let staged: Vec<(u64, f64)> = mine
+            .iter()
+            .filter_map(|t| t.get("stage").and_then(|k| k.as_u64()).map(|k| (k, ns(t))))
+            .collect();
+        if let Some(last) = staged.iter().map(|x| x.0).max() {
+            let vals: Vec<String> = (0..=last)
+                .map(|k| {
+                    staged
+                        .iter()
+                        .find(|x| x.0 == k)
+                        .map_or("-".to_string(), |x| format!("{:.2}", x.1))
+                })
+                .collect();
+            let pre = if sc.is_empty() {
+                String::new()
+            } else {
+                format!("{sc}=")
+            };
+            tokens.push(format!("{pre}{}", vals.join("|")));
+        }
+        for t in mine
+            .iter()
+            .filter(|t| t.get("stage").is_none_or(|k| k.is_null()))
+        {
+            let pre = if sc.is_empty() {
+                String::new()
+            } else {
+                format!("{sc}.")
+            };
+            tokens.push(format!("{pre}other={:.2}", ns(t)));
+        }
+    }
+    tokens.join(" ")
 }
 
 /// A CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a newline.
@@ -1623,6 +1684,9 @@ mod tests {
                 "critical_path": {"total_ns": 9.111, "logic_ns": 3.951, "routing_ns": 5.16,
                     "levels": 5, "carry_arcs": 28, "from": "dut.u_round.acc_i",
                     "to": "dut.u_round.onrm_t5_c_q1", "scope": "u_round", "stage": 0, "seed": 2},
+                "stage_times": [{"scope": "", "stage": null, "ns": 2.5, "to": "dut.acc_q"},
+                    {"scope": "u_round", "stage": 0, "ns": 9.111, "to": "dut.u_round.x_q1"},
+                    {"scope": "u_round", "stage": 2, "ns": 7.0, "to": "out_r"}],
                 "stage_model": [{"scope": "u_term", "levels": [6.4, 6.8], "ns": [5.5, 5.8]},
                     {"scope": "u_round", "levels": [11.8, 12.0, 10.2], "ns": [8.4, 8.6, 7.6]}]}"#,
         )
@@ -1654,6 +1718,7 @@ mod tests {
             ("dut.u_round.acc_i", "dut.u_round.onrm_t5_c_q1")
         );
         assert_eq!(col("model_levels"), "u_term=6.4|6.8 u_round=11.8|12.0|10.2");
+        assert_eq!(col("stage_ns"), "other=2.50 u_round=9.11|-|7.00");
         // A report from before the critical path and the placed-cell count: empty cells.
         let old: serde_json::Value = serde_json::from_str(
             r#"{"luts": 1, "ffs": 0, "carry": 0, "dsp": 1, "cells": 1, "fmax_mhz": 146.95,
@@ -1666,7 +1731,10 @@ mod tests {
             (col("pnr_luts"), col("crit_ns"), col("crit_stage")),
             ("", "", "")
         );
-        assert_eq!((col("seeds"), col("model_levels")), ("1", ""));
+        assert_eq!(
+            (col("seeds"), col("model_levels"), col("stage_ns")),
+            ("1", "", "")
+        );
     }
 
     #[test]
