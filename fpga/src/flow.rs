@@ -394,7 +394,7 @@ fn synth_in(
         by_seed.push((seed, (f * 100.0).round() / 100.0));
         let (path, times) = match read(dir, "report.json") {
             Ok(text) => (
-                report::parse_critical_path(&text, core.latency)?,
+                report::parse_critical_path(&text, top_stages)?,
                 report::parse_stage_times(&text, top_stages)?,
             ),
             Err(_) => (None, Vec::new()),

@@ -374,15 +374,17 @@ fn scope_of(reg: &str) -> Option<&str> {
 }
 
 /// The pipeline stage of a path from register `from` to register `to` in a core with
-/// `stages` stages (its combinational stages are 0 ..= `stages`: stage 0 from the inputs to
+/// `stages` stages (`None` when the core's top module is not a pipeline of its own, a mac
+/// around its cores; its combinational stages are 0 ..= `stages`: stage 0 from the inputs to
 /// the `_q1` registers, stage k from the `_qk` to the `_q(k+1)` registers, the last into the
 /// outputs), as `(scope, stage)`: a path that starts at the wrapper's input register or at
 /// a `_qk` register lies in stage 0 or k, one that ends at a `_qk` register in stage k − 1,
 /// one that ends at the wrapper's output register in the last stage of the core's top
-/// module. Registers of an instance inside the core (`dut.u_fma.…`) number the stages of
+/// module (the wrapper's input register alone places no path: it must meet a pipeline
+/// register or the output register of a pipelined top module). Registers of an instance inside the core (`dut.u_fma.…`) number the stages of
 /// that instance (`scope`). `None` when neither end is a pipeline register or the two ends
 /// disagree.
-pub fn path_stage(from: &str, to: &str, stages: u32) -> Option<(String, u32)> {
+pub fn path_stage(from: &str, to: &str, stages: Option<u32>) -> Option<(String, u32)> {
     let start = if from == WRAPPER_IN {
         Some((None, 0))
     } else {
@@ -390,7 +392,7 @@ pub fn path_stage(from: &str, to: &str, stages: u32) -> Option<(String, u32)> {
     };
     let end = if to == WRAPPER_OUT {
         // only a pipelined path ends in the last stage (a state register's does not)
-        start.map(|_| (Some(""), stages))
+        start.and(stages).map(|s| (Some(""), s))
     } else {
         scope_of(to).and_then(|s| {
             register_stage(to)
@@ -403,7 +405,10 @@ pub fn path_stage(from: &str, to: &str, stages: u32) -> Option<(String, u32)> {
         (Some((s0, k0)), Some((s1, k1))) => {
             (k0 == k1 && (s0.is_none() || s1.is_none() || s0 == s1)).then(|| own((s1.or(s0), k1)))
         }
-        (Some(a), None) => Some(own(a)),
+        // from a pipeline register to a state register: the start's stage (the wrapper's
+        // input register alone says nothing: the top module may be no pipeline)
+        (Some(a @ (Some(_), _)), None) => Some(own(a)),
+        (Some((None, _)), None) => None,
         (None, Some(b)) => Some(own(b)),
         (None, None) => None,
     }
@@ -411,11 +416,11 @@ pub fn path_stage(from: &str, to: &str, stages: u32) -> Option<(String, u32)> {
 
 /// The critical path of a `--report` JSON (`critical_paths`): the slowest clock-to-clock
 /// entry (paths from or to `<async>`, the I/O pins, are left out); `None` when there is
-/// none (an older report, or no register-to-register path). `stages` is the core's stage
-/// count ([`path_stage`]).
+/// none (an older report, or no register-to-register path). `stages` is the stage count of
+/// the core's top module ([`path_stage`]).
 pub fn parse_critical_path(
     report_json: &str,
-    stages: u32,
+    stages: Option<u32>,
 ) -> Result<Option<CriticalPath>, FpgaError> {
     let v: Value = serde_json::from_str(report_json)
         .map_err(|e| FpgaError::Parse(format!("nextpnr report JSON: {e}")))?;

@@ -198,7 +198,7 @@ fn critical_path_is_read_from_real_nextpnr_reports() {
         ),
     ];
     for (json, total, routing, levels, carry, from, to, scope, stage) in cases {
-        let cp = parse_critical_path(json, 2)
+        let cp = parse_critical_path(json, Some(2))
             .unwrap()
             .expect("a clock-to-clock path");
         let ctx = format!("{from} -> {to}: {cp:?}");
@@ -216,12 +216,15 @@ fn critical_path_is_read_from_real_nextpnr_reports() {
         assert_eq!((cp.scope.as_str(), cp.stage), (scope, stage), "{ctx}");
     }
     // A report without critical paths (older nextpnr, or trimmed) has none; bad JSON is an error.
-    assert_eq!(parse_critical_path(REPORT_ECP5, 0).unwrap(), None);
-    assert_eq!(parse_critical_path("{\"fmax\": {}}", 0).unwrap(), None);
-    assert!(parse_critical_path("{", 0).is_err());
+    assert_eq!(parse_critical_path(REPORT_ECP5, Some(0)).unwrap(), None);
+    assert_eq!(
+        parse_critical_path("{\"fmax\": {}}", Some(0)).unwrap(),
+        None
+    );
+    assert!(parse_critical_path("{", Some(0)).is_err());
     let no_delay = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c",
         "path": [{"type": "logic", "from": {"cell": "a", "port": "A"}, "to": {"cell": "a", "port": "F"}}]}]}"#;
-    let err = parse_critical_path(no_delay, 0).unwrap_err();
+    let err = parse_critical_path(no_delay, Some(0)).unwrap_err();
     assert!(err.to_string().contains("no delay"), "{err}");
 }
 
@@ -296,7 +299,7 @@ fn register_names_give_the_pipeline_stage() {
     assert_eq!(register_stage("dut.acc_q"), None, "a state register");
     assert_eq!(register_stage("dut.u_round.acc_i"), None);
     assert_eq!(register_stage("q1"), None);
-    let st = |f: &str, t: &str, n: u32| path_stage(f, t, n);
+    let st = |f: &str, t: &str, n: u32| path_stage(f, t, Some(n));
     let top = |k: u32| Some((String::new(), k));
     assert_eq!(st("in_r", "dut.a_q1", 3), top(0));
     assert_eq!(st("dut.a_q1", "dut.b_q2", 3), top(1));
@@ -314,9 +317,24 @@ fn register_names_give_the_pipeline_stage() {
         "a state register loop"
     );
     assert_eq!(
+        st("dut.a_q2", "dut.acc_q", 3),
+        top(2),
+        "into a state register"
+    );
+    assert_eq!(
+        st("in_r", "dut.acc_q", 3),
+        None,
+        "inputs into a state register"
+    );
+    assert_eq!(
         st("dut.u_fma.a_q1", "out_r", 2),
         None,
         "out_r ends the top module's last stage, not an instance's"
+    );
+    assert_eq!(
+        path_stage("in_r", "out_r", None),
+        None,
+        "a top module that is no pipeline numbers no stage"
     );
     assert_eq!(
         st("dut.u_fma.a_q1", "dut.u_fma.b_q2", 2),
