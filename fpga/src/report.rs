@@ -310,9 +310,13 @@ pub struct CriticalPath {
     pub carry_arcs: u32,
     /// The start register: the flip-flop's cell name without the cell-type suffix the
     /// synthesis adds (`in_r` is the wrapper's input register, `dut.` prefixes the core's
-    /// own, `dut.u_round.` a register of the core's instance `u_round`).
+    /// own, `dut.u_round.` a register of the core's instance `u_round`). An iCE40 logic
+    /// cell packing a LUT with the flip-flop is named after the LUT; then the net the
+    /// flip-flop drives names it.
     pub from: String,
-    /// The end register, named like `from` (`out_r` is the wrapper's output register).
+    /// The end register, named like `from` (`out_r` is the wrapper's output register); an
+    /// iCE40 logic cell named after its LUT keeps that name (`…_SB_LUT4_O_LC`: which
+    /// register it holds is not known, nor the path's stage unless its start tells).
     pub to: String,
     /// The instance inside the core that holds the path's pipeline stage (`u_fma`,
     /// `u_round`; empty for the core's top module or when the stage is unknown).
@@ -457,13 +461,14 @@ pub fn parse_critical_path(
 /// Sums and counts the segments of one critical path.
 fn critical_path_of(segs: &[Value]) -> Result<CriticalPath, FpgaError> {
     let field = |s: &Value, end: &str, key: &str| -> String {
-        s.get(end)
-            .and_then(|e| e.get(key))
+        let e = if end.is_empty() { Some(s) } else { s.get(end) };
+        e.and_then(|e| e.get(key))
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string()
     };
     let mut cp = CriticalPath::default();
+    let mut from_net_pending = false;
     for s in segs {
         let ty = s.get("type").and_then(Value::as_str).unwrap_or("");
         let d = s.get("delay").and_then(Value::as_f64).ok_or_else(|| {
@@ -474,10 +479,23 @@ fn critical_path_of(segs: &[Value]) -> Result<CriticalPath, FpgaError> {
         cp.total_ns += d;
         let port = field(s, "from", "port");
         match ty {
-            "routing" => cp.routing_ns += d,
+            "routing" => {
+                cp.routing_ns += d;
+                if from_net_pending {
+                    // the start cell is named after a LUT: its flip-flop drives this net
+                    let net = field(s, "", "net");
+                    let net = net.split('[').next().unwrap_or("");
+                    if !net.is_empty() {
+                        cp.from = net.to_string();
+                    }
+                    from_net_pending = false;
+                }
+            }
             "clk-to-q" | "source" => {
                 cp.logic_ns += d;
-                cp.from = register_of(&field(s, "from", "cell"));
+                let cell = field(s, "from", "cell");
+                cp.from = register_of(&cell);
+                from_net_pending = !FF_MARKERS.iter().any(|m| cell.contains(m));
             }
             "setup" => {
                 cp.logic_ns += d;

@@ -224,6 +224,18 @@ fn critical_path_is_read_from_real_nextpnr_reports() {
     assert!(parse_critical_path("{", Some(0)).is_err());
     let no_delay = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c",
         "path": [{"type": "logic", "from": {"cell": "a", "port": "A"}, "to": {"cell": "a", "port": "F"}}]}]}"#;
+    // iCE40: a start cell named after the LUT packed with its flip-flop; the net the
+    // flip-flop drives names the register
+    let packed = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c", "path": [
+        {"type": "clk-to-q", "delay": 1.39, "from": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}, "to": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}},
+        {"type": "routing", "delay": 1.76, "net": "dut.x_exp_q2[3]", "from": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}, "to": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}},
+        {"type": "setup", "delay": 1.23, "from": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}, "to": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}}]}]}"#;
+    let cp = parse_critical_path(packed, Some(2)).unwrap().unwrap();
+    assert_eq!(
+        (cp.from.as_str(), cp.to.as_str()),
+        ("dut.x_exp_q2", "out_r")
+    );
+    assert_eq!((cp.stage, cp.levels), (Some(2), 1), "{cp:?}");
     let err = parse_critical_path(no_delay, Some(0)).unwrap_err();
     assert!(err.to_string().contains("no delay"), "{err}");
 }
