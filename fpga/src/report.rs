@@ -616,6 +616,10 @@ impl CriticalPath {
     }
 }
 
+/// The [`StageTime::scope`] of register inputs whose register is not known from the cell
+/// name (an iCE40 logic cell named after the LUT packed with its flip-flop).
+pub const UNKNOWN_SCOPE: &str = "?";
+
 /// The measured delay of one pipeline stage: the latest arrival nextpnr computed at the
 /// registers that end it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -644,10 +648,12 @@ pub struct StageTime {
 /// from instances or state registers (`top_stages` `None`), are grouped as `stage: None` of
 /// their scope). So the last stage of an instance that drives the core's outputs is in
 /// that `None` group (named `out_r` when it is the worst). The wrapper's input shift chain
-/// and output XOR tree are not stages of the core, and a register input of a logic cell
-/// named after its LUT (iCE40 packs a LUT and its flip-flop into one cell) is left out.
-/// Sorted by scope (the top module first), then the registers outside the stages, then the
-/// stages; empty when the report has no detailed timings.
+/// and output XOR tree are not stages of the core. A register input of a logic cell named
+/// after its LUT (iCE40 packs a LUT and its flip-flop into one cell) cannot be placed in a
+/// stage: those are grouped under the scope [`UNKNOWN_SCOPE`] (their latest arrival may
+/// exceed every stage's; the critical path then ends there). Sorted by scope (the top
+/// module first), then the registers outside the stages, then the stages; empty when the
+/// report has no detailed timings.
 pub fn parse_stage_times(
     report_json: &str,
     top_stages: Option<u32>,
@@ -677,13 +683,17 @@ pub fn parse_stage_times(
                         "nextpnr report: the arrival at `{cell}` has no delay"
                     ))
                 })?;
-            // a logic cell holding a register (an iCE40 LUT packed with its flip-flop) is
-            // named after the LUT: which register it is is not known
-            if !FF_MARKERS.iter().any(|m| cell.contains(m)) {
-                continue;
-            }
             let reg = register_of(cell);
-            let key = if reg == WRAPPER_OUT {
+            let key = if !FF_MARKERS.iter().any(|m| cell.contains(m)) {
+                // a logic cell holding a register (an iCE40 LUT packed with its flip-flop)
+                // is named after the LUT: which register, and so which stage, is not known;
+                // a LUT of the core ends a path of the core (other cells: I/O pins, the
+                // wrapper's own logic)
+                if !(cell.starts_with(WRAPPER_DUT) && cell.ends_with("_LC")) {
+                    continue;
+                }
+                (UNKNOWN_SCOPE.to_string(), None)
+            } else if reg == WRAPPER_OUT {
                 (String::new(), top_stages)
             } else if let Some(scope) = scope_of(&reg) {
                 match register_stage(&reg) {

@@ -259,13 +259,14 @@ fn stage_times_are_the_latest_arrivals_at_each_stages_registers() {
         ]
     );
     // iCE40: arrivals before the end register's own LUT (its setup arc, not included);
-    // the LUT-named logic cell packing an output register bit is left out
+    // a LUT-named logic cell packing a register bit has no known stage
     assert_eq!(
         parse_stage_times(REPORT_ICE40_PROJECT_S2, Some(2)).unwrap(),
         vec![
             t("", Some(0), 12.75, "dut.round_den_b8_0_q1"),
             t("", Some(1), 12.645, "dut.round_mag_b6_0_q2"),
             t("", Some(2), 10.248, "out_r"),
+            t("?", None, 10.248, "dut.flags_o_SB_LUT4_O_2_LC"),
         ]
     );
     // the exact mac: stages of its instances; the accumulator (u_round's input register)

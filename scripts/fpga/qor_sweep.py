@@ -81,7 +81,8 @@ COLUMNS = ["unit", "format", "stages", "target", "dsp", "luts", "ffs", "carry", 
 # crit_from / crit_to (start and end register); stage_ns, measured in the same run: the latest
 # arrival at the registers ending each stage ("4.24|3.88|3.72", "-" for a stage without
 # registers, instances as "u_round=5.21|4.80", the core's other registers, state registers, as
-# "other=3.10" / "u_fma.other=..."). model_levels is not measured: the pipeliner's
+# "other=3.10" / "u_fma.other=...", iCE40 register cells named after their LUT, of no known
+# stage, as "?.other=..."). model_levels is not measured: the pipeliner's
 # estimate of every stage in levels ("7.4|7.4|7.4", instances as "u_term=6.4|6.8 u_round=...").
 # Rows measured before these columns existed leave them empty.
 CRIT_COLUMNS = COLUMNS[COLUMNS.index("crit_ns"):]
@@ -319,6 +320,10 @@ def limit_text(r):
     if isinstance(times, list) and times:
         text += ("; measured per stage (latest arrival at its end registers): " +
                  " | ".join("-" if t is None else f"{t:.2f}" for t in times) + " ns")
+    unknown = stage_ns_of(r).get("?.other")
+    if unknown is not None:
+        text += (f"; registers of no known stage (iCE40 cells named after their LUT) "
+                 f"up to {unknown:.2f} ns")
     levels = model_of(r).get(scope)
     if levels and k.isdigit() and int(k) < len(levels):
         worst = max(range(len(levels)), key=lambda i: levels[i])
