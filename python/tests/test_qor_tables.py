@@ -355,5 +355,5 @@ def test_measured_limit_of_a_miss_from_the_critical_path(tmp_path):
     assert "outside the pipeline stages" in qor.limit_text(dict(row, crit_stage=""))
     ice = dict(r, stage_ns="4.73 ?.other=21.99")
     assert qor.stage_ns_of(ice) == {"": [4.73], "?.other": 21.99}
-    assert qor.limit_text(ice).endswith(
-        "; registers of no known stage (iCE40 cells named after their LUT) up to 21.99 ns")
+    assert ("; registers of no known stage (iCE40 cells named after their LUT) up to 21.99 ns"
+            in qor.limit_text(ice))
