@@ -357,3 +357,18 @@ def test_measured_limit_of_a_miss_from_the_critical_path(tmp_path):
     assert qor.stage_ns_of(ice) == {"": [4.73], "?.other": 21.99}
     assert ("; registers of no known stage (iCE40 cells named after their LUT) up to 21.99 ns"
             in qor.limit_text(ice))
+
+
+def test_replot_reads_the_committed_table(tmp_path):
+    """--replot works on docs/qor/qor.csv whatever columns it has (rows from before the
+    critical-path columns say so in the Targets table) and leaves the CSV as it was."""
+    import shutil
+    src = os.path.join(REPO, "docs", "qor", "qor.csv")
+    dst = tmp_path / "qor.csv"
+    shutil.copy(src, dst)
+    before = dst.read_text()
+    qor.main(["--replot", str(dst)])
+    assert dst.read_text() == before
+    t = md_table((tmp_path / "qor.md").read_text(), "Targets")
+    assert t and all(r["measured limit"] for r in t if r["best measured"] !=
+                     "not measured in this table")
