@@ -1075,11 +1075,17 @@ fn file_len(p: &Path) -> u64 {
     fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
+/// Source bytes above which one optimisation level's sources are split into more than one
+/// unit: below it, a second unit would cost more in header parsing than it gains in
+/// parallelism.
+const UNITY_SPLIT_BYTES: u64 = 512 * 1024;
+
 /// The sources grouped into a few translation units (`unity_<opt>_<k>.cpp`, each a list of
-/// `#include`s written into `obj`): per optimisation level, at most `workers` groups balanced by
-/// source size (largest first onto the lightest group). Every generated file includes
-/// Verilator's headers, whose parsing costs more than a small file's own code, so compiling
-/// a model's 8–20 files as 2–3 units takes about a third of the compiler time.
+/// `#include`s written into `obj`): per optimisation level, at most `workers` groups (one per
+/// [`UNITY_SPLIT_BYTES`] of source) balanced by size (largest first onto the lightest group).
+/// Every generated file includes Verilator's headers, whose parsing costs more than a small
+/// file's own code, so compiling a model's 8–20 files as 2–3 units takes about a third of the
+/// compiler time.
 fn unity_jobs(
     sources: &[(PathBuf, String)],
     obj: &Path,
@@ -1099,7 +1105,11 @@ fn unity_jobs(
             .map(|(p, _)| (p, file_len(p)))
             .collect();
         files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let n = workers.clamp(1, files.len().max(1));
+        // A small model is one unit (its headers parsed once); a large one is split so the
+        // cores share its compile.
+        let total: u64 = files.iter().map(|f| f.1).sum();
+        let by_size = total.div_ceil(UNITY_SPLIT_BYTES).max(1) as usize;
+        let n = workers.min(by_size).clamp(1, files.len().max(1));
         let mut groups: Vec<(u64, Vec<&PathBuf>)> = vec![(0, Vec::new()); n];
         for (p, len) in files {
             let lightest = groups
@@ -1487,9 +1497,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let obj = dir.path().to_path_buf();
         let mut sources = Vec::new();
-        for (i, len) in [900usize, 500, 400, 300, 100].iter().enumerate() {
+        for (i, kib) in [900usize, 500, 400, 300, 100].iter().enumerate() {
             let p = obj.join(format!("V__{i}.cpp"));
-            fs::write(&p, "x".repeat(*len)).unwrap();
+            fs::write(&p, "x".repeat(kib * 1024)).unwrap();
             sources.push((p, "-O2".to_string()));
         }
         let slow = obj.join("V__Slow.cpp");
@@ -1521,6 +1531,11 @@ mod tests {
         // One worker: one unit per level; more workers than files: one file per unit.
         assert_eq!(unity_jobs(&sources, &obj, 1).unwrap().len(), 2);
         assert_eq!(unity_jobs(&sources, &obj, 64).unwrap().len(), 6);
+        // Small sources are one unit per level whatever the workers.
+        for (p, _) in &sources[..5] {
+            fs::write(p, "x").unwrap();
+        }
+        assert_eq!(unity_jobs(&sources, &obj, 2).unwrap().len(), 2);
     }
 
     #[test]
