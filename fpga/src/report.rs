@@ -334,7 +334,7 @@ pub struct CriticalPath {
 const FF_MARKERS: [&str; 3] = ["_TRELLIS_FF_Q", "_SB_DFF", "_DFF"];
 
 /// The register a flip-flop cell belongs to: its name before the first flip-flop marker
-/// ([`FF_MARKERS`]), or the whole name.
+/// (`_TRELLIS_FF_Q`, `_SB_DFF`, `_DFF`), or the whole name.
 pub fn register_of(cell: &str) -> String {
     FF_MARKERS
         .iter()
