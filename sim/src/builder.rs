@@ -1075,6 +1075,9 @@ fn file_len(p: &Path) -> u64 {
     fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
+/// Verilator's slow sources of at least this many bytes are a unit of their own at `-O0`.
+const SLOW_SEPARATE_BYTES: u64 = 64 * 1024;
+
 /// Source bytes above which one optimisation level's sources are split into more than one
 /// unit: below it, a second unit would cost more in header parsing than it gains in
 /// parallelism.
@@ -1437,10 +1440,17 @@ pub(crate) fn build_model(
         fast.iter()
             .map(|n| (obj.join(format!("{n}.cpp")), fast_opt.clone())),
     );
-    sources.extend(
-        slow.iter()
-            .map(|n| (obj.join(format!("{n}.cpp")), "-O0".to_string())),
-    );
+    // Verilator's "slow" sources (construction, initial values) are compiled without
+    // optimisation when they are big; small ones join the fast unit, so the model's headers
+    // are parsed once.
+    let slow_paths: Vec<PathBuf> = slow.iter().map(|n| obj.join(format!("{n}.cpp"))).collect();
+    let slow_bytes: u64 = slow_paths.iter().map(|p| file_len(p)).sum();
+    let slow_opt = if slow_bytes < SLOW_SEPARATE_BYTES {
+        fast_opt.clone()
+    } else {
+        "-O0".to_string()
+    };
+    sources.extend(slow_paths.into_iter().map(|p| (p, slow_opt.clone())));
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2);
