@@ -31,7 +31,7 @@ use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
 use crate::blocks::{
-    class_mul, class_of, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
+    class_mul, class_of, guard_bits, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
 };
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
@@ -397,10 +397,112 @@ pub(crate) fn product_lane(
     }
 }
 
+/// A two's-complement sum normalized for the rounder ([`normalize_signed`]).
+pub(crate) struct SignedNorm {
+    /// Leading-zero count of the ones' complement `s ^ sign` below the sign bit.
+    pub lz: Expr,
+    /// `|s| = 2^k` with `s < 0`: `|s|` was shifted one place too far (the MSB's exponent is
+    /// one more than `lz` says).
+    pub over: Expr,
+    /// The top bits of `|s| << lz`, MSB set for `s ≠ 0`.
+    pub sig: Expr,
+    /// OR of the bits of `|s| << lz` below `sig` (0 when `sig` is all of them).
+    pub sticky: Expr,
+}
+
+/// Normalizes the `w`-bit two's-complement `s` with magnitude `abs` (`|s|`, `w − 1` or `w`
+/// bits, formed beside: a carry chain in parallel with the count):
+///
+/// ```text
+///   ones = s[w-2:0] ^ sign            |s|, or |s| − 1 for s < 0
+///   lz   = leading zeros of ones      (one more than |s|'s when |s| = 2^k, s < 0)
+///   wide = |s| << lz   (w bits)       over = wide[w-1]: that case, |s| = 100..0
+///   norm = {wide[w-2] | over, wide[w-3:0]}
+/// ```
+///
+/// With `keep = Some(k)` (`k < w − 1`) only the top `k` bits of `norm` are formed (the
+/// shifter's lower bits are dead) and `sticky` = OR of the rest, taken from `|s|` beside the
+/// shifter: bit `i` of `|s|` lands below the kept bits exactly when `lz ≤ w − 2 − k − i`, a
+/// thermometer mask decoded from `lz` (`<name>_st_mask`). In the `over` case `|s|` is one bit
+/// whose position is never below the kept bits. The MSB's exponent is `e(bit w − 2) − lz +
+/// over`.
+pub(crate) fn normalize_signed(
+    b: &mut ModuleBuilder,
+    s: &Expr,
+    abs: &Expr,
+    keep: Option<u32>,
+    name: &str,
+) -> SignedNorm {
+    let w = s.width;
+    let neg = s.msb();
+    b.comment_owned(vec![
+        format!(
+            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
+            w - 1
+        ),
+        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
+        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
+    ]);
+    let ones = b.wire(
+        &format!("{name}_ones"),
+        s.slice(w - 2, 0).xor(&Expr::repl(w - 1, &neg)),
+    );
+    let lz = lzc_tree(b, &ones, name);
+    let lz = b.wire(&format!("{name}_lzc"), lz);
+    let wide = shl_by_count(b, &abs.zext(w), &lz, name);
+    let over = b.wire_note(
+        &format!("{name}_over"),
+        wide.msb(),
+        "|S| = 2^k with S < 0: shifted one place too far",
+    );
+    let norm = concat(&[wide.bit(w - 2).or(&over), wide.slice(w - 3, 0)]);
+    match keep {
+        Some(k) if k + 1 < w => {
+            let kk = w - 2 - k; // bits 0 ..= kk of norm go to the sticky
+            b.comment_owned(vec![
+                format!(
+                    "Sticky beside the shifter: bit i of |S| lands in the {} bits below the kept {k} when lzc <= {kk} - i",
+                    kk + 1
+                ),
+                format!("  (mask bit i = lzc <= {kk} - i, a table of lzc)"),
+            ]);
+            let arms = (0..=kk as u128)
+                .map(|v| {
+                    let m = (1u128 << (kk as u128 - v + 1)) - 1;
+                    (v, Expr::c(m, kk + 1))
+                })
+                .collect();
+            let mask = b.wire(
+                &format!("{name}_st_mask"),
+                Expr::case(&lz, arms, &Expr::c(0, kk + 1)),
+            );
+            let sticky = b.wire(
+                &format!("{name}_sticky"),
+                abs.slice(kk, 0).and(&mask).red_or(),
+            );
+            let sig = b.wire(&format!("{name}_sig"), norm.slice(w - 2, kk + 1));
+            SignedNorm {
+                lz,
+                over,
+                sig,
+                sticky,
+            }
+        }
+        _ => SignedNorm {
+            lz,
+            over,
+            sig: b.wire(&format!("{name}_sig"), norm),
+            sticky: Expr::bit_c(false),
+        },
+    }
+}
+
 /// The exact sum `Σ (x_i·Sx)·(y_i·Sy)` as a normalized product-like operand (the form of
-/// [`Product`]: MSB of `sig` set for finite nonzero values, no sticky). `other_nan` is a NaN
-/// among the other operands (the addend): a NaN operand anywhere makes `+∞ + −∞` quiet
-/// (golden::DotUnit: only `0·∞` is invalid next to a NaN).
+/// [`Product`]: MSB of `sig` set for finite nonzero values) and a sticky bit. `keep`:
+/// `None` for the whole significand (exact, sticky 0: the addend path); `Some(k)` for its top
+/// `k` bits only, the bits below OR-ed into the sticky ([`normalize_signed`]; the rounder
+/// needs P + 1). `other_nan` is a NaN among the other operands (the addend): a NaN operand
+/// anywhere makes `+∞ + −∞` quiet (golden::DotUnit: only `0·∞` is invalid next to a NaN).
 #[allow(clippy::too_many_arguments)]
 pub fn dot_sum(
     b: &mut ModuleBuilder,
@@ -411,7 +513,8 @@ pub fn dot_sum(
     scales: Option<(&Format, &Expr, &Expr)>,
     other_nan: &Expr,
     rtn: &Expr,
-) -> Product {
+    keep: Option<u32>,
+) -> (Product, Expr) {
     let n = xs.len() as u32;
     let w = window(fx, fy).0;
     let t = sum_width(fx, fy, n);
@@ -485,25 +588,8 @@ pub fn dot_sum(
     let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);
     let sign = Expr::mux(&inf, &ninf, &Expr::mux(&zero, &zsign, &neg));
     let sign = b.wire("s_sign", sign);
-    b.comment_owned(vec![
-        format!(
-            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
-            t - 1
-        ),
-        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
-        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
-    ]);
-    let ones = b.wire("snrm_ones", s.slice(t - 2, 0).xor(&Expr::repl(t - 1, &neg)));
-    let lz = lzc_tree(b, &ones, "snrm");
-    let lz = b.wire("snrm_lzc", lz);
-    let wide = shl_by_count(b, &mag.zext(t), &lz, "snrm");
-    let over = b.wire_note(
-        "snrm_over",
-        wide.msb(),
-        "|S| = 2^k with S < 0: shifted one place too far",
-    );
-    let norm = concat(&[wide.bit(t - 2).or(&over), wide.slice(t - 3, 0)]);
-    let norm = b.wire("snrm_sig", norm);
+    let nrm = normalize_signed(b, &s, &mag, keep, "snrm");
+    let (lz, over) = (nrm.lz.clone(), nrm.over.clone());
     let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;
     let (mut lo, mut hi) = (l0, l0 + t as i64 - 2);
     if let Some((usx, usy)) = &sc {
@@ -530,7 +616,7 @@ pub fn dot_sum(
         exp = base.add(&scl);
     }
     let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
-    Product {
+    let p = Product {
         nan,
         invalid,
         inf,
@@ -538,9 +624,10 @@ pub fn dot_sum(
         sign,
         exp,
         exp_range: (lo, hi),
-        sig: norm,
+        sig: nrm.sig,
         exp_parts: None,
-    }
+    };
+    (p, nrm.sticky)
 }
 
 /// Generates the dot-product core.
@@ -574,7 +661,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ),
         None => Expr::bit_c(false),
     };
-    let p = dot_sum(
+    // Without an addend the rounder reads P + G bits and a sticky: the sum's lower bits
+    // are OR-ed beside the normalizing shifter; with one the exact sum goes on.
+    let keep = z.is_none().then(|| fr.p + guard_bits(&modes));
+    let (p, sticky) = dot_sum(
         &mut b,
         &fx,
         &xs,
@@ -583,6 +673,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         scales.as_ref().map(|(f, a, c)| (f, a, c)),
         &z_nan,
         &rtn,
+        keep,
     );
     let ieee_zero = fma_ieee_zero(&fx, &fy);
     let (code, flags) = match &z {
@@ -600,7 +691,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 exp: p.exp.clone(),
                 exp_range: p.exp_range,
                 sig: p.sig.clone(),
-                sticky: Expr::bit_c(false),
+                sticky,
                 invalid: p.invalid.clone(),
                 exp_inc: None,
                 ftz: false,

@@ -394,7 +394,7 @@ pub fn exact_stage_split(stages: u32) -> (u32, u32, u32) {
 /// ```
 fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     use crate::ast::{concat, Expr};
-    use crate::blocks::{lzc_normalize_tree, round, RoundIn};
+    use crate::blocks::{round, RoundIn};
     let fx = req.formats.x;
     let fy = super::modes::y_format(req);
     let guard = req.options.acc_guard;
@@ -475,8 +475,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let abs = b.wire("o_abs", Expr::mux(&neg, &Expr::c(0, bits).sub(&acc), &acc));
     // |acc| needs all `bits` bits: the most negative register value -2^(bits-1) is a sum
     // the register holds exactly.
-    let mag = abs;
-    let zero = b.wire("o_is_zero", mag.eq_c(0).and(&nan.not()).and(&inf.not()));
+    let zero = b.wire("o_is_zero", acc.eq_c(0).and(&nan.not()).and(&inf.not()));
     b.comment(&[
         "zero sum: the common sign when every term was a zero of one sign, else +0 (-0 for rtn)",
     ]);
@@ -485,20 +484,23 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "o_sign",
         Expr::mux(&inf, ninf, &Expr::mux(&zero, &zsign, &neg)),
     );
-    let (lz, norm) = lzc_normalize_tree(&mut b, &mag, "onrm");
-    let lz = b.wire("onrm_lzc", lz);
-    let norm = b.wire("onrm_sig", norm);
+    let b32 = golden::Format::BINARY32;
+    // The rounder reads P + G bits and a sticky: the lower bits are OR-ed beside the shifter.
+    let keep = b32.p + crate::blocks::guard_bits(&modes);
+    let nrm = super::dot::normalize_signed(&mut b, &acc, &abs, Some(keep), "onrm");
     let (lo, hi) = (lsb, lsb + bits as i64 - 1);
-    let ew = crate::ast::sbits(lo.min(-(bits as i64)), hi.max(bits as i64)).max(lz.width + 1);
+    let ew = crate::ast::sbits(lo.min(-(bits as i64)), hi.max(bits as i64)).max(nrm.lz.width + 1);
+    // TOP - 1 - lzc + over = TOP + ~lzc + over: one carry chain, `over` its carry-in.
     let exp = b.wire_note(
         "onrm_exp",
         Expr::named_i(
             "ACC_TOP_EXP",
             hi,
             ew,
-            "exponent of the accumulator's top bit; MSB = this - lzc",
+            "exponent of the accumulator's top bit; MSB = this + ~lzc + over",
         )
-        .sub(&lz.zext(ew)),
+        .add(&nrm.lz.zext(ew).not())
+        .add(&nrm.over.zext(ew)),
         "exponent of the sum's MSB",
     );
     let rin = RoundIn {
@@ -508,14 +510,13 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sign,
         exp,
         exp_range: (lo, hi),
-        sig: norm,
-        sticky: Expr::bit_c(false),
+        sig: nrm.sig,
+        sticky: nrm.sticky,
         invalid,
         exp_inc: None,
         ftz: false,
         exp_offset: 0,
     };
-    let b32 = golden::Format::BINARY32;
     let out = round(&mut b, &b32, &modes, &rin);
     let code = b.wire("round_code", out.code);
     let code = super::fma::plus_zero_results(&mut b, &b32, golden::fma_ieee_zero(&fx, &fy), code);
