@@ -468,7 +468,9 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "guard overflow -> NaN with flags invalid | overflow (golden::ExactAcc)",
     ]);
     let inf_inf = pinf.and(ninf);
-    let nan = b.wire("o_is_nan", nan_i.or(inv_i).or(&inf_inf));
+    // The guard overflow's NaN goes in as a NaN operand of the rounder (its NaN is
+    // BINARY32_NAN), not as a mux after it; its flags replace the rounder's below.
+    let nan = b.wire("o_is_nan", nan_i.or(inv_i).or(&inf_inf).or(ovf));
     let invalid = b.wire("o_invalid", inv_i.or(&nan_i.not().and(&inf_inf)));
     let inf = b.wire("o_is_inf", pinf.or(ninf).and(&nan.not()));
     let neg = acc.msb();
@@ -520,7 +522,7 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let out = round(&mut b, &b32, &modes, &rin);
     let code = b.wire("round_code", out.code);
     let code = super::fma::plus_zero_results(&mut b, &b32, golden::fma_ieee_zero(&fx, &fy), code);
-    b.output("r_o", Expr::mux(ovf, &Expr::c(0x7FC0_0000, 32), &code));
+    b.output("r_o", code);
     b.output(
         "flags_o",
         Expr::mux(ovf, &concat(&[Expr::c(0b11, 2), Expr::c(0, 2)]), &out.flags),
