@@ -306,22 +306,97 @@ fn shl_signed(b: &mut ModuleBuilder, v: &Expr, amount: &Expr, out_w: u32, name: 
     cur.sext(out_w)
 }
 
-/// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
-/// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
+/// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product on the window's
+/// grid, `t` bits, 0 unless finite nonzero: a two's-complement term (the dot's adder tree) or
+/// a magnitude (the exact mac's product half, which negates in its loop).
 pub(crate) struct LaneOut {
     pub nan: Expr,
     pub invalid: Expr,
     pub inf: Expr,
     pub zero: Expr,
     pub sign: Expr,
+    /// `±product` ([`LaneForm::Signed`]) or `|product|` ([`LaneForm::Magnitude`]).
     pub term: Expr,
-    /// The magnitude of `term` (`t` bits; 0 unless finite nonzero).
-    pub placed: Expr,
 }
 
-/// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product,
-/// placement in the window, sign. `t` is the width of the signed term (at least the window
-/// width, or narrower when the window's top bits only hold NaN/Inf codes, which are masked).
+/// What [`product_lane`] places in the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneForm {
+    /// The signed product, two's complement ([`signed_product`]).
+    Signed,
+    /// The product's magnitude, unsigned.
+    Magnitude,
+}
+
+/// `±(x·y)` for significands `x`, `y` (unsigned, hidden bit on top) and the product's sign
+/// `s`, as a `(Px + Py + 1)`-bit two's complement number, without a negation after the
+/// multiply (wires `<name>_…`). With `x^S` the ones' complement of `x` when `s` (`−x − 1`, one
+/// bit wider) the rows are
+///
+/// ```text
+///   row k < Py-1:  y[k] ? (x^S) << k : 0                   Σ = ±x·y_low − s·y_low
+///   top row:       ((x & y_hid) ^ S) + s  << (Py-1)         = ±x·y_hid·2^(Py-1)
+///                  its low Py-1 bits (zero) hold s ? y_low : 0, the correction of the rows above
+/// ```
+///
+/// summed as a tree of carry chains: `±x` of the top row is a short chain beside the other rows'
+/// gates, and the negation `(p ^ S) + s` after the product's last chain is gone.
+fn signed_product(b: &mut ModuleBuilder, x: &Expr, y: &Expr, s: &Expr, name: &str) -> Expr {
+    let (px, py) = (x.width, y.width);
+    let w = px + py + 1;
+    let sx = b.wire_note(
+        &format!("{name}_xs"),
+        x.zext(px + 1).xor(&Expr::repl(px + 1, s)),
+        "x ^ sign: x, or -x - 1",
+    );
+    let hid = y.bit(py - 1);
+    let top = x
+        .and(&Expr::repl(px, &hid))
+        .zext(px + 1)
+        .xor(&Expr::repl(px + 1, s))
+        .add(&s.zext(px + 1));
+    let top = b.wire_keep(&format!("{name}_top"), top);
+    let mut rows: Vec<Expr> = Vec::new();
+    for k in 0..py - 1 {
+        let g = b.wire(
+            &format!("{name}_r{k}"),
+            sx.and(&Expr::repl(px + 1, &y.bit(k))),
+        );
+        let g = g.sext(w - k);
+        rows.push(if k > 0 {
+            concat(&[g, Expr::c(0, k)])
+        } else {
+            g
+        });
+    }
+    let hi = top.sext(w - (py - 1));
+    rows.push(if py > 1 {
+        let low = y.slice(py - 2, 0).and(&Expr::repl(py - 1, s));
+        concat(&[hi, low])
+    } else {
+        hi
+    });
+    let mut level = 0;
+    while rows.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in rows.chunks(2).enumerate() {
+            if pair.len() == 2 {
+                let pp = format!("{name}_pp{level}_{j}");
+                next.push(b.wire_keep(&pp, pair[0].add(&pair[1])));
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        rows = next;
+        level += 1;
+    }
+    b.wire_note(name, rows.remove(0), "+-product, two's complement")
+}
+
+/// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product
+/// (signed or its magnitude, `form`), placement in the window. `t` is the width of the term
+/// (at least the window width, or narrower when the window's top bits only hold NaN/Inf
+/// codes, which are masked).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn product_lane(
     b: &mut ModuleBuilder,
@@ -332,6 +407,7 @@ pub(crate) fn product_lane(
     scales: Option<(&Unpacked, &Unpacked)>,
     i: usize,
     t: u32,
+    form: LaneForm,
 ) -> LaneOut {
     let (w, _, _) = window(fx, fy);
     let lx = lane(b, fx, x, &format!("x{i}"));
@@ -354,37 +430,40 @@ pub(crate) fn product_lane(
         any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
         "finite nonzero product",
     );
-    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
-    let pw = prod.width;
-    let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
-    // The sign goes in before the placement: -(p << a) = (-p) << a, a (Pw + 1)-bit negate
-    // instead of one across the window.
-    let sp = gated
-        .zext(pw + 1)
-        .xor(&Expr::repl(pw + 1, &sign))
-        .add(&sign.zext(pw + 1));
-    let sp = b.wire_note(&format!("l{i}_sprod"), sp, "+-product, two's complement");
     let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
     let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
     let amt = b.wire(&format!("l{i}_amt"), amt);
-    let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
-    let term = if w + 1 < t {
-        placed.sext(t)
-    } else {
-        placed.slice(t - 1, 0)
-    };
-    let term = b.wire_note(
-        &format!("l{i}_term"),
-        term,
-        "+-product on the window grid, two's complement",
-    );
-    // |product| on the window grid, unsigned (the exact mac's product half negates in its
-    // loop instead); an expression, so a dot core that does not read it emits nothing.
-    let mag = gated.zext(w).shl(&amt);
-    let placed = if w < t {
-        mag.zext(t)
-    } else {
-        mag.slice(t - 1, 0)
+    let term = match form {
+        LaneForm::Signed => {
+            // The sign goes in with the multiply: -(p << a) = (-p) << a, and -p from the
+            // rows of the multiplier ([`signed_product`]), not a negation after it.
+            let sp = signed_product(b, &lx.sig, &ly.sig, &sign, &format!("l{i}_sprod"));
+            let spw = sp.width;
+            let sp = b.wire(&format!("l{i}_sprod_live"), sp.and(&Expr::repl(spw, &live)));
+            let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
+            let term = if w + 1 < t {
+                placed.sext(t)
+            } else {
+                placed.slice(t - 1, 0)
+            };
+            b.wire_note(
+                &format!("l{i}_term"),
+                term,
+                "+-product on the window grid, two's complement",
+            )
+        }
+        LaneForm::Magnitude => {
+            let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
+            let pw = prod.width;
+            let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
+            // |product| on the window grid, unsigned; an expression (the reader names it).
+            let mag = gated.zext(w).shl(&amt);
+            if w < t {
+                mag.zext(t)
+            } else {
+                mag.slice(t - 1, 0)
+            }
+        }
     };
     LaneOut {
         nan,
@@ -393,7 +472,6 @@ pub(crate) fn product_lane(
         zero,
         sign,
         term,
-        placed,
     }
 }
 
@@ -540,7 +618,7 @@ pub fn dot_sum(
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     for i in 0..n as usize {
         let scl = sc.as_ref().map(|(a, c)| (a, c));
-        let l = product_lane(b, fx, &xs[i], fy, &ys[i], scl, i, t);
+        let l = product_lane(b, fx, &xs[i], fy, &ys[i], scl, i, t, LaneForm::Signed);
         terms.push(l.term);
         nans.push(l.nan);
         invs.push(l.invalid);

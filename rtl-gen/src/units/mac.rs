@@ -422,8 +422,18 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let clear = b.input("clear_i", 1);
     let rm = dyn_rm.then(|| b.input("rm_i", rmw));
     let sat = dyn_sat.then(|| b.input("sat_i", 2));
-    let l = super::dot::product_lane(&mut b, &fx, &x, &fy, &y, None, 0, bits);
-    b.output("mag_o", l.placed);
+    let l = super::dot::product_lane(
+        &mut b,
+        &fx,
+        &x,
+        &fy,
+        &y,
+        None,
+        0,
+        bits,
+        super::dot::LaneForm::Magnitude,
+    );
+    b.output("mag_o", l.term);
     b.output("nan_o", l.nan);
     b.output("inv_o", l.invalid);
     b.output("pinf_o", l.inf.and(&l.sign.not()));
