@@ -687,12 +687,16 @@ pub fn dot_sum(
         ew,
         "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over",
     );
-    let mut exp = top1.add(&lz.zext(ew).not()).add(&over.zext(ew));
-    if let Some((usx, usy)) = &sc {
-        let base = b.wire_keep("snrm_exp_sum", exp);
-        let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
-        exp = base.add(&scl);
-    }
+    // The scales' exponents join the constant beside the lanes (once, not per lane), so the
+    // count and `over` meet one carry chain after the normalizer.
+    let base = match &sc {
+        Some((usx, usy)) => {
+            let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
+            b.wire_keep("snrm_exp_base", top1.add(&scl))
+        }
+        None => top1,
+    };
+    let exp = base.add(&lz.zext(ew).not()).add(&over.zext(ew));
     let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
     let p = Product {
         nan,

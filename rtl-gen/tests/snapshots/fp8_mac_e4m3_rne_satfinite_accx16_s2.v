@@ -41,13 +41,13 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_term (
   wire l0_zero = (~(x0_is_nan | y0_is_nan)) & (x0_is_zero | y0_is_zero);
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
+  wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
   (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
                                         + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
   (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
                                         + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
   (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
   wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
-  wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
   assign mag_o = {17'h0, {28'h0, l0_prod_live} << l0_amt};
   assign nan_o = l0_nan;
   assign inv_o = 1'b0;
@@ -90,7 +90,7 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // Named constants: special codes; biases and exponent bounds and offsets
   // (two's complement, the signed value in the comment)
-  localparam [6:0] ACC_TOP_EXP = 7'h22;  // 34: exponent of the accumulator's top bit; MSB = this - lzc
+  localparam [6:0] ACC_TOP_EXP = 7'h22;  // 34: exponent of the accumulator's top bit; MSB = this + ~lzc + over
   localparam [30:0] BINARY32_MAX_MAG = 31'h7f7fffff;
   localparam [31:0] BINARY32_NAN = 32'h7fc00000;
   localparam [9:0] ROUND_FIELD_OFFSET = 10'h7f;  // 127: offset + bias: exponent field = exp + this (binary32)
@@ -100,133 +100,205 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // State -> specials: a NaN product (or 0*Inf) -> NaN; +Inf and -Inf -> NaN + invalid
   // guard overflow -> NaN with flags invalid | overflow (golden::ExactAcc)
-  wire o_is_nan = nan_i | inv_i | (pinf_i & ninf_i);
+  wire o_is_nan = nan_i | inv_i | (pinf_i & ninf_i) | ovf_i;
   wire o_invalid = inv_i | (~nan_i & pinf_i & ninf_i);
   wire o_is_inf = (pinf_i | ninf_i) & ~o_is_nan;
   wire [52:0] o_abs = acc_i[52] ? (53'h0 - acc_i) : acc_i;
-  wire o_is_zero = (~|o_abs) & ~o_is_nan & ~o_is_inf;
+  wire o_is_zero = (~|acc_i) & ~o_is_nan & ~o_is_inf;
 
   // zero sum: the common sign when every term was a zero of one sign, else +0 (-0 for rtn)
   wire o_sign = o_is_inf ? ninf_i :
                 o_is_zero ? (allz_i & (~(zpos_i & zneg_i)) & zneg_i) :
                 acc_i[52];
-  wire [31:0] onrm_t1_z = {~|o_abs[52:51],
-                           ~|o_abs[50:49],
-                           ~|o_abs[48:47],
-                           ~|o_abs[46:45],
-                           ~|o_abs[44:43],
-                           ~|o_abs[42:41],
-                           ~|o_abs[40:39],
-                           ~|o_abs[38:37],
-                           ~|o_abs[36:35],
-                           ~|o_abs[34:33],
-                           ~|o_abs[32:31],
-                           ~|o_abs[30:29],
-                           ~|o_abs[28:27],
-                           ~|o_abs[26:25],
-                           ~|o_abs[24:23],
-                           ~|o_abs[22:21],
-                           ~|o_abs[20:19],
-                           ~|o_abs[18:17],
-                           ~|o_abs[16:15],
-                           ~|o_abs[14:13],
-                           ~|o_abs[12:11],
-                           ~|o_abs[10:9],
-                           ~|o_abs[8:7],
-                           ~|o_abs[6:5],
-                           ~|o_abs[4:3],
-                           ~|o_abs[2:1],
-                           ~o_abs[0],
-                           5'd31};
-  wire [31:0] onrm_t1_c = {~o_abs[52],
-                           ~o_abs[50],
-                           ~o_abs[48],
-                           ~o_abs[46],
-                           ~o_abs[44],
-                           ~o_abs[42],
-                           ~o_abs[40],
-                           ~o_abs[38],
-                           ~o_abs[36],
-                           ~o_abs[34],
-                           ~o_abs[32],
-                           ~o_abs[30],
-                           ~o_abs[28],
-                           ~o_abs[26],
-                           ~o_abs[24],
-                           ~o_abs[22],
-                           ~o_abs[20],
-                           ~o_abs[18],
-                           ~o_abs[16],
-                           ~o_abs[14],
-                           ~o_abs[12],
-                           ~o_abs[10],
-                           ~o_abs[8],
-                           ~o_abs[6],
-                           ~o_abs[4],
-                           ~o_abs[2],
-                           ~o_abs[0],
-                           5'd31};  // leading zeros of each pair
-  wire [15:0] onrm_t2_z = {onrm_t1_z[31] & onrm_t1_z[30],
-                           onrm_t1_z[29] & onrm_t1_z[28],
-                           onrm_t1_z[27] & onrm_t1_z[26],
-                           onrm_t1_z[25] & onrm_t1_z[24],
-                           onrm_t1_z[23] & onrm_t1_z[22],
-                           onrm_t1_z[21] & onrm_t1_z[20],
-                           onrm_t1_z[19] & onrm_t1_z[18],
-                           onrm_t1_z[17] & onrm_t1_z[16],
-                           onrm_t1_z[15] & onrm_t1_z[14],
-                           onrm_t1_z[13] & onrm_t1_z[12],
-                           onrm_t1_z[11] & onrm_t1_z[10],
-                           onrm_t1_z[9] & onrm_t1_z[8],
-                           onrm_t1_z[7] & onrm_t1_z[6],
-                           onrm_t1_z[5] & onrm_t1_z[4],
-                           onrm_t1_z[3] & onrm_t1_z[2],
-                           onrm_t1_z[1] & onrm_t1_z[0]};
-  wire [31:0] onrm_t2_c = {onrm_t1_z[31] ? {1'b1, onrm_t1_c[30]} : {1'b0, onrm_t1_c[31]},
-                           onrm_t1_z[29] ? {1'b1, onrm_t1_c[28]} : {1'b0, onrm_t1_c[29]},
-                           onrm_t1_z[27] ? {1'b1, onrm_t1_c[26]} : {1'b0, onrm_t1_c[27]},
-                           onrm_t1_z[25] ? {1'b1, onrm_t1_c[24]} : {1'b0, onrm_t1_c[25]},
-                           onrm_t1_z[23] ? {1'b1, onrm_t1_c[22]} : {1'b0, onrm_t1_c[23]},
-                           onrm_t1_z[21] ? {1'b1, onrm_t1_c[20]} : {1'b0, onrm_t1_c[21]},
-                           onrm_t1_z[19] ? {1'b1, onrm_t1_c[18]} : {1'b0, onrm_t1_c[19]},
-                           onrm_t1_z[17] ? {1'b1, onrm_t1_c[16]} : {1'b0, onrm_t1_c[17]},
-                           onrm_t1_z[15] ? {1'b1, onrm_t1_c[14]} : {1'b0, onrm_t1_c[15]},
-                           onrm_t1_z[13] ? {1'b1, onrm_t1_c[12]} : {1'b0, onrm_t1_c[13]},
-                           onrm_t1_z[11] ? {1'b1, onrm_t1_c[10]} : {1'b0, onrm_t1_c[11]},
-                           onrm_t1_z[9] ? {1'b1, onrm_t1_c[8]} : {1'b0, onrm_t1_c[9]},
-                           onrm_t1_z[7] ? {1'b1, onrm_t1_c[6]} : {1'b0, onrm_t1_c[7]},
-                           onrm_t1_z[5] ? {1'b1, onrm_t1_c[4]} : {1'b0, onrm_t1_c[5]},
-                           onrm_t1_z[3] ? {1'b1, onrm_t1_c[2]} : {1'b0, onrm_t1_c[3]},
-                           onrm_t1_z[1] ? {1'b1, onrm_t1_c[0]} : {1'b0, onrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
-  wire [7:0] onrm_t3_z = {onrm_t2_z[15] & onrm_t2_z[14],
-                          onrm_t2_z[13] & onrm_t2_z[12],
-                          onrm_t2_z[11] & onrm_t2_z[10],
-                          onrm_t2_z[9] & onrm_t2_z[8],
-                          onrm_t2_z[7] & onrm_t2_z[6],
-                          onrm_t2_z[5] & onrm_t2_z[4],
-                          onrm_t2_z[3] & onrm_t2_z[2],
-                          onrm_t2_z[1] & onrm_t2_z[0]};
-  wire [23:0] onrm_t3_c = {onrm_t2_z[15] ? {1'b1, onrm_t2_c[29:28]} : {1'b0, onrm_t2_c[31:30]},
-                           onrm_t2_z[13] ? {1'b1, onrm_t2_c[25:24]} : {1'b0, onrm_t2_c[27:26]},
-                           onrm_t2_z[11] ? {1'b1, onrm_t2_c[21:20]} : {1'b0, onrm_t2_c[23:22]},
-                           onrm_t2_z[9] ? {1'b1, onrm_t2_c[17:16]} : {1'b0, onrm_t2_c[19:18]},
-                           onrm_t2_z[7] ? {1'b1, onrm_t2_c[13:12]} : {1'b0, onrm_t2_c[15:14]},
-                           onrm_t2_z[5] ? {1'b1, onrm_t2_c[9:8]} : {1'b0, onrm_t2_c[11:10]},
-                           onrm_t2_z[3] ? {1'b1, onrm_t2_c[5:4]} : {1'b0, onrm_t2_c[7:6]},
-                           onrm_t2_z[1] ? {1'b1, onrm_t2_c[1:0]} : {1'b0, onrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
-  wire [3:0] onrm_t4_z = {onrm_t3_z[7] & onrm_t3_z[6],
-                          onrm_t3_z[5] & onrm_t3_z[4],
-                          onrm_t3_z[3] & onrm_t3_z[2],
-                          onrm_t3_z[1] & onrm_t3_z[0]};
-  wire [15:0] onrm_t4_c = {onrm_t3_z[7] ? {1'b1, onrm_t3_c[20:18]} : {1'b0, onrm_t3_c[23:21]},
-                           onrm_t3_z[5] ? {1'b1, onrm_t3_c[14:12]} : {1'b0, onrm_t3_c[17:15]},
-                           onrm_t3_z[3] ? {1'b1, onrm_t3_c[8:6]} : {1'b0, onrm_t3_c[11:9]},
-                           onrm_t3_z[1] ? {1'b1, onrm_t3_c[2:0]} : {1'b0, onrm_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
-  wire [1:0] onrm_t5_z = {onrm_t4_z[3] & onrm_t4_z[2], onrm_t4_z[1] & onrm_t4_z[0]};
-  wire [9:0] onrm_t5_c = {onrm_t4_z[3] ? {1'b1, onrm_t4_c[11:8]} : {1'b0, onrm_t4_c[15:12]},
-                          onrm_t4_z[1] ? {1'b1, onrm_t4_c[3:0]} : {1'b0, onrm_t4_c[7:4]}};  // leading zeros of each 32-bit chunk
-  wire [5:0] onrm_t6_c = onrm_t5_z[1] ? {1'b1, onrm_t5_c[4:0]} : {1'b0, onrm_t5_c[9:5]};  // leading zeros of each 64-bit chunk
-  wire [6:0] onrm_exp = ACC_TOP_EXP - {1'b0, onrm_t6_c};  // exponent of the sum's MSB
+
+  // Normalize: the leading-zero count of the 52-bit ones' complement S ^ sign (|S|, or |S| - 1
+  //   for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),
+  //   |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)
+  wire [51:0] onrm_ones = acc_i[51:0] ^ {52{acc_i[52]}};
+  wire [31:0] onrm_z2 = {~|onrm_ones[51:50],
+                         ~|onrm_ones[49:48],
+                         ~|onrm_ones[47:46],
+                         ~|onrm_ones[45:44],
+                         ~|onrm_ones[43:42],
+                         ~|onrm_ones[41:40],
+                         ~|onrm_ones[39:38],
+                         ~|onrm_ones[37:36],
+                         ~|onrm_ones[35:34],
+                         ~|onrm_ones[33:32],
+                         ~|onrm_ones[31:30],
+                         ~|onrm_ones[29:28],
+                         ~|onrm_ones[27:26],
+                         ~|onrm_ones[25:24],
+                         ~|onrm_ones[23:22],
+                         ~|onrm_ones[21:20],
+                         ~|onrm_ones[19:18],
+                         ~|onrm_ones[17:16],
+                         ~|onrm_ones[15:14],
+                         ~|onrm_ones[13:12],
+                         ~|onrm_ones[11:10],
+                         ~|onrm_ones[9:8],
+                         ~|onrm_ones[7:6],
+                         ~|onrm_ones[5:4],
+                         ~|onrm_ones[3:2],
+                         ~|onrm_ones[1:0],
+                         6'd31};
+  wire [31:0] onrm_c2 = {~onrm_ones[51],
+                         ~onrm_ones[49],
+                         ~onrm_ones[47],
+                         ~onrm_ones[45],
+                         ~onrm_ones[43],
+                         ~onrm_ones[41],
+                         ~onrm_ones[39],
+                         ~onrm_ones[37],
+                         ~onrm_ones[35],
+                         ~onrm_ones[33],
+                         ~onrm_ones[31],
+                         ~onrm_ones[29],
+                         ~onrm_ones[27],
+                         ~onrm_ones[25],
+                         ~onrm_ones[23],
+                         ~onrm_ones[21],
+                         ~onrm_ones[19],
+                         ~onrm_ones[17],
+                         ~onrm_ones[15],
+                         ~onrm_ones[13],
+                         ~onrm_ones[11],
+                         ~onrm_ones[9],
+                         ~onrm_ones[7],
+                         ~onrm_ones[5],
+                         ~onrm_ones[3],
+                         ~onrm_ones[1],
+                         6'd31};
+  wire [15:0] onrm_z4 = {onrm_z2[31] & onrm_z2[30],
+                         onrm_z2[29] & onrm_z2[28],
+                         onrm_z2[27] & onrm_z2[26],
+                         onrm_z2[25] & onrm_z2[24],
+                         onrm_z2[23] & onrm_z2[22],
+                         onrm_z2[21] & onrm_z2[20],
+                         onrm_z2[19] & onrm_z2[18],
+                         onrm_z2[17] & onrm_z2[16],
+                         onrm_z2[15] & onrm_z2[14],
+                         onrm_z2[13] & onrm_z2[12],
+                         onrm_z2[11] & onrm_z2[10],
+                         onrm_z2[9] & onrm_z2[8],
+                         onrm_z2[7] & onrm_z2[6],
+                         onrm_z2[5] & onrm_z2[4],
+                         onrm_z2[3] & onrm_z2[2],
+                         onrm_z2[1] & onrm_z2[0]};
+  wire [31:0] onrm_c4 = {onrm_z2[31],
+                         onrm_z2[31] ? onrm_c2[30] : onrm_c2[31],
+                         onrm_z2[29],
+                         onrm_z2[29] ? onrm_c2[28] : onrm_c2[29],
+                         onrm_z2[27],
+                         onrm_z2[27] ? onrm_c2[26] : onrm_c2[27],
+                         onrm_z2[25],
+                         onrm_z2[25] ? onrm_c2[24] : onrm_c2[25],
+                         onrm_z2[23],
+                         onrm_z2[23] ? onrm_c2[22] : onrm_c2[23],
+                         onrm_z2[21],
+                         onrm_z2[21] ? onrm_c2[20] : onrm_c2[21],
+                         onrm_z2[19],
+                         onrm_z2[19] ? onrm_c2[18] : onrm_c2[19],
+                         onrm_z2[17],
+                         onrm_z2[17] ? onrm_c2[16] : onrm_c2[17],
+                         onrm_z2[15],
+                         onrm_z2[15] ? onrm_c2[14] : onrm_c2[15],
+                         onrm_z2[13],
+                         onrm_z2[13] ? onrm_c2[12] : onrm_c2[13],
+                         onrm_z2[11],
+                         onrm_z2[11] ? onrm_c2[10] : onrm_c2[11],
+                         onrm_z2[9],
+                         onrm_z2[9] ? onrm_c2[8] : onrm_c2[9],
+                         onrm_z2[7],
+                         onrm_z2[7] ? onrm_c2[6] : onrm_c2[7],
+                         onrm_z2[5],
+                         onrm_z2[5] ? onrm_c2[4] : onrm_c2[5],
+                         onrm_z2[3],
+                         onrm_z2[3] ? onrm_c2[2] : onrm_c2[3],
+                         onrm_z2[1],
+                         onrm_z2[1] ? onrm_c2[0] : onrm_c2[1]};
+  wire [7:0] onrm_z8 = {onrm_z4[15] & onrm_z4[14],
+                        onrm_z4[13] & onrm_z4[12],
+                        onrm_z4[11] & onrm_z4[10],
+                        onrm_z4[9] & onrm_z4[8],
+                        onrm_z4[7] & onrm_z4[6],
+                        onrm_z4[5] & onrm_z4[4],
+                        onrm_z4[3] & onrm_z4[2],
+                        onrm_z4[1] & onrm_z4[0]};
+  wire [23:0] onrm_c8 = {onrm_z4[15],
+                         onrm_z4[15] ? onrm_c4[29:28] : onrm_c4[31:30],
+                         onrm_z4[13],
+                         onrm_z4[13] ? onrm_c4[25:24] : onrm_c4[27:26],
+                         onrm_z4[11],
+                         onrm_z4[11] ? onrm_c4[21:20] : onrm_c4[23:22],
+                         onrm_z4[9],
+                         onrm_z4[9] ? onrm_c4[17:16] : onrm_c4[19:18],
+                         onrm_z4[7],
+                         onrm_z4[7] ? onrm_c4[13:12] : onrm_c4[15:14],
+                         onrm_z4[5],
+                         onrm_z4[5] ? onrm_c4[9:8] : onrm_c4[11:10],
+                         onrm_z4[3],
+                         onrm_z4[3] ? onrm_c4[5:4] : onrm_c4[7:6],
+                         onrm_z4[1],
+                         onrm_z4[1] ? onrm_c4[1:0] : onrm_c4[3:2]};
+  wire [3:0] onrm_z16 = {onrm_z8[7] & onrm_z8[6],
+                         onrm_z8[5] & onrm_z8[4],
+                         onrm_z8[3] & onrm_z8[2],
+                         onrm_z8[1] & onrm_z8[0]};
+  wire [15:0] onrm_c16 = {onrm_z8[7],
+                          onrm_z8[7] ? onrm_c8[20:18] : onrm_c8[23:21],
+                          onrm_z8[5],
+                          onrm_z8[5] ? onrm_c8[14:12] : onrm_c8[17:15],
+                          onrm_z8[3],
+                          onrm_z8[3] ? onrm_c8[8:6] : onrm_c8[11:9],
+                          onrm_z8[1],
+                          onrm_z8[1] ? onrm_c8[2:0] : onrm_c8[5:3]};
+  wire [1:0] onrm_z32 = {onrm_z16[3] & onrm_z16[2], onrm_z16[1] & onrm_z16[0]};
+  wire [9:0] onrm_c32 = {onrm_z16[3],
+                         onrm_z16[3] ? onrm_c16[11:8] : onrm_c16[15:12],
+                         onrm_z16[1],
+                         onrm_z16[1] ? onrm_c16[3:0] : onrm_c16[7:4]};
+  wire [5:0] onrm_c64 = {onrm_z32[1], onrm_z32[1] ? onrm_c32[4:0] : onrm_c32[9:5]};
+  wire [52:0] onrm_n32 = onrm_c64[5] ? {o_abs[20:0], 32'h0} : o_abs;
+  wire [52:0] onrm_n16 = onrm_c64[4] ? {onrm_n32[36:0], 16'd0} : onrm_n32;
+  wire [52:0] onrm_n8 = onrm_c64[3] ? {onrm_n16[44:0], 8'd0} : onrm_n16;
+  wire [52:0] onrm_n4 = onrm_c64[2] ? {onrm_n8[48:0], 4'd0} : onrm_n8;
+
+  // Sticky beside the shifter: bit i of |S| lands in the 27 bits below the kept 25 when lzc <= 26 - i
+  //   (mask bit i = lzc <= 26 - i, a table of lzc)
+  reg  [26:0] onrm_st_mask;
+  always @* begin
+    case (onrm_c64)
+      6'd0: onrm_st_mask = 27'h7ffffff;
+      6'd1: onrm_st_mask = 27'h3ffffff;
+      6'd2: onrm_st_mask = 27'h1ffffff;
+      6'd3: onrm_st_mask = 27'hffffff;
+      6'd4: onrm_st_mask = 27'h7fffff;
+      6'd5: onrm_st_mask = 27'h3fffff;
+      6'd6: onrm_st_mask = 27'h1fffff;
+      6'd7: onrm_st_mask = 27'hfffff;
+      6'd8: onrm_st_mask = 27'h7ffff;
+      6'd9: onrm_st_mask = 27'h3ffff;
+      6'd10: onrm_st_mask = 27'h1ffff;
+      6'd11: onrm_st_mask = 27'hffff;
+      6'd12: onrm_st_mask = 27'h7fff;
+      6'd13: onrm_st_mask = 27'h3fff;
+      6'd14: onrm_st_mask = 27'h1fff;
+      6'd15: onrm_st_mask = 27'hfff;
+      6'd16: onrm_st_mask = 27'h7ff;
+      6'd17: onrm_st_mask = 27'h3ff;
+      6'd18: onrm_st_mask = 27'h1ff;
+      6'd19: onrm_st_mask = 27'hff;
+      6'd20: onrm_st_mask = 27'h7f;
+      6'd21: onrm_st_mask = 27'h3f;
+      6'd22: onrm_st_mask = 27'h1f;
+      6'd23: onrm_st_mask = 27'hf;
+      6'd24: onrm_st_mask = 27'h7;
+      6'd25: onrm_st_mask = 27'h3;
+      6'd26: onrm_st_mask = 27'h1;
+      default: onrm_st_mask = 27'h0;
+    endcase
+  end
 
   // Result selection, highest priority first:
   //   NaN operand        -> NaN (NaN-less formats: nonan code, invalid)
@@ -242,9 +314,10 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  [52:0] o_abs_q1;
-  reg  [5:0] onrm_t6_c_q1;
-  reg  [6:0] onrm_exp_q1;
+  reg  [5:0] onrm_c64_q1;
+  reg  [52:0] onrm_n4_q1;
+  reg  [26:0] o_abs_b26_0_q1;
+  reg  [26:0] onrm_st_mask_q1;
   reg  o_is_nan_q1;
   reg  o_is_inf_q1;
   reg  o_is_zero_q1;
@@ -253,9 +326,10 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
   reg  o_invalid_q1;
   reg  round_special_q1;
   always @(posedge clk_i) begin
-    o_abs_q1 <= o_abs;
-    onrm_t6_c_q1 <= onrm_t6_c;
-    onrm_exp_q1 <= onrm_exp;
+    onrm_c64_q1 <= onrm_c64;
+    onrm_n4_q1 <= onrm_n4;
+    o_abs_b26_0_q1 <= o_abs[26:0];
+    onrm_st_mask_q1 <= onrm_st_mask;
     o_is_nan_q1 <= o_is_nan;
     o_is_inf_q1 <= o_is_inf;
     o_is_zero_q1 <= o_is_zero;
@@ -264,34 +338,31 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
     o_invalid_q1 <= o_invalid;
     round_special_q1 <= round_special;
   end
-  wire [52:0] onrm_sig = o_abs_q1 << onrm_t6_c_q1;
-
-  // Rounder: RoundToPrecision -> Saturate -> Encode into binary32 (P = 24, emin = -126, emax = 127)
-  // Window: 25 bits = 24 kept + 1 fraction; everything below is sticky
-  //   significand [52:28] -> round_win[24:0] = [ kept [24:1] | fraction [0] ]  (round bit)
-  //   significand [27:0] | input sticky -> round_st0
-  wire [24:0] round_win = onrm_sig[52:28];
-  wire round_st0 = |onrm_sig[27:0];
+  wire [52:0] onrm_n2 = onrm_c64_q1[1] ? {onrm_n4_q1[50:0], 2'd0} : onrm_n4_q1;
+  wire [52:0] onrm_n1 = onrm_c64_q1[0] ? {onrm_n2[51:0], 1'b0} : onrm_n2;
+  wire onrm_over = onrm_n1[52];  // |S| = 2^k with S < 0: shifted one place too far
+  wire onrm_sticky = |(o_abs_b26_0_q1 & onrm_st_mask_q1);
+  wire [24:0] onrm_sig = {onrm_n1[51] | onrm_over, onrm_n1[50:27]};
+  wire [6:0] onrm_exp = (ACC_TOP_EXP + ~{1'b0, onrm_c64_q1}) + {6'd0, onrm_over};  // exponent of the sum's MSB
 
   // Exponent decisions: tables over {exp} (e = exp), 128 entries each
-  wire round_frac = round_win[0];
-  wire [32:0] round_mag_t = {{{3{onrm_exp_q1[6]}}, onrm_exp_q1} + ROUND_FIELD_OFFSET,
-                             round_win[23:1]};  // truncated magnitude code {biased exp, trailing}
-  wire round_inexact = round_frac | round_st0;
+  wire round_frac = onrm_sig[0];
+  wire [32:0] round_mag_t = {{{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET, onrm_sig[23:1]};  // truncated magnitude code {biased exp, trailing}
+  wire round_inexact = round_frac | onrm_sticky;
 
   // round: round-away decision at the result's quantum
   //   (round = fraction MSB, rest = lower fraction bits | sticky, odd = code LSB)
   //   rne  away = round & (rest | odd)
-  wire round_away = round_frac & (round_st0 | round_mag_t[0]);
-  wire [32:0] round_mag = {(&round_win[23:1] & round_away)
-                           ? ({{3{onrm_exp_q1[6]}}, onrm_exp_q1} + ROUND_FIELD_OFFSET_P1)
-                           : ({{3{onrm_exp_q1[6]}}, onrm_exp_q1} + ROUND_FIELD_OFFSET),
-                           round_win[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
+  wire round_away = round_frac & (onrm_sticky | round_mag_t[0]);
+  wire [32:0] round_mag = {(&onrm_sig[23:1] & round_away)
+                           ? ({{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET_P1)
+                           : ({{3{onrm_exp[6]}}, onrm_exp} + ROUND_FIELD_OFFSET),
+                           onrm_sig[23:1] + {22'h0, round_away}};  // rounded magnitude code (carry may bump the exponent)
   wire [31:0] round_code = o_is_nan_q1 ? BINARY32_NAN :
                            o_is_inf_q1 ? {o_sign_q1, BINARY32_MAX_MAG} :
                            o_is_zero_q1 ? {o_sign_q1, 31'h0} :
                            {o_sign_q1, round_mag[30:0]};
-  assign r_o = ovf_q1 ? 32'h7fc00000 : round_code;
+  assign r_o = round_code;
   assign flags_o = ovf_q1 ? 4'd12 : {o_invalid_q1, 2'd0, ~round_special_q1 & round_inexact};
 
   // Valid handshake
@@ -307,7 +378,8 @@ module fp8_mac_e4m3_rne_satfinite_accx16_s2_round (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, onrm_t5_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
+  wire unused_ok = &{1'b0, onrm_z32[0], onrm_n1[26:0], onrm_sig[24], round_mag_t[32:1],
+                    round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
