@@ -80,15 +80,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
-                                        + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
-                                        + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
-  wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
-  wire [8:0] l0_sprod = ({1'b0, l0_prod_live} ^ {9{l0_sign}}) + {8'd0, l0_sign};  // +-product, two's complement
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
-  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod, 1'b0} : {l0_sprod[8], l0_sprod};
+  wire [4:0] l0_sprod_xs = {1'b0, x0_fsig} ^ {5{l0_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l0_sprod_top = ({1'b0, x0_fsig & {4{y0_fsig[3]}}} ^ {5{l0_sign}})
+                                       + {4'd0, l0_sign};
+  wire [4:0] l0_sprod_r0 = l0_sprod_xs & {5{y0_fsig[0]}};
+  wire [4:0] l0_sprod_r1 = l0_sprod_xs & {5{y0_fsig[1]}};
+  wire [4:0] l0_sprod_r2 = l0_sprod_xs & {5{y0_fsig[2]}};
+  (* keep *) wire [8:0] l0_sprod_pp0_0 = {{4{l0_sprod_r0[4]}}, l0_sprod_r0}
+                                         + {{3{l0_sprod_r1[4]}}, l0_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l0_sprod_pp0_1 = {{2{l0_sprod_r2[4]}}, l0_sprod_r2, 2'd0}
+                                         + {l0_sprod_top[4],
+                                            l0_sprod_top,
+                                            y0_fsig[2:0] & {3{l0_sign}}};
+  (* keep *) wire [8:0] l0_sprod_pp1_0 = l0_sprod_pp0_0 + l0_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l0_sprod_live = l0_sprod_pp1_0 & {9{l0_live}};
+  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod_live, 1'b0} : {l0_sprod_live[8], l0_sprod_live};
   wire [11:0] l0_place_1 = l0_amt[1] ? {l0_place_0, 2'd0} : {{2{l0_place_0[9]}}, l0_place_0};
   wire [15:0] l0_place_2 = l0_amt[2] ? {l0_place_1, 4'd0} : {{4{l0_place_1[11]}}, l0_place_1};
   wire [23:0] l0_place_3 = l0_amt[3] ? {l0_place_2, 8'd0} : {{8{l0_place_2[15]}}, l0_place_2};
@@ -118,15 +125,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
   wire l1_sign = x1_sign ^ y1_sign;
   wire l1_live = ~(l1_nan | l1_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
-                                        + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
-                                        + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
-  wire [7:0] l1_prod_live = l1_prod_pp1_0 & {8{l1_live}};
-  wire [8:0] l1_sprod = ({1'b0, l1_prod_live} ^ {9{l1_sign}}) + {8'd0, l1_sign};  // +-product, two's complement
   wire [4:0] l1_amt = {1'b0, x1_shift} + {1'b0, y1_shift};
-  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod, 1'b0} : {l1_sprod[8], l1_sprod};
+  wire [4:0] l1_sprod_xs = {1'b0, x1_fsig} ^ {5{l1_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l1_sprod_top = ({1'b0, x1_fsig & {4{y1_fsig[3]}}} ^ {5{l1_sign}})
+                                       + {4'd0, l1_sign};
+  wire [4:0] l1_sprod_r0 = l1_sprod_xs & {5{y1_fsig[0]}};
+  wire [4:0] l1_sprod_r1 = l1_sprod_xs & {5{y1_fsig[1]}};
+  wire [4:0] l1_sprod_r2 = l1_sprod_xs & {5{y1_fsig[2]}};
+  (* keep *) wire [8:0] l1_sprod_pp0_0 = {{4{l1_sprod_r0[4]}}, l1_sprod_r0}
+                                         + {{3{l1_sprod_r1[4]}}, l1_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l1_sprod_pp0_1 = {{2{l1_sprod_r2[4]}}, l1_sprod_r2, 2'd0}
+                                         + {l1_sprod_top[4],
+                                            l1_sprod_top,
+                                            y1_fsig[2:0] & {3{l1_sign}}};
+  (* keep *) wire [8:0] l1_sprod_pp1_0 = l1_sprod_pp0_0 + l1_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l1_sprod_live = l1_sprod_pp1_0 & {9{l1_live}};
+  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod_live, 1'b0} : {l1_sprod_live[8], l1_sprod_live};
   wire [11:0] l1_place_1 = l1_amt[1] ? {l1_place_0, 2'd0} : {{2{l1_place_0[9]}}, l1_place_0};
   wire [15:0] l1_place_2 = l1_amt[2] ? {l1_place_1, 4'd0} : {{4{l1_place_1[11]}}, l1_place_1};
   wire [23:0] l1_place_3 = l1_amt[3] ? {l1_place_2, 8'd0} : {{8{l1_place_2[15]}}, l1_place_2};
@@ -156,15 +170,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
   wire l2_sign = x2_sign ^ y2_sign;
   wire l2_live = ~(l2_nan | l2_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
-                                        + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
-                                        + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
-  wire [7:0] l2_prod_live = l2_prod_pp1_0 & {8{l2_live}};
-  wire [8:0] l2_sprod = ({1'b0, l2_prod_live} ^ {9{l2_sign}}) + {8'd0, l2_sign};  // +-product, two's complement
   wire [4:0] l2_amt = {1'b0, x2_shift} + {1'b0, y2_shift};
-  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod, 1'b0} : {l2_sprod[8], l2_sprod};
+  wire [4:0] l2_sprod_xs = {1'b0, x2_fsig} ^ {5{l2_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l2_sprod_top = ({1'b0, x2_fsig & {4{y2_fsig[3]}}} ^ {5{l2_sign}})
+                                       + {4'd0, l2_sign};
+  wire [4:0] l2_sprod_r0 = l2_sprod_xs & {5{y2_fsig[0]}};
+  wire [4:0] l2_sprod_r1 = l2_sprod_xs & {5{y2_fsig[1]}};
+  wire [4:0] l2_sprod_r2 = l2_sprod_xs & {5{y2_fsig[2]}};
+  (* keep *) wire [8:0] l2_sprod_pp0_0 = {{4{l2_sprod_r0[4]}}, l2_sprod_r0}
+                                         + {{3{l2_sprod_r1[4]}}, l2_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l2_sprod_pp0_1 = {{2{l2_sprod_r2[4]}}, l2_sprod_r2, 2'd0}
+                                         + {l2_sprod_top[4],
+                                            l2_sprod_top,
+                                            y2_fsig[2:0] & {3{l2_sign}}};
+  (* keep *) wire [8:0] l2_sprod_pp1_0 = l2_sprod_pp0_0 + l2_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l2_sprod_live = l2_sprod_pp1_0 & {9{l2_live}};
+  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod_live, 1'b0} : {l2_sprod_live[8], l2_sprod_live};
   wire [11:0] l2_place_1 = l2_amt[1] ? {l2_place_0, 2'd0} : {{2{l2_place_0[9]}}, l2_place_0};
   wire [15:0] l2_place_2 = l2_amt[2] ? {l2_place_1, 4'd0} : {{4{l2_place_1[11]}}, l2_place_1};
   wire [23:0] l2_place_3 = l2_amt[3] ? {l2_place_2, 8'd0} : {{8{l2_place_2[15]}}, l2_place_2};
@@ -194,15 +215,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
   wire l3_sign = x3_sign ^ y3_sign;
   wire l3_live = ~(l3_nan | l3_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
-                                        + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
-                                        + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
-  wire [7:0] l3_prod_live = l3_prod_pp1_0 & {8{l3_live}};
-  wire [8:0] l3_sprod = ({1'b0, l3_prod_live} ^ {9{l3_sign}}) + {8'd0, l3_sign};  // +-product, two's complement
   wire [4:0] l3_amt = {1'b0, x3_shift} + {1'b0, y3_shift};
-  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod, 1'b0} : {l3_sprod[8], l3_sprod};
+  wire [4:0] l3_sprod_xs = {1'b0, x3_fsig} ^ {5{l3_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l3_sprod_top = ({1'b0, x3_fsig & {4{y3_fsig[3]}}} ^ {5{l3_sign}})
+                                       + {4'd0, l3_sign};
+  wire [4:0] l3_sprod_r0 = l3_sprod_xs & {5{y3_fsig[0]}};
+  wire [4:0] l3_sprod_r1 = l3_sprod_xs & {5{y3_fsig[1]}};
+  wire [4:0] l3_sprod_r2 = l3_sprod_xs & {5{y3_fsig[2]}};
+  (* keep *) wire [8:0] l3_sprod_pp0_0 = {{4{l3_sprod_r0[4]}}, l3_sprod_r0}
+                                         + {{3{l3_sprod_r1[4]}}, l3_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l3_sprod_pp0_1 = {{2{l3_sprod_r2[4]}}, l3_sprod_r2, 2'd0}
+                                         + {l3_sprod_top[4],
+                                            l3_sprod_top,
+                                            y3_fsig[2:0] & {3{l3_sign}}};
+  (* keep *) wire [8:0] l3_sprod_pp1_0 = l3_sprod_pp0_0 + l3_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l3_sprod_live = l3_sprod_pp1_0 & {9{l3_live}};
+  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod_live, 1'b0} : {l3_sprod_live[8], l3_sprod_live};
   wire [11:0] l3_place_1 = l3_amt[1] ? {l3_place_0, 2'd0} : {{2{l3_place_0[9]}}, l3_place_0};
   wire [15:0] l3_place_2 = l3_amt[2] ? {l3_place_1, 4'd0} : {{4{l3_place_1[11]}}, l3_place_1};
   wire [23:0] l3_place_3 = l3_amt[3] ? {l3_place_2, 8'd0} : {{8{l3_place_2[15]}}, l3_place_2};
@@ -372,9 +400,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [38:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[37:0], 1'b0} : snrm_n2;
   wire snrm_over = snrm_n1[38];  // |S| = 2^k with S < 0: shifted one place too far
   wire [37:0] snrm_sig = {snrm_n1[37] | snrm_over, snrm_n1[36:0]};
-  (* keep *) wire [9:0] snrm_exp_sum = (SUM_TOP_EXP_P1 + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};
   (* keep *) wire [9:0] s_scale_exp = {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};
-  wire [9:0] snrm_exp = snrm_exp_sum + s_scale_exp;  // exponent of the sum's MSB
+  (* keep *) wire [9:0] snrm_exp_base = SUM_TOP_EXP_P1 + s_scale_exp;
+  wire [9:0] snrm_exp = (snrm_exp_base + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
