@@ -151,6 +151,24 @@ pub fn add_round(
     // multiply from ez_c = ez - offset - c (the z side is shallow): the product's top bit
     // only selects.
     let parts = p.exp_parts.as_ref().filter(|e| e.sum.width <= dw);
+    // z's exponent from its field: ez = ezb - bz with ezb = the field, 1 for a subnormal (an
+    // OR into bit 0, no carry chain), when z is not normalized; bz is folded into the
+    // constant subtracted below. A normalized z (subnormals by leading-zero count) enters
+    // with ezb = ez, bz = 0.
+    let (ezb, bz) = if norm_z {
+        (uz.exp.sext(dw), 0)
+    } else {
+        let ef = z.slice(fz.mag_bits() - 1, mz).zext(dw);
+        let ef = if z_sub && !ftz {
+            ef.or(&uz.sub.zext(dw))
+        } else {
+            ef
+        };
+        (
+            b.wire_note("al_ez_field", ef, "z's exponent field, 1 for a subnormal"),
+            fz.bias as i64,
+        )
+    };
     // (ez - ep, ep - ez, suffix) per candidate
     let cands: Vec<(Expr, Expr, String)> = match parts {
         Some(ep) => {
@@ -163,7 +181,7 @@ pub fn add_round(
                 .map(|c| {
                     let ezc = b.wire_note(
                         &format!("al_ez_c{c}"),
-                        uz.exp.sext(dw).sub(&Expr::ci(ep.offset + c, dw)),
+                        ezb.sub(&Expr::ci(bz + ep.offset + c, dw)),
                         &format!("ez - ({} + {c})", ep.offset),
                     );
                     (
@@ -174,11 +192,18 @@ pub fn add_round(
                 })
                 .collect()
         }
-        None => vec![(
-            b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep"),
-            b.wire_note("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)), "ep - ez"),
-            String::new(),
-        )],
+        None => {
+            let ez = if bz == 0 {
+                ezb.clone()
+            } else {
+                b.wire_note("al_ez", ezb.sub(&Expr::ci(bz, dw)), "ez")
+            };
+            vec![(
+                b.wire_note("al_dz", ez.sub(&p.exp.sext(dw)), "ez - ep"),
+                b.wire_note("al_dp", p.exp.sext(dw).sub(&ez), "ep - ez"),
+                String::new(),
+            )]
+        }
     };
     let pick = |v: Vec<Expr>| match (parts, v.as_slice()) {
         (Some(ep), [e0, e1]) => Expr::mux(&ep.carry, e1, e0),
@@ -234,9 +259,16 @@ pub fn add_round(
         .map(|(dz, dp, sfx)| {
             let d = b.wire(&format!("al_d{sfx}"), Expr::mux(&dz.msb(), dp, dz));
             let amt = if clamp {
-                let fgc = Expr::ci(fg as i64, dw);
-                let big = Expr::mux(&dz.msb(), &fgc.slt(dp), &fgc.slt(dz));
-                Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
+                // d > F+G from d's bits (d >= 0): a bit above the amount's, or the amount's
+                // bits above F+G (LUT logic, no compare chain)
+                let big = if dw - 1 > sw {
+                    d.slice(dw - 2, sw).red_or()
+                } else {
+                    Expr::bit_c(false)
+                };
+                let big = big.or(&gt_const(&d.slice(sw.min(dw - 1) - 1, 0), fg as u128));
+                let d_lo = d.slice(sw.min(dw - 1) - 1, 0).zext(sw);
+                Expr::mux(&big, &Expr::c(fg as u128, sw), &d_lo)
             } else {
                 d.slice(sw.min(dw) - 1, 0).zext(sw)
             };
@@ -372,6 +404,26 @@ pub fn add_round(
     }
     let code = plus_zero_results(b, fr, ieee_zero, code);
     FmaOut { code, flags }
+}
+
+/// `x > c` for a constant `c` as a sum of products of `x`'s bits (LUT logic, no carry
+/// chain): some bit of `x` is 1 where `c`'s is 0, with the bits above it equal.
+fn gt_const(x: &Expr, c: u128) -> Expr {
+    let w = x.width;
+    if c >= mask(w) {
+        return Expr::bit_c(false);
+    }
+    let terms: Vec<Expr> = (0..w)
+        .filter(|&i| (c >> i) & 1 == 0)
+        .map(|i| {
+            if i + 1 < w {
+                x.bit(i).and(&x.slice(w - 1, i + 1).eq_c(c >> (i + 1)))
+            } else {
+                x.bit(i)
+            }
+        })
+        .collect();
+    any(&terms)
 }
 
 /// Without `ieee_zero` (P3109 / FNUZ operands) a zero result of a format with −0 becomes +0
