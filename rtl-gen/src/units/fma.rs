@@ -102,15 +102,16 @@ pub fn add_round(
     let norm_z = !ftz && z_sub && plo0 <= zmin;
     let mut uz = unpack(b, fz, z, norm_z, "z");
     if !ftz && z_sub && !norm_z {
-        uz.exp = b.wire_note(
-            "z_exp_sub",
-            uz.exp.add(&uz.sub.zext(uz.exp.width)),
-            &format!("subnormal: exponent {zmin} (MSB of 0.T)"),
-        );
+        // 0.T * 2^emin = T.0 * 2^(emin - 1), and emin - 1 = -bias: the exponent stays the
+        // field minus the bias (no adder), only the significand moves.
         uz.sig = b.wire_note(
             "z_sig_sub",
-            concat(&[uz.sub.not(), uz.sig.slice(mz - 1, 0)]),
-            "subnormal: 0.T, not normalized",
+            Expr::mux(
+                &uz.sub,
+                &concat(&[uz.sig.slice(mz - 1, 0), Expr::c(0, 1)]),
+                &uz.sig,
+            ),
+            &format!("subnormal: T.0 at exponent {} (not normalized)", zmin - 1),
         );
     }
     let z_zero = if ftz {
@@ -151,21 +152,15 @@ pub fn add_round(
     // multiply from ez_c = ez - offset - c (the z side is shallow): the product's top bit
     // only selects.
     let parts = p.exp_parts.as_ref().filter(|e| e.sum.width <= dw);
-    // z's exponent from its field: ez = ezb - bz with ezb = the field, 1 for a subnormal (an
-    // OR into bit 0, no carry chain), when z is not normalized; bz is folded into the
-    // constant subtracted below. A normalized z (subnormals by leading-zero count) enters
-    // with ezb = ez, bz = 0.
+    // z's exponent from its field: ez = ezb - bz with ezb = the field (a subnormal T.0 too:
+    // field 0), when z is not normalized; bz is folded into the constant subtracted below.
+    // A normalized z (subnormals by leading-zero count) enters with ezb = ez, bz = 0.
     let (ezb, bz) = if norm_z {
         (uz.exp.sext(dw), 0)
     } else {
         let ef = z.slice(fz.mag_bits() - 1, mz).zext(dw);
-        let ef = if z_sub && !ftz {
-            ef.or(&uz.sub.zext(dw))
-        } else {
-            ef
-        };
         (
-            b.wire_note("al_ez_field", ef, "z's exponent field, 1 for a subnormal"),
+            b.wire_note("al_ez_field", ef, "z's exponent field"),
             fz.bias as i64,
         )
     };
@@ -296,48 +291,107 @@ pub fn add_round(
         "ones at the amt low bits",
     );
     let sticky = b.wire("al_sticky", lg.and(&below).red_or());
-    // ---- add / subtract ----
+    // ---- add / subtract: far and near paths ----
+    // H's MSB is set whenever both operands are nonzero (a product is normalized; a z that
+    // could be H is normalized, see norm_z), so only a subtraction with eH - eL <= 1 can
+    // cancel more than one leading bit. The far path (every addition, subtractions with
+    // eH - eL >= 2) aligns through the shifter and normalizes by at most two places; the
+    // near path (subtractions with eH - eL <= 1, and a zero operand: then the sum is H,
+    // which may be a subnormal z) aligns by at most one place (no bit is lost below the
+    // guard bits: no sticky) and normalizes by a leading-zero count.
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
+    let near = b.wire_note(
+        "add_near",
+        l_live.not().or(&sub.and(&amt.slice(sw - 1, 1).eq_c(0))),
+        "near path: a subtraction with eH - eL <= 1, or a zero operand",
+    );
     let hx = concat(&[Expr::c(0, 2), h_sig.clone(), Expr::c(0, g)]);
+    // far: H + L, or H - L - sticky
     let lx = concat(&[Expr::c(0, 2), al.clone()]);
     let lx = lx.xor(&Expr::repl(ws + 1, &sub));
     let cin = sub.and(&sticky.not());
     let s = b.wire_note(
-        "add_sum",
+        "far_sum",
         hx.add(&lx).add(&cin.zext(ws + 1)),
         "H + L, or H - L - sticky (two's complement)",
     );
-    // The sum is negative only for a subtraction with eH = eL (amt = 0: nothing shifted,
-    // sticky = 0) and L > H: decided from the unshifted operands beside the shifter and the
-    // adder (H's MSB is set whenever L is nonzero, so for amt > 0 the sum is not negative),
-    // and then -(H - L) = L - H, also from the unshifted L.
+    b.comment(&[
+        "Far path: the sum's MSB is one of its top three bits (addition: carry or H's MSB;",
+        "subtraction with eH - eL >= 2: H's MSB or the bit below)",
+    ]);
+    let (s1, s2) = (s.bit(ws - 1), s.bit(ws - 2));
+    let far_lz = b.wire(
+        "far_lz",
+        Expr::mux(
+            &s1,
+            &Expr::c(0, 2),
+            &Expr::mux(&s2, &Expr::c(1, 2), &Expr::c(2, 2)),
+        ),
+    );
+    let far_norm = Expr::mux(
+        &s1,
+        &s.slice(ws - 1, 0),
+        &Expr::mux(
+            &s2,
+            &concat(&[s.slice(ws - 2, 0), Expr::c(0, 1)]),
+            &concat(&[s.slice(ws - 3, 0), Expr::c(0, 2)]),
+        ),
+    );
+    let far_norm = b.wire("far_norm", far_norm);
+    // near: H - (L >> amt) with amt <= 1, from the unshifted L
+    let lg1 = Expr::mux(
+        &amt.bit(0),
+        &concat(&[Expr::c(0, 3), l_sig.clone(), Expr::c(0, g - 1)]),
+        &concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]),
+    );
+    let lg1 = b.wire_note("near_l", lg1, "L >> (amt & 1)");
+    let near_d = b.wire_note("near_diff", hx.sub(&lg1), "H - (L >> amt)");
+    // The difference is negative only for eH = eL (amt = 0) and L > H: decided from the
+    // unshifted operands beside the subtractor, and then -(H - L) = L - H.
     let neg = b.wire_note(
-        "add_neg_sel",
+        "near_neg_sel",
         sub.and(&amt.eq_c(0)).and(&l_sig.gt(&h_sig)),
         "H - L < 0",
     );
     let lp = concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]);
-    let neg_s = lp.sub(&hx);
-    let neg_s = b.wire("add_neg", neg_s);
+    let neg_s = b.wire("near_neg", lp.sub(&hx));
     let mag = b.wire(
-        "add_mag",
-        Expr::mux(&neg, &neg_s.slice(ws - 1, 0), &s.slice(ws - 1, 0)),
+        "near_mag",
+        Expr::mux(&neg, &neg_s.slice(ws - 1, 0), &near_d.slice(ws - 1, 0)),
     );
     let r_sign = b.wire("add_sign", s_h.xor(&neg));
-    let mag_zero = b.wire("add_zero", mag.eq_c(0));
+    // a far sum is never zero (H is nonzero and at least 2^(eH - 1) remains)
+    let mag_zero = b.wire("add_zero", near.and(&mag.eq_c(0)));
     // ---- normalize ----
     b.comment_owned(vec![format!(
-        "Normalize: leading-zero count of the {ws}-bit sum"
+        "Near path: leading-zero count of the {ws}-bit difference"
     )]);
-    let (lz, norm) = lzc_normalize_tree(b, &mag, "nrm");
-    let lz = b.wire("nrm_lzc", lz);
-    let norm = b.wire("nrm_sig", norm);
+    let (nlz, nnorm) = lzc_normalize_tree(b, &mag, "nrm");
+    let nlz = b.wire("near_lzc", nlz);
+    let norm = b.wire("nrm_sig", Expr::mux(&near, &nnorm, &far_norm));
     let e_lo = plo.min(zlo) + 1 - (ws as i64 - 1);
     let e_hi = phi.max(zhi) + 1;
-    let rw = sbits(e_lo, e_hi).max(ew).max(lz.width + 1);
-    let r_exp = e_h.sext(rw).add(&Expr::c(1, rw)).sub(&lz.zext(rw));
-    let r_exp = b.wire_note("nrm_exp", r_exp, "exponent of the sum's MSB");
+    let rw = sbits(e_lo, e_hi).max(ew).max(nlz.width.max(2) + 1);
+    // eH + 1 - lz: the far path's three candidates beside its adder, the near path's after
+    // its count
+    let eh = e_h.sext(rw);
+    let far_exp = Expr::mux(
+        &far_lz.bit(1),
+        &eh.sub(&Expr::c(1, rw)),
+        &Expr::mux(&far_lz.bit(0), &eh, &eh.add(&Expr::c(1, rw))),
+    );
+    let far_exp = b.wire_note("far_exp", far_exp, "eH + 1 - far_lz");
+    let near_exp = b.wire_note(
+        "near_exp",
+        eh.add(&Expr::c(1, rw)).sub(&nlz.zext(rw)),
+        "eH + 1 - near_lzc",
+    );
+    let r_exp = b.wire_note(
+        "nrm_exp",
+        Expr::mux(&near, &near_exp, &far_exp),
+        "exponent of the sum's MSB",
+    );
     // ---- zero sign (IEEE 754 §6.3, golden::add_exact) ----
     let rtn = modes.rm[3].clone();
     let zero_sign = Expr::mux(&both_zero.and(&p.sign.xnor_(&uz.sign)), &p.sign, &rtn);
@@ -353,14 +407,14 @@ pub fn add_round(
     // and this one case passes z through.
     let tiny_free = fr == fz && z_sub && plo0 > zmin && plo0 - wp as i64 - pz as i64 >= zmin;
     let z_pass = (tiny_free && !ftz).then(|| b.wire("f_z_pass", p.zero.and(&uz.sub)));
-    // z = {sign, exponent 0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
+    // z = {sign, exponent 0, T} with T = the top bits of H = T.0 in the (unnormalized) sum.
     let z_code = if tiny_free {
         let mut parts = vec![];
         if fz.signed {
             parts.push(sign.clone());
         }
         parts.push(Expr::c(0, fz.exp_bits()));
-        parts.push(mag.slice(g + f - 2, g + f - pz));
+        parts.push(mag.slice(g + f - 1, g + f - pz + 1));
         concat(&parts)
     } else {
         Expr::c(0, fr.k)
