@@ -276,21 +276,31 @@ pub fn add_round(
         .collect();
     let amt = pick(amts);
     let amt = b.wire_note("al_amt", amt, "alignment shift, clamped to F+G");
-    // The sticky bit is the OR of the bits shifted out: those of {L, G'b0} under a mask of
-    // the `amt` low bits, formed beside the shifter (not from its output), so the shifter is
-    // F+G bits wide and the sticky bit reaches the adder's carry-in with the shifted L.
+    // The sticky bit is the OR of the bits shifted out: {L, G'b0} has a nonzero bit among
+    // its amt low ones when its trailing-zero count is below amt. The count of each
+    // candidate L (the product's, z's) comes from the operand beside the exponent
+    // difference, so the sticky bit is one compare after amt, beside the shifter.
     b.comment_owned(vec![
         format!("Alignment: {{L, {g}'b0}} >> amt in {fg} bits;"),
-        format!("sticky = OR of {{L, {g}'b0}} under the mask of the amt low bits (the bits shifted out)"),
+        format!("sticky = (trailing zeros of {{L, {g}'b0}}) < amt (a bit shifted out is 1)"),
     ]);
     let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
     let al = b.wire("al_shifted", lg.shr(&amt));
-    let below = b.wire_note(
-        "al_out_mask",
-        Expr::c(mask(fg), fg).shl(&amt).not(),
-        "ones at the amt low bits",
-    );
-    let sticky = b.wire("al_sticky", lg.and(&below).red_or());
+    let mut tz_of = |sig: &Expr, name: &str| {
+        let w = sig.width;
+        let rev = concat(&(0..w).map(|i| sig.bit(i)).collect::<Vec<_>>());
+        let (cnt, _) = lzc_normalize_tree(b, &rev, &format!("{name}_tz"));
+        let pad = (f - w + g) as u128;
+        b.wire_note(
+            &format!("{name}_tzc"),
+            cnt.zext(sw).add(&Expr::c(pad, sw)),
+            &format!("trailing zeros of {{{name}, {pad}'b0}} (nonzero {name})"),
+        )
+    };
+    let tz_p = tz_of(&p.sig, "p_sig");
+    let tz_z = tz_of(&uz.sig, "z_sig");
+    let tz_l = Expr::mux(&z_big, &tz_p, &tz_z);
+    let sticky = b.wire("al_sticky", l_live.and(&amt.gt(&tz_l)));
     // ---- add / subtract: far and near paths ----
     // H's MSB is set whenever both operands are nonzero (a product is normalized; a z that
     // could be H is normalized, see norm_z), so only a subtraction with eH - eL <= 1 can
