@@ -357,11 +357,12 @@ pub fn add_round(
     );
     let lg1 = b.wire_note("near_l", lg1, "L >> (amt & 1)");
     let near_d = b.wire_note("near_diff", hx.sub(&lg1), "H - (L >> amt)");
-    // The difference is negative only for eH = eL (amt = 0) and L > H: decided from the
-    // unshifted operands beside the subtractor, and then -(H - L) = L - H.
+    // The difference is negative only for a subtraction with eH = eL (amt = 0) and L > H
+    // (its sign bit; for amt = 1, L >> 1 < H), and then -(H - L) = L - H, from the
+    // unshifted L beside the subtractor.
     let neg = b.wire_note(
         "near_neg_sel",
-        sub.and(&amt.eq_c(0)).and(&l_sig.gt(&h_sig)),
+        sub.and(&amt.eq_c(0)).and(&near_d.msb()),
         "H - L < 0",
     );
     let lp = concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]);
