@@ -8,22 +8,28 @@
 //! saturation); outputs `r_o` (fr bits), `flags_o`. Stochastic rounding is not offered (the
 //! golden FMA has no random input).
 //!
-//! Datapath ([`fma_datapath`], shared with `mac`):
+//! Datapath ([`fma_datapath`], shared with `mac`; [`add_round`] also serves `dot`):
 //! ```text
 //!   x, y ─ unpack ─ Px×Py multiply ─ 1-bit normalize ─┐ product P (Wp bits, exp ep)
-//!   z ─ unpack fz (subnormals normalized exactly) ────┤ addend  Z (Pz bits, exp ez)
+//!   z ─ unpack fz (subnormals normalized when P can be smaller, else T.0 at −bias) ─┤ Z (Pz bits, exp ez)
+//!   beside the multiply: ez − ep and ep − ez from z's exponent field, the clamped shift
 //!   swap: H = operand with the larger exponent (a zero operand never is H), L = the other
 //!   both left-aligned in F = max(Wp, Pz, Pr) bits, G = 3 guard bits below
-//!   align: {L, G'b0} >> min(eH − eL, F+G), bits shifted out → sticky
-//!   add/sub: {H, G'b0} ± aligned (subtraction with sticky borrows one unit: the exact value
-//!            then lies strictly between the result and the result + 1, as in
-//!            golden::add_exact), negate if negative (only when eH = eL)
-//!   leading-zero count + normalize (F + G + 1 bits) → THE ONE rounder into fr
+//!   far path (additions; subtractions with eH − eL ≥ 2):
+//!     align: {L, G'b0} >> min(eH − eL, F+G); sticky = trailing zeros of {L, G'b0} < shift
+//!     H + L, or H − L − sticky (the exact value then lies strictly between the result and
+//!     the result + 1, as in golden::add_exact); normalize by 0, 1 or 2 places
+//!   near path (subtractions with eH − eL ≤ 1; a zero operand):
+//!     H − (L >> 0 or 1) (no bit lost below the guard bits), or L − H when negative
+//!     (eH = eL only); leading-zero count + normalize (F + G + 1 bits)
+//!   → THE ONE rounder into fr
 //!   then: ftz output flush, +0 for P3109 / FNUZ operand formats (golden::fma_ieee_zero)
 //! ```
 //! Exactness: a sticky bit can only appear when eH − eL > G, and then at most one leading bit
 //! cancels, so at least F + G − 1 ≥ Pr + 2 significand bits lie above the sticky bit —
-//! the rounder's contract for a single correct rounding in every deterministic mode.
+//! the rounder's contract for a single correct rounding in every deterministic mode. H's
+//! MSB is set whenever both operands are nonzero, so a far-path sum keeps its MSB within its
+//! top three bits.
 
 use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format, z_format};
 use super::mul::{product_scaled, Product};
@@ -785,7 +791,7 @@ pub(crate) fn header_lines(req: &GenRequest) -> Vec<String> {
         }
     ));
     h.push(
-        "Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round"
+        "Datapath:    exact product -> swap -> far: align (sticky), add, normalize <= 2 | near: sub, lzc normalize -> round"
             .to_string(),
     );
     h
