@@ -397,7 +397,7 @@ endmodule
 // Rounding:    rne (fixed at generation)
 // Saturation:  satfinite (fixed at generation)
 // Options:     tininess after rounding; subnormal z and results exact; zero results: IEEE 754 sign rules
-// Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round
+// Datapath:    exact product -> swap -> far: align (sticky), add, normalize <= 2 | near: sub, lzc normalize -> round
 // Protocol:    valid_i issues a step: acc <- (clear_i ? 0 : acc) + x*y, every cycle (initiation interval 1)
 //              acc_o/flags_o = the sum so far rounded once (modes of the last step); valid_o pulses when a step lands
 //              guard overflow: acc_o = NaN, flags_o = invalid | overflow until the next clear
