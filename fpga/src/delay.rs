@@ -18,7 +18,7 @@
 //! 2.5 of the prediction (short datapaths run faster than predicted, the FMA's long one
 //! slower once pipelined). The linear model would promise ever higher clocks as stages
 //! shrink to one level; no prediction exceeds the fastest core measured on the architecture
-//! (ECP5 287.9 MHz, iCE40 UP5K 105.6 MHz) nor the fastest measured row of the unit itself
+//! (ECP5 279.6 MHz, iCE40 UP5K 105.6 MHz) nor the fastest measured row of the unit itself
 //! ([`BEST_MEASURED`]), and a clock beyond either is refused. `gen --fmax F` picks the fewest stages whose predicted period
 //! fits `1000 / F` ns; `synth --fmax F` starts there and confirms by place and route: more
 //! stages while the clock is missed, fewer while it is still met.
