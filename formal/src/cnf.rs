@@ -193,7 +193,7 @@ impl Aig {
     ///
     /// With `subst`, proven equalities are merged as well: `subst[v]`, when it is a literal of
     /// an earlier variable (not `2v`), is one that gate `v` equals on every input
-    /// ([`crate::sweep`]); the gate is dropped and its fan-out reads that literal.
+    /// (e.g. by SAT sweeping); the gate is dropped and its fan-out reads that literal.
     pub fn strash_with(&self, subst: Option<&[u32]>) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
         // rep[v]: the literal variable v became (identity for inputs and the constant).
         let mut rep: Vec<u32> = (0..=self.max_var).map(|v| 2 * v).collect();

@@ -475,7 +475,7 @@ pub(crate) fn product_lane(
     }
 }
 
-/// A two's-complement sum normalized for the rounder ([`normalize_signed`]).
+/// A two's-complement sum normalized for the rounder (`normalize_signed`).
 pub(crate) struct SignedNorm {
     /// Leading-zero count of the ones' complement `s ^ sign` below the sign bit.
     pub lz: Expr,
@@ -578,7 +578,7 @@ pub(crate) fn normalize_signed(
 /// The exact sum `Σ (x_i·Sx)·(y_i·Sy)` as a normalized product-like operand (the form of
 /// [`Product`]: MSB of `sig` set for finite nonzero values) and a sticky bit. `keep`:
 /// `None` for the whole significand (exact, sticky 0: the addend path); `Some(k)` for its top
-/// `k` bits only, the bits below OR-ed into the sticky ([`normalize_signed`]; the rounder
+/// `k` bits only, the bits below OR-ed into the sticky (`normalize_signed`; the rounder
 /// needs P + 1). `other_nan` is a NaN among the other operands (the addend): a NaN operand
 /// anywhere makes `+∞ + −∞` quiet (golden::DotUnit: only `0·∞` is invalid next to a NaN).
 #[allow(clippy::too_many_arguments)]
