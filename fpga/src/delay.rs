@@ -116,7 +116,7 @@ pub const BEST_MEASURED: &[(&str, &str, f64)] = &[
     ("decode", "ice40-up5k", 105.61),
     ("dot32", "ecp5-25k", 48.33),
     ("dot32-e8m0", "ecp5-25k", 42.58),
-    ("dot4", "ecp5-25k", 68.01),
+    ("dot4", "ecp5-25k", 87.98),
     ("dot4", "ice40-up5k", 18.74),
     ("dot4-e8m0", "ecp5-25k", 65.48),
     ("dot4-e8m0", "ice40-up5k", 18.7),
@@ -140,7 +140,7 @@ pub const BEST_MEASURED: &[(&str, &str, f64)] = &[
     ("mul-ftz-noflags", "ice40-up5k", 67.97),
     ("project", "ecp5-25k", 245.04),
     ("project", "ice40-up5k", 92.2),
-    ("quantize32", "ecp5-25k", 33.66),
+    ("quantize32", "ecp5-25k", 31.6),
 ];
 
 /// The fastest measured Fmax of QoR unit `unit` on `target` ([`BEST_MEASURED`]), if any row
