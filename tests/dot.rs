@@ -119,8 +119,8 @@ fn a_mutated_dot_core_is_rejected_with_a_counterexample() {
         }
         out.join("\n")
     };
-    // The lane negates its product before placing it on the window grid.
-    let sign_line = statement("l2_sprod =");
+    // The lane's multiplier rows take the product's sign (x ^ sign) before the placement.
+    let sign_line = statement("l2_sprod_xs =");
     let exp_line = statement("snrm_exp =");
     assert!(exp_line.contains("SUM_TOP_EXP"), "{exp_line}");
     // The window exponent's constant is a named localparam: its declaration, value plus one.

@@ -79,7 +79,7 @@ fn decode_is_exact_for_every_preset_and_every_p3109_format_up_to_k10() {
     let mut total = 0;
     for chunk in formats.chunks(52) {
         let (text, spec, _) = bundle(chunk);
-        let lib = ModelLibrary::build(&tc, &text, &spec, &BuildOptions::default().with_lanes(4))
+        let lib = ModelLibrary::build(&tc, &text, &spec, &BuildOptions::default().with_lanes(1))
             .expect("build bundle");
         let space = Exhaustive::new(&[10]).unwrap();
         let golden = |inp: &[u64], out: &mut [u64]| {

@@ -187,16 +187,28 @@ impl Aig {
     /// The graph after structural hashing: AND gates of the same two inputs (in either order)
     /// are one gate, `a ∧ a` is `a`, `a ∧ ¬a` and `a ∧ 0` are 0, `a ∧ 1` is `a`; each gate
     /// keeps its variable number, inputs are unchanged. Returns the gates left and the literal
-    /// each old literal became ([`Aig::hashed_lit`]). yosys's `aigmap` writes the two cores of
+    /// each old literal became (`Aig::hashed_lit`). yosys's `aigmap` writes the two cores of
     /// a miter gate by gate, so their common parts (operand decoding, the significand product)
     /// come out twice: on the E4M3 FMA miter 34816 gates become 24793.
-    fn strash(&self) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
+    ///
+    /// With `subst`, proven equalities are merged as well: `subst[v]`, when it is a literal of
+    /// an earlier variable (not `2v`), is one that gate `v` equals on every input
+    /// (e.g. by SAT sweeping); the gate is dropped and its fan-out reads that literal.
+    pub fn strash_with(&self, subst: Option<&[u32]>) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
         // rep[v]: the literal variable v became (identity for inputs and the constant).
         let mut rep: Vec<u32> = (0..=self.max_var).map(|v| 2 * v).collect();
         let mut table: std::collections::HashMap<(u32, u32), u32> =
             std::collections::HashMap::with_capacity(self.ands.len());
         let mut ands = Vec::with_capacity(self.ands.len());
         for &(lhs, r0, r1) in &self.ands {
+            let v = (lhs >> 1) as usize;
+            if let Some(&to) = subst
+                .and_then(|s| s.get(v))
+                .filter(|&&to| ((to >> 1) as usize) < v)
+            {
+                rep[v] = rep[(to >> 1) as usize] ^ (to & 1);
+                continue;
+            }
             let at = |l: u32| rep[(l >> 1) as usize] ^ (l & 1);
             let (x, y) = (at(r0).min(at(r1)), at(r0).max(at(r1)));
             let r = if x == 0 || x == y ^ 1 {
@@ -216,18 +228,24 @@ impl Aig {
         (ands, rep)
     }
 
-    /// The literal `l` of the graph in its structurally hashed form ([`Aig::strash`]).
+    /// The literal `l` of the graph in its structurally hashed form ([`Aig::strash_with`]).
     fn hashed_lit(rep: &[u32], l: u32) -> u32 {
         rep.get((l >> 1) as usize).map_or(l, |r| r ^ (l & 1))
     }
 
     /// The graph's clauses (the constant, three per AND gate of the structurally hashed graph
-    /// (`Aig::strash`) in the fan-in of `must_hold`, one per `must_hold` literal) without
+    /// (`Aig::strash_with`) in the fan-in of `must_hold`, one per `must_hold` literal) without
     /// the header: written once and shared by every cube ([`Aig::with_units`]). Input
     /// variables are the graph's, so cubes and models read the same bits.
     pub fn clauses(&self, must_hold: &[u32]) -> Clauses {
+        self.clauses_with(must_hold, None)
+    }
+
+    /// [`Aig::clauses`] of the graph with the proven equalities `subst` merged
+    /// ([`Aig::strash_with`]).
+    pub fn clauses_with(&self, must_hold: &[u32], subst: Option<&[u32]>) -> Clauses {
         use std::fmt::Write as _;
-        let (ands, rep) = self.strash();
+        let (ands, rep) = self.strash_with(subst);
         let must: Vec<u32> = must_hold
             .iter()
             .map(|&l| Self::hashed_lit(&rep, l))
@@ -394,20 +412,21 @@ pub fn cadical_version(exe: &Path) -> String {
         .map_or_else(|| "CaDiCaL".to_string(), |v| format!("CaDiCaL {v}"))
 }
 
-enum One {
+pub(crate) enum One {
     Unsat,
     Sat(Vec<bool>),
     Unknown(String),
 }
 
 /// Runs CaDiCaL on `cnf` with a wall-clock limit; the model is read from `out`.
-fn run_one(
+pub(crate) fn run_one(
     exe: &Path,
     dir: &Path,
     tag: &str,
     cnf: &str,
     limit_secs: u64,
     stop: &AtomicBool,
+    extra_args: &[&str],
 ) -> One {
     let cnf_path = dir.join(format!("{tag}.cnf"));
     let out_path = dir.join(format!("{tag}.out"));
@@ -420,6 +439,7 @@ fn run_one(
     };
     let mut cmd = Command::new(exe);
     cmd.args(["-q", "-t", &limit_secs.max(1).to_string()])
+        .args(extra_args)
         .arg(&cnf_path)
         .stdout(out)
         .stderr(Stdio::null());
@@ -506,7 +526,7 @@ pub fn solve_cubes(
                     One::Unknown("time limit".into())
                 } else {
                     let cnf = aig.with_units(base, &fixed[i]);
-                    run_one(exe, dir, &format!("cube{w}"), &cnf, left, stop)
+                    run_one(exe, dir, &format!("cube{w}"), &cnf, left, stop, &[])
                 };
                 if !matches!(r, One::Unsat) {
                     stop.store(true, Ordering::Relaxed);
@@ -659,7 +679,7 @@ mod tests {
         let aag = "aag 7 2 0 3 5\n2\n4\n10\n15\n8\n6 2 4\n8 4 2\n10 6 9\n12 2 5\n14 7 13\n";
         let map = "input 0 0 a\ninput 1 0 b\noutput 0 0 zero\noutput 1 0 a_again\noutput 2 0 ab\n";
         let g = Aig::parse(aag, map).unwrap();
-        let (ands, rep) = g.strash();
+        let (ands, rep) = g.strash_with(None);
         assert_eq!(ands, vec![(6, 2, 4), (12, 2, 5), (14, 7, 13)]);
         assert_eq!(Aig::hashed_lit(&rep, 8), 6);
         assert_eq!(Aig::hashed_lit(&rep, 10), 0);

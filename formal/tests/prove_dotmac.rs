@@ -114,7 +114,12 @@ fn dot_mutants_are_refuted_in_their_lemma() {
     }
     let r = dot(Format::E4M3, 2, false, Format::E4M3);
     let mut core = rtl::generate(&r).expect("generate");
-    core.verilog = replace(&core.verilog, "l1_sprod = (", "l1_sprod = 1'b1 + (");
+    // Lane 1's signed product off by one unit in the last place.
+    core.verilog = replace(
+        &core.verilog,
+        "l1_sprod_live = l1_sprod_pp1_0",
+        "l1_sprod_live = 9'd1 + l1_sprod_pp1_0",
+    );
     let reps = formal::compose::prove_dot(&r, &core, &opts("dot_lane_mutant")).expect("prove");
     assert_eq!(reps.len(), 1, "stops at lemma A1");
     assert_eq!(reps[0].verdict, Verdict::Refuted, "{:#?}", reps[0]);

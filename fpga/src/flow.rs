@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::build_dir::BuildDir;
-use crate::report::{self, CellCounts};
+use crate::delay::DelayModel;
+use crate::report::{self, CellCounts, CriticalPath, StageModel, StageTime};
 use crate::tools::{self, Tool};
 use crate::wrapper::{self, WrapperCost, WRAPPER_TOP};
 use crate::{Arch, Core, FpgaError, Target};
@@ -94,6 +95,23 @@ pub struct SynthReport {
     pub wrapper: WrapperCost,
     /// Device utilisation of the whole placed design (wrapper included): type → [used, available].
     pub pnr_utilization: std::collections::BTreeMap<String, (u64, u64)>,
+    /// The worst register-to-register path nextpnr measured on the routed design (of the
+    /// median seed's run when several seeds were placed): delay split into logic and
+    /// routing, logic levels, start and end register, pipeline stage. `None` when nextpnr
+    /// wrote no report with critical paths.
+    #[serde(default)]
+    pub critical_path: Option<CriticalPath>,
+    /// The measured delay of every pipeline stage of the same run: the latest arrival at
+    /// the registers that end it (nextpnr's `--detailed-timing-report`,
+    /// [`report::parse_stage_times`]); empty when nextpnr wrote no detailed timings.
+    #[serde(default)]
+    pub stage_times: Vec<StageTime>,
+    /// The pipeliner's estimate of every stage (levels, and ns by the target's `--fmax`
+    /// delay model) of each pipelined module of the core: a model, not a measurement; set
+    /// beside `critical_path` to say which stage the model expects to limit. Empty for a
+    /// combinational core or one without the generator's `Stage depths` header line.
+    #[serde(default)]
+    pub stage_model: Vec<StageModel>,
     /// Tool versions.
     pub tools: ToolVersions,
     /// Wall time of yosys and of nextpnr, seconds.
@@ -142,7 +160,8 @@ pub fn placed_file(arch: Arch) -> &'static str {
 /// build directory: device selection, the pin `constraints` file if any, `netlist.json` in,
 /// with `placed` the routed design out ([`placed_file`], for packing), `--freq` /
 /// `--seed`, `--timing-allow-fail` (Fmax is read from the report either way),
-/// `--report report.json` and `-l nextpnr.log`.
+/// `--report report.json --detailed-timing-report` (the worst arrival at every register,
+/// [`report::parse_stage_times`]) and `-l nextpnr.log`.
 pub fn nextpnr_args(
     target: Target,
     constraints: Option<&str>,
@@ -178,6 +197,7 @@ pub fn nextpnr_args(
             "--timing-allow-fail",
             "--report",
             "report.json",
+            "--detailed-timing-report",
             "-l",
             "nextpnr.log",
         ]
@@ -352,7 +372,16 @@ fn synth_in(
     } else {
         None
     };
+    let depths = report::stage_depths(&core.verilog, &core.top);
+    // The top module's stage count when it is a pipeline of its own (its outputs end its
+    // last stage), 0 for a combinational core; else its outputs come from instances or
+    // state registers.
+    let top_stages = match depths.iter().find(|(scope, _)| scope.is_empty()) {
+        Some((_, levels)) => Some(levels.len().saturating_sub(1) as u32),
+        None => (core.latency == 0).then_some(0),
+    };
     let mut by_seed = Vec::new();
+    let mut paths = Vec::new();
     let mut t_pnr = 0.0;
     let mut last = None;
     for seed in req.seed..req.seed.saturating_add(req.seeds) {
@@ -363,12 +392,39 @@ fn synth_in(
             FpgaError::Parse("nextpnr timed no clock; the wrapper clock `clk` is missing".into())
         })?;
         by_seed.push((seed, (f * 100.0).round() / 100.0));
+        let (path, times) = match read(dir, "report.json") {
+            Ok(text) => (
+                report::parse_critical_path(&text, top_stages)?,
+                report::parse_stage_times(&text, top_stages)?,
+            ),
+            Err(_) => (None, Vec::new()),
+        };
+        paths.push((path.map(|p| CriticalPath { seed, ..p }), times));
         last = Some(pnr);
     }
     let pnr = last.ok_or_else(|| FpgaError::BadRequest("no seed was run".into()))?;
     let mut sorted: Vec<f64> = by_seed.iter().map(|x| x.1).collect();
     sorted.sort_by(f64::total_cmp);
     let fmax = median(&sorted);
+    // The path of the median seed (of the slower middle one for an even count).
+    let mut order: Vec<usize> = (0..by_seed.len()).collect();
+    order.sort_by(|&a, &b| by_seed[a].1.total_cmp(&by_seed[b].1));
+    let (critical_path, stage_times) = order
+        .get(order.len().saturating_sub(1) / 2)
+        .map(|&i| paths[i].clone())
+        .unwrap_or_default();
+    let model = DelayModel::of(req.target);
+    let stage_model = depths
+        .into_iter()
+        .map(|(scope, levels)| StageModel {
+            scope,
+            ns: levels
+                .iter()
+                .map(|l| ((model.fixed_ns + model.ns_per_level * l) * 100.0).round() / 100.0)
+                .collect(),
+            levels,
+        })
+        .collect();
     let yosys_log = read(dir, "yosys.log").unwrap_or_default();
     Ok(SynthReport {
         core: core.top.clone(),
@@ -393,6 +449,9 @@ fn synth_in(
         latency: core.latency,
         wrapper: cost,
         pnr_utilization: pnr.utilization,
+        critical_path,
+        stage_times,
+        stage_model,
         tools: ToolVersions {
             yosys: report::yosys_version_from_log(&yosys_log),
             nextpnr: None,

@@ -113,6 +113,296 @@ fn nextpnr_report_and_log_agree_on_format() {
     assert!(parse_nextpnr_report("{\"utilization\": {}}").is_err());
 }
 
+/// Real `--report` JSON of nextpnr 0.11 (YoWASP), `fp8gen synth --keep` of E4M3 cores in
+/// the synthesis wrapper (seed 1; per segment the `sources` and `loc` fields and the unused
+/// resources are left out): project at 2 stages on ECP5-25k (LUT4 → PFUMX → L6MUX21) and
+/// on iCE40 UP5K, mul at 2 stages (a path through a carry chain), the exact mac at 4 stages
+/// (a 28-arc carry chain inside the instance `u_round`), the binary32 mac at 2 stages
+/// (from the accumulator state register into the instance `u_fma`).
+const REPORT_ECP5_PROJECT_S2: &str = include_str!("testdata/report_ecp5_project_s2.json");
+const REPORT_ICE40_PROJECT_S2: &str = include_str!("testdata/report_ice40_project_s2.json");
+const REPORT_ECP5_MUL_S2: &str = include_str!("testdata/report_ecp5_mul_s2_carry.json");
+const REPORT_ECP5_MAC_EXACT_S4: &str = include_str!("testdata/report_ecp5_mac_exact_s4.json");
+const REPORT_ECP5_MAC_S2: &str = include_str!("testdata/report_ecp5_mac_s2.json");
+
+#[test]
+fn critical_path_is_read_from_real_nextpnr_reports() {
+    use crate::report::parse_critical_path;
+    // (report, total ns, routing ns, levels, carry arcs, from, to, scope, stage)
+    type Case<'a> = (
+        &'a str,
+        f64,
+        f64,
+        u32,
+        u32,
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<u32>,
+    );
+    let cases: [Case; 5] = [
+        (
+            REPORT_ECP5_PROJECT_S2,
+            4.242,
+            2.582,
+            3,
+            0,
+            "in_r",
+            "dut.in_is_nan_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ICE40_PROJECT_S2,
+            12.952,
+            7.044,
+            4,
+            0,
+            "in_r",
+            "dut.round_st0_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MUL_S2,
+            6.288,
+            3.733,
+            5,
+            3,
+            "in_r",
+            "dut.p_raw_pp1_0_q1",
+            "",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MAC_EXACT_S4,
+            9.111,
+            5.160,
+            5,
+            28,
+            "dut.u_round.acc_i",
+            "dut.u_round.onrm_t5_c_q1",
+            "u_round",
+            Some(0),
+        ),
+        (
+            REPORT_ECP5_MAC_S2,
+            15.669,
+            10.188,
+            12,
+            10,
+            "dut.acc_o",
+            "dut.u_fma.al_amt_q1",
+            "u_fma",
+            Some(0),
+        ),
+    ];
+    for (json, total, routing, levels, carry, from, to, scope, stage) in cases {
+        let cp = parse_critical_path(json, Some(2))
+            .unwrap()
+            .expect("a clock-to-clock path");
+        let ctx = format!("{from} -> {to}: {cp:?}");
+        assert!((cp.total_ns - total).abs() < 1e-3, "{ctx}");
+        assert!((cp.routing_ns - routing).abs() < 1e-3, "{ctx}");
+        assert!(
+            (cp.logic_ns + cp.routing_ns - cp.total_ns).abs() < 1e-9,
+            "{ctx}"
+        );
+        // nextpnr's Fmax is the inverse of this path's delay
+        let fmax = parse_nextpnr_report(json).unwrap().fmax().unwrap();
+        assert!((1000.0 / fmax - cp.total_ns).abs() < 1e-3, "{ctx}");
+        assert_eq!((cp.levels, cp.carry_arcs), (levels, carry), "{ctx}");
+        assert_eq!((cp.from.as_str(), cp.to.as_str()), (from, to), "{ctx}");
+        assert_eq!((cp.scope.as_str(), cp.stage), (scope, stage), "{ctx}");
+    }
+    // A report without critical paths (older nextpnr, or trimmed) has none; bad JSON is an error.
+    assert_eq!(parse_critical_path(REPORT_ECP5, Some(0)).unwrap(), None);
+    assert_eq!(
+        parse_critical_path("{\"fmax\": {}}", Some(0)).unwrap(),
+        None
+    );
+    assert!(parse_critical_path("{", Some(0)).is_err());
+    let no_delay = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c",
+        "path": [{"type": "logic", "from": {"cell": "a", "port": "A"}, "to": {"cell": "a", "port": "F"}}]}]}"#;
+    // iCE40: a start cell named after the LUT packed with its flip-flop; the net the
+    // flip-flop drives names the register
+    let packed = r#"{"critical_paths": [{"from": "posedge c", "to": "posedge c", "path": [
+        {"type": "clk-to-q", "delay": 1.39, "from": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}, "to": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}},
+        {"type": "routing", "delay": 1.76, "net": "dut.x_exp_q2[3]", "from": {"cell": "dut.x_lzc_q1_SB_LUT4_I1_LC", "port": "O"}, "to": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}},
+        {"type": "setup", "delay": 1.23, "from": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}, "to": {"cell": "out_r_SB_DFF_Q_2_DFFLC", "port": "I0"}}]}]}"#;
+    let cp = parse_critical_path(packed, Some(2)).unwrap().unwrap();
+    assert_eq!(
+        (cp.from.as_str(), cp.to.as_str()),
+        ("dut.x_exp_q2", "out_r")
+    );
+    assert_eq!((cp.stage, cp.levels), (Some(2), 1), "{cp:?}");
+    let err = parse_critical_path(no_delay, Some(0)).unwrap_err();
+    assert!(err.to_string().contains("no delay"), "{err}");
+}
+
+#[test]
+fn stage_times_are_the_latest_arrivals_at_each_stages_registers() {
+    use crate::report::{parse_stage_times, StageTime};
+    let t = |scope: &str, stage: Option<u32>, ns: f64, to: &str| StageTime {
+        scope: scope.into(),
+        stage,
+        ns,
+        to: to.into(),
+    };
+    // project, 2 stages: the worst arrival of each stage; the first is the critical path
+    assert_eq!(
+        parse_stage_times(REPORT_ECP5_PROJECT_S2, Some(2)).unwrap(),
+        vec![
+            t("", Some(0), 4.242, "dut.in_is_nan_q1"),
+            t("", Some(1), 3.875, "dut.round_ovf_t1_q2"),
+            t("", Some(2), 3.718, "out_r"),
+        ]
+    );
+    // iCE40: arrivals before the end register's own LUT (its setup arc, not included);
+    // a LUT-named logic cell packing a register bit has no known stage
+    assert_eq!(
+        parse_stage_times(REPORT_ICE40_PROJECT_S2, Some(2)).unwrap(),
+        vec![
+            t("", Some(0), 12.75, "dut.round_den_b8_0_q1"),
+            t("", Some(1), 12.645, "dut.round_mag_b6_0_q2"),
+            t("", Some(2), 10.248, "out_r"),
+            t("?", None, 10.248, "dut.flags_o_SB_LUT4_O_2_LC"),
+        ]
+    );
+    // the exact mac: stages of its instances; the accumulator (u_round's input register)
+    // and the overflow flag are state registers; out_r ends u_round's last stage, which the
+    // top module does not number
+    assert_eq!(
+        parse_stage_times(REPORT_ECP5_MAC_EXACT_S4, None).unwrap(),
+        vec![
+            t("", None, 7.299, "dut.ovf_q"),
+            t("u_round", None, 5.588, "dut.u_round.acc_i"),
+            t("u_round", Some(0), 9.111, "dut.u_round.onrm_t5_c_q1"),
+            t("u_round", Some(1), 8.44, "dut.u_round.round_win_b23_1_q2"),
+            t("u_term", Some(0), 7.033, "dut.u_term.l0_prod_pp1_0_q1"),
+        ]
+    );
+    assert!(
+        parse_stage_times(REPORT_ECP5_MUL_S2, Some(2))
+            .unwrap()
+            .is_empty(),
+        "no detailed timings"
+    );
+    assert!(parse_stage_times("[", Some(0)).is_err());
+}
+
+#[test]
+fn register_names_give_the_pipeline_stage() {
+    use crate::report::{path_stage, register_of, register_stage};
+    assert_eq!(register_of("in_r_TRELLIS_FF_Q_23"), "in_r");
+    assert_eq!(
+        register_of("dut.round_st0_q1_SB_DFF_Q_DFFLC"),
+        "dut.round_st0_q1"
+    );
+    assert_eq!(register_of("dut.x_q2_SB_DFFSR_Q"), "dut.x_q2");
+    assert_eq!(register_of("dut.x_q2_DFFE_Q_1"), "dut.x_q2");
+    assert_eq!(register_of("no_marker"), "no_marker");
+    assert_eq!(register_stage("dut.sum_q3"), Some(3));
+    assert_eq!(register_stage("dut.sum_b7_0_q12"), Some(12));
+    assert_eq!(
+        register_stage("dut.sum_q2_1"),
+        Some(2),
+        "a second register of the name"
+    );
+    assert_eq!(register_stage("dut.acc_q"), None, "a state register");
+    assert_eq!(register_stage("dut.u_round.acc_i"), None);
+    assert_eq!(register_stage("q1"), None);
+    let st = |f: &str, t: &str, n: u32| path_stage(f, t, Some(n));
+    let top = |k: u32| Some((String::new(), k));
+    assert_eq!(st("in_r", "dut.a_q1", 3), top(0));
+    assert_eq!(st("dut.a_q1", "dut.b_q2", 3), top(1));
+    assert_eq!(st("dut.a_q3", "out_r", 3), top(3));
+    assert_eq!(st("in_r", "out_r", 0), top(0), "a combinational core");
+    assert_eq!(st("dut.a_q1", "dut.b_q3", 3), None, "the two ends disagree");
+    assert_eq!(
+        st("dut.acc_q", "out_r", 3),
+        None,
+        "a state register to the output"
+    );
+    assert_eq!(
+        st("dut.acc_q", "dut.acc_q", 3),
+        None,
+        "a state register loop"
+    );
+    assert_eq!(
+        st("dut.a_q2", "dut.acc_q", 3),
+        top(2),
+        "into a state register"
+    );
+    assert_eq!(
+        st("in_r", "dut.acc_q", 3),
+        None,
+        "inputs into a state register"
+    );
+    assert_eq!(
+        st("dut.u_fma.a_q1", "out_r", 2),
+        None,
+        "out_r ends the top module's last stage, not an instance's"
+    );
+    assert_eq!(
+        path_stage("in_r", "out_r", None),
+        None,
+        "a top module that is no pipeline numbers no stage"
+    );
+    assert_eq!(
+        st("dut.u_fma.a_q1", "dut.u_fma.b_q2", 2),
+        Some(("u_fma".to_string(), 1))
+    );
+}
+
+/// The generator's `Stage depths` header lines, read back per pipelined module and named
+/// by the instance inside the core (as the critical path's scope).
+#[test]
+fn stage_depths_are_read_from_generated_verilog() {
+    use crate::report::stage_depths;
+    use golden::{Format, Rounding, Saturation};
+    let gen = |stages: u32| {
+        let req = rtl::GenRequest::project(
+            Format::E4M3,
+            rtl::RoundingSel::Fixed(Rounding::Rne),
+            rtl::SaturationSel::Fixed(Saturation::SatFinite),
+        )
+        .with_stages(stages);
+        rtl::generate(&req).unwrap()
+    };
+    let p = gen(2);
+    let d = stage_depths(&p.verilog, &p.top);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].0, "");
+    assert_eq!(d[0].1.len(), 3, "stages 0, 1, 2: {d:?}");
+    assert!(d[0].1.iter().all(|l| *l > 0.0), "{d:?}");
+    let longest = d[0].1.iter().copied().fold(0.0, f64::max);
+    assert!(
+        longest <= p.depth as f64 / 10.0 && longest * 3.0 >= p.depth as f64 / 10.0 - 1e-9,
+        "three stages share the depth {}: {d:?}",
+        p.depth
+    );
+    let c = gen(0);
+    assert!(
+        stage_depths(&c.verilog, &c.top).is_empty(),
+        "a combinational core"
+    );
+    // Modules the top instantiates are named by their instance; a module the top does not
+    // instantiate, or without the line, has none.
+    let v = "// Stage depths: 6.4 | 6.8 (levels)\nmodule a_term (\n);\nendmodule\n\
+             module b_spare (\n);\nendmodule\n\
+             // Stage depths: 11.8 | 12.0 | 10.2 (levels)\nmodule a_round (\n);\nendmodule\n\
+             // Stage depths: 1.0 (levels)\nmodule unused (\n);\nendmodule\n\
+             module a (\n  input wire clk_i\n);\n  a_term u_term (\n  );\n  b_spare u_spare (\n  );\n  a_round u_round (\n  );\nendmodule\n";
+    assert_eq!(
+        stage_depths(v, "a"),
+        vec![
+            ("u_term".to_string(), vec![6.4, 6.8]),
+            ("u_round".to_string(), vec![11.8, 12.0, 10.2])
+        ]
+    );
+}
+
 #[test]
 fn yosys_version_is_read_from_log() {
     let log = "End of script.\nYosys 0.70 (git sha1 28ba3cb92, Release, Clang /x/clang++ 22.1.0)\n";
@@ -567,7 +857,8 @@ fn nextpnr_arguments_are_built_in_one_place() {
     assert_eq!(
         a.join(" "),
         "--up5k --package sg48 --pcf icebreaker.pcf --asc pnr.asc --json netlist.json \
-         --freq 12 --seed 1 --timing-allow-fail --report report.json -l nextpnr.log"
+         --freq 12 --seed 1 --timing-allow-fail --report report.json --detailed-timing-report \
+         -l nextpnr.log"
     );
     let a = flow::nextpnr_args(Target::Ecp5_85k, Some("ulx3s.lpf"), true, 25.0, 3);
     assert!(

@@ -86,31 +86,49 @@ fn same(a: f64, b: f64) -> bool {
     a == b && a.is_sign_negative() == b.is_sign_negative()
 }
 
+// One test per operand-format pair, so the test threads share the 25 M checks.
 #[test]
-fn small_results_match_the_definition() {
+fn small_results_match_the_definition_e4m3_e4m3() {
+    small_results_match_the_definition(Format::E4M3, Format::E4M3);
+}
+
+#[test]
+fn small_results_match_the_definition_e5m2_e5m2() {
+    small_results_match_the_definition(Format::E5M2, Format::E5M2);
+}
+
+#[test]
+fn small_results_match_the_definition_e4m3_e5m2() {
+    small_results_match_the_definition(Format::E4M3, Format::E5M2);
+}
+
+#[test]
+fn small_results_match_the_definition_e5m2_e4m3() {
+    small_results_match_the_definition(Format::E5M2, Format::E4M3);
+}
+
+fn small_results_match_the_definition(fx: Format, fy: Format) {
     let (e4, e5) = (Format::E4M3, Format::E5M2);
     let mut n = 0u64;
-    for (fx, fy) in [(e4, e4), (e5, e5), (e4, e5), (e5, e4)] {
-        for fr in [e4, e5] {
-            for r in Rounding::DETERMINISTIC {
-                for s in [Saturation::SatFinite, Saturation::SatNone] {
-                    let spec = Spec {
-                        saturation: s,
-                        ..Spec::ieee(r)
-                    };
-                    for x in 0..256u32 {
-                        for y in 0..256u32 {
-                            for sub in [false, true] {
-                                check_one(&fx, x, &fy, y, sub, &fr, &spec);
-                                n += 1;
-                            }
+    for fr in [e4, e5] {
+        for r in Rounding::DETERMINISTIC {
+            for s in [Saturation::SatFinite, Saturation::SatNone] {
+                let spec = Spec {
+                    saturation: s,
+                    ..Spec::ieee(r)
+                };
+                for x in 0..256u32 {
+                    for y in 0..256u32 {
+                        for sub in [false, true] {
+                            check_one(&fx, x, &fy, y, sub, &fr, &spec);
+                            n += 1;
                         }
                     }
                 }
             }
         }
     }
-    assert_eq!(n, 4 * 2 * 6 * 2 * 65536 * 2);
+    assert_eq!(n, 2 * 6 * 2 * 65536 * 2);
 }
 
 fn check_one(fx: &Format, x: u32, fy: &Format, y: u32, sub: bool, fr: &Format, spec: &Spec) {

@@ -166,7 +166,9 @@ def test_targets_status(replot):
     assert rows["dot8 too few stages"]["status"] == "not measured"
     assert rows["mul any depth"]["status"] == "met"
     assert rows["mul any depth"]["stages"] == "3"
-    assert rows["fma"]["limit"] == "limit of fma"
+    assert rows["fma"]["what would be needed"] == "limit of fma"
+    # rows measured before the critical-path columns say so instead of a limit
+    assert rows["fma"]["measured limit"].startswith("worst path not recorded")
 
 
 def test_evaluate_target_prefers_a_meeting_row():
@@ -300,3 +302,73 @@ def test_placed_luts_column_beside_cells_old_rows_dash(tmp_path):
     lines = [l for l in md.splitlines() if l.startswith("| fma | e4m3 | 0 ")]
     assert lines and "| 1086 | - | 25.4 |" in lines[0]
     assert qor.pnr_luts({"ICESTORM_LC": [77, 5280]}) == 77 and qor.pnr_luts({}) == ""
+
+
+FAKE_FP8GEN_PATH = textwrap.dedent("""\
+    import json, sys
+    args = sys.argv[1:]
+    stages = int(args[args.index("--stages") + 1])
+    cp = dict(total_ns=9.111, logic_ns=3.951, routing_ns=5.16, levels=5, carry_arcs=28,
+              scope="u_round", stage=stages - 1, seed=2, **{"from": "dut.u_round.acc_i",
+              "to": "dut.u_round.onrm_t5_c_q%d" % stages})
+    print(json.dumps(dict(luts=700, ffs=200, carry=85, dsp=0, cells=1100, fmax_mhz=109.76,
+                          target_mhz=100.0, timing_met=True, critical_path=cp,
+                          stage_model=[dict(scope="u_term", levels=[6.4, 6.8], ns=[5.5, 5.8]),
+                                       dict(scope="u_round", levels=[11.8, 12.0, 10.2],
+                                            ns=[8.4, 8.6, 7.6])],
+                          pnr_utilization={"TRELLIS_COMB": [928, 24288]})))
+""")
+
+
+def test_measured_limit_of_a_miss_from_the_critical_path(tmp_path):
+    fake = tmp_path / "fake_fp8gen.py"
+    fake.write_text(FAKE_FP8GEN_PATH)
+    out = tmp_path / "out"
+    tp = write(tmp_path / "targets.csv", qor.TARGET_COLUMNS,
+               [goal("mac exact", "mac-exact", None, 150, None)])
+    rc = qor.main(["--units", "mac-exact", "--stages", "2", "--targets", "ecp5-25k",
+                   "--fp8gen", f"{sys.executable} {fake}", "--out", str(out),
+                   "--reference", "", "--qor-targets", tp])
+    assert rc == 0
+    with open(out / "qor.csv") as f:
+        row = next(csv.DictReader(f))
+    assert (row["crit_ns"], row["crit_logic_ns"], row["crit_route_ns"]) == \
+        ("9.111", "3.951", "5.16")
+    assert (row["crit_levels"], row["crit_carry"], row["crit_stage"]) == ("5", "28", "u_round:1")
+    assert (row["crit_from"], row["crit_to"]) == ("dut.u_round.acc_i", "dut.u_round.onrm_t5_c_q2")
+    assert row["model_levels"] == "u_term=6.4|6.8 u_round=11.8|12.0|10.2"
+    md = (out / "qor.md").read_text()
+    t = {r["core"]: r for r in md_table(md, "Targets")}["mac exact"]
+    assert t["status"] == "missed (Fmax)"
+    assert t["measured limit"] == (
+        "measured worst path: stage 1 of instance u_round, 9.11 ns = 3.95 logic + 5.16 "
+        "routing (57 %), 5 LUT levels + 28 carry arcs, dut.u_round.acc_i → "
+        "dut.u_round.onrm_t5_c_q2; model: stage 1 12.0 levels, longest stage 1 12.0")
+    assert t["what would be needed"] == "limit of mac exact"
+    line = next(l for l in md.splitlines() if l.startswith("| mac-exact | e4m3 | 2 "))
+    assert line.rstrip().endswith("| u_round stage 1: 9.11 ns (57 % routing), 5 levels + 28 carry |")
+    # the model columns of a row read back; a top-module stage prints "of 0–S"
+    r = dict(row, crit_stage="2", stages="3", model_levels="7.4|7.1|6.3|5.0")
+    assert qor.model_of(r) == {"": [7.4, 7.1, 6.3, 5.0]}
+    assert qor.limit_text(r).startswith("measured worst path: stage 2 of 0–3, ")
+    assert qor.limit_text(r).endswith("; model: stage 2 6.3 levels, longest stage 0 7.4")
+    assert "outside the pipeline stages" in qor.limit_text(dict(row, crit_stage=""))
+    ice = dict(r, stage_ns="4.73 ?.other=21.99")
+    assert qor.stage_ns_of(ice) == {"": [4.73], "?.other": 21.99}
+    assert ("; registers of no known stage (iCE40 cells named after their LUT) up to 21.99 ns"
+            in qor.limit_text(ice))
+
+
+def test_replot_reads_the_committed_table(tmp_path):
+    """--replot works on docs/qor/qor.csv whatever columns it has (rows from before the
+    critical-path columns say so in the Targets table) and leaves the CSV as it was."""
+    import shutil
+    src = os.path.join(REPO, "docs", "qor", "qor.csv")
+    dst = tmp_path / "qor.csv"
+    shutil.copy(src, dst)
+    before = dst.read_text()
+    qor.main(["--replot", str(dst)])
+    assert dst.read_text() == before
+    t = md_table((tmp_path / "qor.md").read_text(), "Targets")
+    assert t and all(r["measured limit"] for r in t if r["best measured"] !=
+                     "not measured in this table")

@@ -110,6 +110,10 @@ impl ModuleBuilder {
             // The valid handshake reads valid_i.
             unused.retain(|&(id, _)| Some(id) != this.valid_in);
         }
+        let mut header = header;
+        if stages > 0 {
+            header.push(stage_depths_line(&sigs, &this.items, &plan.stage, stages));
+        }
         let items = pipeline::stage_items(this.items, &live, &plan.stage);
         // Ports: control ports around the data ports.
         let port = |name: &str, input: bool, width: u32| PortDecl {
@@ -143,6 +147,31 @@ impl ModuleBuilder {
             keep: this.keep,
         })
     }
+}
+
+/// The header line with the pipeliner's delay estimate of every stage of a pipelined
+/// module: the deepest signal of each stage, the registers entering it arriving at 0
+/// ([`pipeline::depths`] on the module with its pipeline registers, `stage`: each original
+/// signal's stage), in levels, stage 0 first. `fp8gen synth` reads it back
+/// (fpga::report::stage_depths) to set the model beside the measured critical path.
+fn stage_depths_line(sigs: &[Signal], items: &[Item], stage: &[u32], stages: u32) -> String {
+    let live = pipeline::live_signals(sigs, items);
+    let end = pipeline::depths(sigs, &live, items);
+    let mut per = vec![0u32; stages as usize + 1];
+    for (i, &d) in end.iter().enumerate() {
+        if let (true, Some(&st)) = (live[i], stage.get(i)) {
+            let st = (st as usize).min(per.len() - 1);
+            per[st] = per[st].max(d);
+        }
+    }
+    let levels: Vec<String> = per
+        .iter()
+        .map(|d| format!("{:.1}", *d as f64 / 10.0))
+        .collect();
+    format!(
+        "Stage depths: {} (levels by the pipeliner's delay model, stage 0 first)",
+        levels.join(" | ")
+    )
 }
 
 /// Longest generated line of logic (columns) before [`Netlist`] wraps an expression.

@@ -71,7 +71,21 @@ DOT_UNITS = ["dot4", "dot8", "dot32", "dot4-e8m0", "dot8-e8m0", "dot32-e8m0"]
 KEY = ("unit", "format", "stages", "target", "dsp")
 COLUMNS = ["unit", "format", "stages", "target", "dsp", "luts", "ffs", "carry", "dsp_blocks",
            "cells", "fmax_mhz", "target_mhz", "timing_met", "seconds", "error", "seeds",
-           "fmax_min_mhz", "fmax_max_mhz", "pnr_luts"]
+           "fmax_min_mhz", "fmax_max_mhz", "pnr_luts", "crit_ns", "crit_logic_ns",
+           "crit_route_ns", "crit_levels", "crit_carry", "crit_stage", "crit_from", "crit_to",
+           "stage_ns", "model_levels"]
+# The critical-path columns (`fp8gen synth --json`'s critical_path, measured by nextpnr on the
+# routed design, of the median seed): crit_ns = crit_logic_ns + crit_route_ns, crit_levels
+# (logic levels), crit_carry (carry-chain arcs), crit_stage ("1", or "u_round:0" for a stage of
+# an instance inside the core; empty when neither end register is a pipeline register),
+# crit_from / crit_to (start and end register); stage_ns, measured in the same run: the latest
+# arrival at the registers ending each stage ("4.24|3.88|3.72", "-" for a stage without
+# registers, instances as "u_round=5.21|4.80", the core's other registers, state registers, as
+# "other=3.10" / "u_fma.other=...", iCE40 register cells named after their LUT, of no known
+# stage, as "?.other=..."). model_levels is not measured: the pipeliner's
+# estimate of every stage in levels ("7.4|7.4|7.4", instances as "u_term=6.4|6.8 u_round=...").
+# Rows measured before these columns existed leave them empty.
+CRIT_COLUMNS = COLUMNS[COLUMNS.index("crit_ns"):]
 # nextpnr's placed logic cells per architecture (the `pnr_luts` column): ECP5 TRELLIS_COMB
 # (LUT4s and carry-chain halves after packing), iCE40 ICESTORM_LC, Gowin LUT4. Counted over
 # the whole placed design, the synthesis wrapper's XOR tree included (a few LUTs, one per 4
@@ -195,7 +209,127 @@ def run_point(fp8gen, unit, fmt, stages, target, dsp, freq, timeout, seeds=1):
         "fmax_min_mhz": rep.get("fmax_min_mhz", ""), "fmax_max_mhz": rep.get("fmax_max_mhz", ""),
         "pnr_luts": pnr_luts(rep.get("pnr_utilization") or {}),
     })
+    row.update(crit_columns(rep))
     return row
+
+
+def crit_columns(rep):
+    """The critical-path and stage-model columns of one `fp8gen synth --json` report."""
+    out = {}
+    cp = rep.get("critical_path")
+    if cp:
+        stage = cp.get("stage")
+        scope = cp.get("scope") or ""
+        out.update({
+            "crit_ns": round(cp["total_ns"], 3), "crit_logic_ns": round(cp["logic_ns"], 3),
+            "crit_route_ns": round(cp["routing_ns"], 3), "crit_levels": cp["levels"],
+            "crit_carry": cp["carry_arcs"], "crit_from": cp["from"], "crit_to": cp["to"],
+            "crit_stage": "" if stage is None else (f"{scope}:{stage}" if scope else str(stage)),
+        })
+    out["stage_ns"] = stage_ns_cell(rep.get("stage_times") or [])
+    model = rep.get("stage_model") or []
+    out["model_levels"] = " ".join(
+        (f'{m["scope"]}=' if m["scope"] else "") + "|".join(f"{l:.1f}" for l in m["levels"])
+        for m in model)
+    return out
+
+
+def stage_ns_cell(times):
+    """The stage_ns cell of a report's stage_times (see the column comment)."""
+    scopes = []
+    for t in times:
+        if t["scope"] not in scopes:
+            scopes.append(t["scope"])
+    tokens = []
+    for sc in scopes:
+        ts = [t for t in times if t["scope"] == sc]
+        staged = {t["stage"]: t["ns"] for t in ts if t.get("stage") is not None}
+        if staged:
+            vals = [f"{staged[k]:.2f}" if k in staged else "-" for k in range(max(staged) + 1)]
+            tokens.append((f"{sc}=" if sc else "") + "|".join(vals))
+        for t in ts:
+            if t.get("stage") is None:
+                tokens.append((f"{sc}." if sc else "") + f'other={t["ns"]:.2f}')
+    return " ".join(tokens)
+
+
+def stage_ns_of(r):
+    """{scope: [ns or None per stage]} of a row's stage_ns cell ({} when empty); the other
+    registers of a scope under the key "SCOPE.other" ("other" for the top module)."""
+    out = {}
+    for part in (r.get("stage_ns") or "").split():
+        key, _, vals = part.rpartition("=")
+        if key == "other" or key.endswith(".other"):
+            out[key] = float(vals)
+            continue
+        out[key] = [None if v == "-" else float(v) for v in vals.split("|")]
+    return out
+
+
+def model_of(r):
+    """{scope: [levels per stage]} of a row's model_levels cell ({} when empty)."""
+    out = {}
+    for part in (r.get("model_levels") or "").split():
+        scope, _, levels = part.rpartition("=")
+        try:
+            out[scope] = [float(x) for x in levels.split("|")]
+        except ValueError:
+            continue
+    return out
+
+
+def has_path(r):
+    return r.get("crit_ns") not in (None, "")
+
+
+def path_cell(r):
+    """The qor.md cell of a row's measured worst path: `stage 1: 6.29 ns (59 % routing), 5
+    levels + 3 carry`; "-" for rows without it."""
+    if not has_path(r):
+        return "-"
+    ns, route = float(r["crit_ns"]), float(r["crit_route_ns"])
+    st = r.get("crit_stage") or ""
+    scope, _, k = st.rpartition(":")
+    where = (f"{scope} stage {k}" if scope else f"stage {k}") if st else "no stage"
+    carry = f' + {r["crit_carry"]} carry' if str(r.get("crit_carry") or "0") != "0" else ""
+    return (f'{where}: {ns:.2f} ns ({100 * route / ns:.0f} % routing), '
+            f'{r["crit_levels"]} levels{carry}')
+
+
+def limit_text(r):
+    """The measured limit of a row for the Targets table: its worst path (stage k of 0–S,
+    ns = logic + routing, levels, from → to) and, beside it, the pipeliner's estimate of
+    that stage and of its longest stage (a model, not measured)."""
+    if not has_path(r):
+        return "worst path not recorded (row measured before the critical-path columns)"
+    ns, logic, route = float(r["crit_ns"]), float(r["crit_logic_ns"]), float(r["crit_route_ns"])
+    st = r.get("crit_stage") or ""
+    scope, _, k = st.rpartition(":")
+    n = int(r["stages"])
+    if not st:
+        where = "outside the pipeline stages"
+    elif scope:
+        where = f"stage {k} of instance {scope}"
+    else:
+        where = f"stage {k} of 0–{n}"
+    carry = f' + {r["crit_carry"]} carry arcs' if str(r.get("crit_carry") or "0") != "0" else ""
+    text = (f'measured worst path: {where}, {ns:.2f} ns = {logic:.2f} logic + {route:.2f} '
+            f'routing ({100 * route / ns:.0f} %), {r["crit_levels"]} LUT levels{carry}, '
+            f'{r.get("crit_from", "")} → {r.get("crit_to", "")}')
+    times = stage_ns_of(r).get(scope if st else "")
+    if isinstance(times, list) and times:
+        text += ("; measured per stage (latest arrival at its end registers): " +
+                 " | ".join("-" if t is None else f"{t:.2f}" for t in times) + " ns")
+    unknown = stage_ns_of(r).get("?.other")
+    if unknown is not None:
+        text += (f"; registers of no known stage (iCE40 cells named after their LUT) "
+                 f"up to {unknown:.2f} ns")
+    levels = model_of(r).get(scope)
+    if levels and k.isdigit() and int(k) < len(levels):
+        worst = max(range(len(levels)), key=lambda i: levels[i])
+        text += (f"; model: stage {k} {levels[int(k)]:.1f} levels, longest stage {worst} "
+                 f"{levels[worst]:.1f}")
+    return text
 
 
 def pnr_luts(util):
@@ -375,21 +509,31 @@ def targets_md(targets, rows):
         "## Targets",
         "",
         "From `scripts/fpga/qor_targets.csv`: for each target the best measured row within the "
-        "stage bound (the highest-Fmax row that meets the target, else the highest-Fmax row).",
+        "stage bound (the highest-Fmax row that meets the target, else the highest-Fmax row). "
+        "\"Measured limit\" is that row's worst register-to-register path as nextpnr timed it on "
+        "the routed design (median seed): the pipeline stage it lies in (stage 0 runs from the "
+        "input registers to the `_q1` registers, stage k from `_qk` to `_q(k+1)`, stage S into "
+        "the output registers), its delay split into cell delays (logic) and nets (routing), its "
+        "logic levels and carry-chain arcs, its start and end register. nextpnr reports only the "
+        "slowest path, so the other stages are known only by the model: the pipeliner's "
+        "estimate of that stage and of its longest one, in its own levels (not LUT levels; "
+        "see docs/qor.md). \"What would be needed\" is hand-written (qor_targets.csv).",
         "",
     ]
     head = ["core", "unit", "format", "device", "target", "best measured", "stages", "cells",
-            "placed LUTs", "Fmax MHz", "status", "limit"]
+            "placed LUTs", "Fmax MHz", "status", "measured limit", "what would be needed"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for t in targets:
         r, status = evaluate_target(t, rows)
         if r is None:
             got = ["not measured in this table", "", "", "", ""]
+            limit = ""
         else:
             got = [fp8gen_label(r), str(r["stages"]), str(r["cells"]), pnr_cell(r),
                    f'{float(r["fmax_mhz"]):.1f}']
+            limit = limit_text(r)
         vals = [t["core"], t["unit"], t["format"], t["target"], target_goal(t)] + got + \
-               [status, t["limit"]]
+               [status, limit, t["limit"]]
         lines.append("| " + " | ".join(md_cell(v) for v in vals) + " |")
     return lines
 
@@ -408,16 +552,16 @@ def fmax_cell(r):
 
 def write_md(rows, path, refs=(), targets=()):
     head = ["unit", "format", "stages", "target", "DSP", "LUTs", "FFs", "carry", "DSP blocks",
-            "cells", "placed LUTs", "Fmax MHz"]
+            "cells", "placed LUTs", "Fmax MHz", "worst path (nextpnr)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.get("error"):
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
-                    md_cell(error_text(r["error"]))] + [""] * 6
+                    md_cell(error_text(r["error"]))] + [""] * 7
         else:
             vals = [r["unit"], r["format"], str(r["stages"]), r["target"], r["dsp"],
                     str(r["luts"]), str(r["ffs"]), str(r["carry"]), str(r["dsp_blocks"]),
-                    str(r["cells"]), pnr_cell(r), fmax_cell(r)]
+                    str(r["cells"]), pnr_cell(r), fmax_cell(r), path_cell(r)]
         lines.append("| " + " | ".join(vals) + " |")
     if refs:
         lines += [""] + reference_md(refs, rows)

@@ -1007,8 +1007,10 @@ pub struct MergeReport {
     pub problems: Vec<String>,
 }
 
-/// Columns of `qor.csv` (as `scripts/fpga/qor_sweep.py` writes and reads them).
-pub const QOR_COLUMNS: [&str; 15] = [
+/// Columns of `qor.csv` (as `scripts/fpga/qor_sweep.py` writes and reads them; the test
+/// `qor_columns_are_the_sweep_scripts` keeps the two lists equal). Tables written before a
+/// column existed have fewer columns, at the end.
+pub const QOR_COLUMNS: [&str; 29] = [
     "unit",
     "format",
     "stages",
@@ -1024,7 +1026,192 @@ pub const QOR_COLUMNS: [&str; 15] = [
     "timing_met",
     "seconds",
     "error",
+    "seeds",
+    "fmax_min_mhz",
+    "fmax_max_mhz",
+    "pnr_luts",
+    "crit_ns",
+    "crit_logic_ns",
+    "crit_route_ns",
+    "crit_levels",
+    "crit_carry",
+    "crit_stage",
+    "crit_from",
+    "crit_to",
+    "stage_ns",
+    "model_levels",
 ];
+
+/// nextpnr's placed logic cells (the `pnr_luts` column, as qor_sweep.py's `PNR_LUT_TYPES`):
+/// ECP5 TRELLIS_COMB, iCE40 ICESTORM_LC, Gowin LUT4, of the whole placed design.
+const PNR_LUT_TYPES: [&str; 3] = ["TRELLIS_COMB", "ICESTORM_LC", "LUT4"];
+
+/// One `qor.csv` row ([`QOR_COLUMNS`]) of an `fp8gen synth --json` report `v`, with the
+/// point's unit, format, stage count, target and DSP setting from its job's labels (`l`).
+pub fn qor_row(l: &dyn Fn(&str) -> String, v: &serde_json::Value) -> Vec<String> {
+    let n = |k: &str| match v.get(k) {
+        Some(serde_json::Value::Null) | None => String::new(),
+        Some(x) => x.to_string(),
+    };
+    let secs = v
+        .get("seconds")
+        .map(|s| {
+            s.as_object()
+                .map(|o| o.values().filter_map(|x| x.as_f64()).sum::<f64>())
+                .unwrap_or(0.0)
+        })
+        .unwrap_or(0.0);
+    let seeds = v
+        .get("fmax_by_seed")
+        .and_then(|x| x.as_array())
+        .map_or(1, |a| a.len().max(1));
+    let util = v.get("pnr_utilization");
+    let pnr_luts = PNR_LUT_TYPES
+        .iter()
+        .find_map(|t| util.and_then(|u| u.get(t)).and_then(|e| e.get(0)))
+        .map(|x| x.to_string())
+        .unwrap_or_default();
+    let cp = v.get("critical_path").filter(|c| !c.is_null());
+    let c = |k: &str| match cp.and_then(|c| c.get(k)) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Null) | None => String::new(),
+        Some(x) => x.to_string(),
+    };
+    let stage = match (c("scope"), c("stage")) {
+        (_, k) if k.is_empty() => String::new(),
+        (s, k) if s.is_empty() => k,
+        (s, k) => format!("{s}:{k}"),
+    };
+    let model = v
+        .get("stage_model")
+        .and_then(|m| m.as_array())
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    let scope = m.get("scope").and_then(|s| s.as_str()).unwrap_or("");
+                    let levels: Vec<String> = m
+                        .get("levels")
+                        .and_then(|x| x.as_array())
+                        .map(|a| a.iter().filter_map(|x| x.as_f64()))
+                        .into_iter()
+                        .flatten()
+                        .map(|x| format!("{x:.1}"))
+                        .collect();
+                    let pre = if scope.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{scope}=")
+                    };
+                    format!("{pre}{}", levels.join("|"))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    vec![
+        l("unit"),
+        l("format"),
+        l("stages"),
+        l("target"),
+        l("dsp"),
+        n("luts"),
+        n("ffs"),
+        n("carry"),
+        n("dsp"),
+        n("cells"),
+        n("fmax_mhz"),
+        n("target_mhz"),
+        if v.get("timing_met").and_then(|x| x.as_bool()) == Some(true) {
+            "True".into()
+        } else {
+            "False".into()
+        },
+        format!("{secs:.1}"),
+        String::new(),
+        seeds.to_string(),
+        n("fmax_min_mhz"),
+        n("fmax_max_mhz"),
+        pnr_luts,
+        c("total_ns"),
+        c("logic_ns"),
+        c("routing_ns"),
+        c("levels"),
+        c("carry_arcs"),
+        stage,
+        c("from"),
+        c("to"),
+        stage_ns_cell(v.get("stage_times")),
+        model,
+    ]
+}
+
+/// The `stage_ns` cell of a report's `stage_times` (as qor_sweep.py's `stage_ns_cell`): per
+/// instance scope `[scope=]ns|ns|…` ("-" for a stage without registers), and
+/// `[scope.]other=ns` for the scope's registers outside the stages.
+fn stage_ns_cell(times: Option<&serde_json::Value>) -> String {
+    let times: Vec<&serde_json::Value> = times
+        .and_then(|t| t.as_array())
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let scope = |t: &serde_json::Value| {
+        t.get("scope")
+            .and_then(|s| s.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut scopes: Vec<String> = Vec::new();
+    for t in &times {
+        if !scopes.contains(&scope(t)) {
+            scopes.push(scope(t));
+        }
+    }
+    let mut tokens = Vec::new();
+    for sc in &scopes {
+        let ns = |t: &serde_json::Value| t.get("ns").and_then(|x| x.as_f64()).unwrap_or(0.0);
+        let mine: Vec<&&serde_json::Value> = times.iter().filter(|t| scope(t) == *sc).collect();
+        let staged: Vec<(u64, f64)> = mine
+            .iter()
+            .filter_map(|t| t.get("stage").and_then(|k| k.as_u64()).map(|k| (k, ns(t))))
+            .collect();
+        if let Some(last) = staged.iter().map(|x| x.0).max() {
+            let vals: Vec<String> = (0..=last)
+                .map(|k| {
+                    staged
+                        .iter()
+                        .find(|x| x.0 == k)
+                        .map_or("-".to_string(), |x| format!("{:.2}", x.1))
+                })
+                .collect();
+            let pre = if sc.is_empty() {
+                String::new()
+            } else {
+                format!("{sc}=")
+            };
+            tokens.push(format!("{pre}{}", vals.join("|")));
+        }
+        for t in mine
+            .iter()
+            .filter(|t| t.get("stage").is_none_or(|k| k.is_null()))
+        {
+            let pre = if sc.is_empty() {
+                String::new()
+            } else {
+                format!("{sc}.")
+            };
+            tokens.push(format!("{pre}other={:.2}", ns(t)));
+        }
+    }
+    tokens.join(" ")
+}
+
+/// A CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a newline.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
 
 fn read_json(p: &Path) -> Result<serde_json::Value, SweepError> {
     let text = iface::read_text_bounded(p, 64 << 20, "job results").map_err(|e| match e.io {
@@ -1145,36 +1332,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<MergeReport, SweepError> {
                 ))
             })?;
             let l = |k: &str| job.labels.get(k).cloned().unwrap_or_default();
-            let n = |k: &str| v.get(k).map(|x| x.to_string()).unwrap_or_default();
-            let secs = v
-                .get("seconds")
-                .map(|s| {
-                    s.as_object()
-                        .map(|o| o.values().filter_map(|x| x.as_f64()).sum::<f64>())
-                        .unwrap_or(0.0)
-                })
-                .unwrap_or(0.0);
-            qor.push(vec![
-                l("unit"),
-                l("format"),
-                l("stages"),
-                l("target"),
-                l("dsp"),
-                n("luts"),
-                n("ffs"),
-                n("carry"),
-                n("dsp"),
-                n("cells"),
-                n("fmax_mhz"),
-                n("target_mhz"),
-                if v.get("timing_met").and_then(|x| x.as_bool()) == Some(true) {
-                    "True".into()
-                } else {
-                    "False".into()
-                },
-                format!("{secs:.1}"),
-                String::new(),
-            ]);
+            qor.push(qor_row(&l, &v));
         } else {
             return Err(usage(format!(
                 "{name}: not a verify summary, proof report or synthesis report"
@@ -1441,8 +1599,13 @@ pub fn write_qor_csv(rows: &[Vec<String>], dir: &Path) -> Result<PathBuf, SweepE
     let header = QOR_COLUMNS.join(",");
     let p = dir.join("qor.csv");
     if std::fs::symlink_metadata(&p).is_ok() {
+        // this header, or an older one (the same columns, fewer of them at the end)
+        let known = |first: &str| {
+            first.starts_with(&QOR_COLUMNS[..15].join(","))
+                && (header == first || header.starts_with(&format!("{first},")))
+        };
         let ours = iface::read_text_bounded(&p, 256 << 20, "QoR tables")
-            .is_ok_and(|t| t.lines().next() == Some(header.as_str()));
+            .is_ok_and(|t| t.lines().next().is_some_and(known));
         if !ours {
             return Err(usage(format!(
                 "{} exists and is not a QoR table fp8gen wrote; move it away or give --qor-out another directory",
@@ -1454,7 +1617,8 @@ pub fn write_qor_csv(rows: &[Vec<String>], dir: &Path) -> Result<PathBuf, SweepE
     let mut s = header;
     s.push('\n');
     for r in rows {
-        s.push_str(&r.join(","));
+        let fields: Vec<String> = r.iter().map(|f| csv_field(f)).collect();
+        s.push_str(&fields.join(","));
         s.push('\n');
     }
     write_atomic(&p, &s)?;
@@ -1509,11 +1673,101 @@ mod tests {
     }
 
     #[test]
+    fn qor_row_has_every_column_of_a_synth_report() {
+        let v: serde_json::Value = serde_json::from_str(
+            r#"{"luts": 707, "ffs": 237, "carry": 85, "dsp": 0, "cells": 1103,
+                "fmax_mhz": 108.4, "target_mhz": 100.0, "timing_met": true,
+                "fmax_by_seed": [[1, 109.76], [2, 108.4], [3, 108.2]],
+                "fmax_min_mhz": 108.2, "fmax_max_mhz": 109.76,
+                "pnr_utilization": {"TRELLIS_COMB": [928, 24288], "TRELLIS_FF": [310, 24288]},
+                "seconds": {"yosys": 10.0, "nextpnr": 20.5},
+                "critical_path": {"total_ns": 9.111, "logic_ns": 3.951, "routing_ns": 5.16,
+                    "levels": 5, "carry_arcs": 28, "from": "dut.u_round.acc_i",
+                    "to": "dut.u_round.onrm_t5_c_q1", "scope": "u_round", "stage": 0, "seed": 2},
+                "stage_times": [{"scope": "", "stage": null, "ns": 2.5, "to": "dut.acc_q"},
+                    {"scope": "u_round", "stage": 0, "ns": 9.111, "to": "dut.u_round.x_q1"},
+                    {"scope": "u_round", "stage": 2, "ns": 7.0, "to": "out_r"}],
+                "stage_model": [{"scope": "u_term", "levels": [6.4, 6.8], "ns": [5.5, 5.8]},
+                    {"scope": "u_round", "levels": [11.8, 12.0, 10.2], "ns": [8.4, 8.6, 7.6]}]}"#,
+        )
+        .unwrap();
+        let labels = |k: &str| match k {
+            "unit" => "mac-exact".to_string(),
+            "format" => "e4m3".to_string(),
+            "stages" => "4".to_string(),
+            "target" => "ecp5-25k".to_string(),
+            _ => "on".to_string(),
+        };
+        let row = qor_row(&labels, &v);
+        assert_eq!(row.len(), QOR_COLUMNS.len());
+        let col = |k: &str| row[QOR_COLUMNS.iter().position(|c| *c == k).unwrap()].as_str();
+        assert_eq!(col("unit"), "mac-exact");
+        assert_eq!(col("cells"), "1103");
+        assert_eq!(col("seconds"), "30.5");
+        assert_eq!(col("seeds"), "3");
+        assert_eq!(
+            (col("fmax_min_mhz"), col("fmax_max_mhz")),
+            ("108.2", "109.76")
+        );
+        assert_eq!(col("pnr_luts"), "928", "nextpnr's placed TRELLIS_COMB");
+        assert_eq!((col("crit_ns"), col("crit_route_ns")), ("9.111", "5.16"));
+        assert_eq!((col("crit_levels"), col("crit_carry")), ("5", "28"));
+        assert_eq!(col("crit_stage"), "u_round:0");
+        assert_eq!(
+            (col("crit_from"), col("crit_to")),
+            ("dut.u_round.acc_i", "dut.u_round.onrm_t5_c_q1")
+        );
+        assert_eq!(col("model_levels"), "u_term=6.4|6.8 u_round=11.8|12.0|10.2");
+        assert_eq!(col("stage_ns"), "other=2.50 u_round=9.11|-|7.00");
+        // A report from before the critical path and the placed-cell count: empty cells.
+        let old: serde_json::Value = serde_json::from_str(
+            r#"{"luts": 1, "ffs": 0, "carry": 0, "dsp": 1, "cells": 1, "fmax_mhz": 146.95,
+                "target_mhz": 100.0, "timing_met": true, "pnr_utilization": {}}"#,
+        )
+        .unwrap();
+        let row = qor_row(&labels, &old);
+        let col = |k: &str| row[QOR_COLUMNS.iter().position(|c| *c == k).unwrap()].as_str();
+        assert_eq!(
+            (col("pnr_luts"), col("crit_ns"), col("crit_stage")),
+            ("", "", "")
+        );
+        assert_eq!(
+            (col("seeds"), col("model_levels"), col("stage_ns")),
+            ("1", "", "")
+        );
+    }
+
+    #[test]
+    fn qor_columns_are_the_sweep_scripts() {
+        let py = include_str!("../../scripts/fpga/qor_sweep.py");
+        let start = py.find("\nCOLUMNS = [").expect("COLUMNS in qor_sweep.py");
+        let body = &py[start..];
+        let body = &body[..body.find(']').unwrap()];
+        let cols: Vec<&str> = body
+            .split('"')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 1)
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(cols, QOR_COLUMNS);
+    }
+
+    #[test]
     fn qor_csv_replaces_only_a_qor_table() {
         let d = tempfile::tempdir().unwrap();
         let row = vec![vec!["mul".to_string(); QOR_COLUMNS.len()]];
         let p = write_qor_csv(&row, d.path()).unwrap();
         write_qor_csv(&row, d.path()).expect("an earlier table is replaced");
+        // a table with the header of an older fp8gen (fewer columns) is replaced too
+        std::fs::write(&p, format!("{}\nmul\n", QOR_COLUMNS[..19].join(","))).unwrap();
+        write_qor_csv(&row, d.path()).expect("an older table is replaced");
+        // a field with a comma is quoted
+        let mut quoted = row.clone();
+        quoted[0][14] = "error: a, b".into();
+        write_qor_csv(&quoted, d.path()).unwrap();
+        assert!(std::fs::read_to_string(&p)
+            .unwrap()
+            .contains(",\"error: a, b\","));
         std::fs::write(&p, "name,phone\nAda,123\n").unwrap();
         let e = write_qor_csv(&row, d.path()).unwrap_err().to_string();
         assert!(e.ends_with("qor.csv exists and is not a QoR table fp8gen wrote; move it away or give --qor-out another directory"), "{e}");

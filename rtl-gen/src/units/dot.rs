@@ -31,7 +31,7 @@ use super::mul::{umul, Product};
 use super::{describe, finish_core};
 use crate::ast::{all, any, concat, sbits, ubits, Expr, ModuleBuilder, MAX_WIDTH};
 use crate::blocks::{
-    class_mul, class_of, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
+    class_mul, class_of, guard_bits, lzc_tree, round, shl_by_count, unpack, RoundIn, Unpacked,
 };
 use crate::{GenError, GenRequest, GeneratedCore, RoundingSel};
 use golden::dot::lsb_exp;
@@ -306,22 +306,97 @@ fn shl_signed(b: &mut ModuleBuilder, v: &Expr, amount: &Expr, out_w: u32, name: 
     cur.sext(out_w)
 }
 
-/// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product as a
-/// two's-complement `t`-bit term on the window's grid (0 unless finite nonzero).
+/// One product lane: the classes of `(x·Sx)·(y·Sy)` and the exact product on the window's
+/// grid, `t` bits, 0 unless finite nonzero: a two's-complement term (the dot's adder tree) or
+/// a magnitude (the exact mac's product half, which negates in its loop).
 pub(crate) struct LaneOut {
     pub nan: Expr,
     pub invalid: Expr,
     pub inf: Expr,
     pub zero: Expr,
     pub sign: Expr,
+    /// `±product` ([`LaneForm::Signed`]) or `|product|` ([`LaneForm::Magnitude`]).
     pub term: Expr,
-    /// The magnitude of `term` (`t` bits; 0 unless finite nonzero).
-    pub placed: Expr,
 }
 
-/// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product,
-/// placement in the window, sign. `t` is the width of the signed term (at least the window
-/// width, or narrower when the window's top bits only hold NaN/Inf codes, which are masked).
+/// What [`product_lane`] places in the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneForm {
+    /// The signed product, two's complement ([`signed_product`]).
+    Signed,
+    /// The product's magnitude, unsigned.
+    Magnitude,
+}
+
+/// `±(x·y)` for significands `x`, `y` (unsigned, hidden bit on top) and the product's sign
+/// `s`, as a `(Px + Py + 1)`-bit two's complement number, without a negation after the
+/// multiply (wires `<name>_…`). With `x^S` the ones' complement of `x` when `s` (`−x − 1`, one
+/// bit wider) the rows are
+///
+/// ```text
+///   row k < Py-1:  y[k] ? (x^S) << k : 0                   Σ = ±x·y_low − s·y_low
+///   top row:       ((x & y_hid) ^ S) + s  << (Py-1)         = ±x·y_hid·2^(Py-1)
+///                  its low Py-1 bits (zero) hold s ? y_low : 0, the correction of the rows above
+/// ```
+///
+/// summed as a tree of carry chains: `±x` of the top row is a short chain beside the other rows'
+/// gates, and the negation `(p ^ S) + s` after the product's last chain is gone.
+fn signed_product(b: &mut ModuleBuilder, x: &Expr, y: &Expr, s: &Expr, name: &str) -> Expr {
+    let (px, py) = (x.width, y.width);
+    let w = px + py + 1;
+    let sx = b.wire_note(
+        &format!("{name}_xs"),
+        x.zext(px + 1).xor(&Expr::repl(px + 1, s)),
+        "x ^ sign: x, or -x - 1",
+    );
+    let hid = y.bit(py - 1);
+    let top = x
+        .and(&Expr::repl(px, &hid))
+        .zext(px + 1)
+        .xor(&Expr::repl(px + 1, s))
+        .add(&s.zext(px + 1));
+    let top = b.wire_keep(&format!("{name}_top"), top);
+    let mut rows: Vec<Expr> = Vec::new();
+    for k in 0..py - 1 {
+        let g = b.wire(
+            &format!("{name}_r{k}"),
+            sx.and(&Expr::repl(px + 1, &y.bit(k))),
+        );
+        let g = g.sext(w - k);
+        rows.push(if k > 0 {
+            concat(&[g, Expr::c(0, k)])
+        } else {
+            g
+        });
+    }
+    let hi = top.sext(w - (py - 1));
+    rows.push(if py > 1 {
+        let low = y.slice(py - 2, 0).and(&Expr::repl(py - 1, s));
+        concat(&[hi, low])
+    } else {
+        hi
+    });
+    let mut level = 0;
+    while rows.len() > 1 {
+        let mut next = Vec::new();
+        for (j, pair) in rows.chunks(2).enumerate() {
+            if pair.len() == 2 {
+                let pp = format!("{name}_pp{level}_{j}");
+                next.push(b.wire_keep(&pp, pair[0].add(&pair[1])));
+            } else {
+                next.push(pair[0].clone());
+            }
+        }
+        rows = next;
+        level += 1;
+    }
+    b.wire_note(name, rows.remove(0), "+-product, two's complement")
+}
+
+/// Builds lane `i` (wires `l<i>_…`): unpack without normalization, significand product
+/// (signed or its magnitude, `form`), placement in the window. `t` is the width of the term
+/// (at least the window width, or narrower when the window's top bits only hold NaN/Inf
+/// codes, which are masked).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn product_lane(
     b: &mut ModuleBuilder,
@@ -332,6 +407,7 @@ pub(crate) fn product_lane(
     scales: Option<(&Unpacked, &Unpacked)>,
     i: usize,
     t: u32,
+    form: LaneForm,
 ) -> LaneOut {
     let (w, _, _) = window(fx, fy);
     let lx = lane(b, fx, x, &format!("x{i}"));
@@ -354,37 +430,40 @@ pub(crate) fn product_lane(
         any(&[nan.clone(), inf.clone(), zero.clone()]).not(),
         "finite nonzero product",
     );
-    let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
-    let pw = prod.width;
-    let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
-    // The sign goes in before the placement: -(p << a) = (-p) << a, a (Pw + 1)-bit negate
-    // instead of one across the window.
-    let sp = gated
-        .zext(pw + 1)
-        .xor(&Expr::repl(pw + 1, &sign))
-        .add(&sign.zext(pw + 1));
-    let sp = b.wire_note(&format!("l{i}_sprod"), sp, "+-product, two's complement");
     let shw = ubits(((1u128 << fx.exp_bits()) - 1) + ((1u128 << fy.exp_bits()) - 1));
     let amt = lx.shift.zext(shw).add(&ly.shift.zext(shw));
     let amt = b.wire(&format!("l{i}_amt"), amt);
-    let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
-    let term = if w + 1 < t {
-        placed.sext(t)
-    } else {
-        placed.slice(t - 1, 0)
-    };
-    let term = b.wire_note(
-        &format!("l{i}_term"),
-        term,
-        "+-product on the window grid, two's complement",
-    );
-    // |product| on the window grid, unsigned (the exact mac's product half negates in its
-    // loop instead); an expression, so a dot core that does not read it emits nothing.
-    let mag = gated.zext(w).shl(&amt);
-    let placed = if w < t {
-        mag.zext(t)
-    } else {
-        mag.slice(t - 1, 0)
+    let term = match form {
+        LaneForm::Signed => {
+            // The sign goes in with the multiply: -(p << a) = (-p) << a, and -p from the
+            // rows of the multiplier ([`signed_product`]), not a negation after it.
+            let sp = signed_product(b, &lx.sig, &ly.sig, &sign, &format!("l{i}_sprod"));
+            let spw = sp.width;
+            let sp = b.wire(&format!("l{i}_sprod_live"), sp.and(&Expr::repl(spw, &live)));
+            let placed = shl_signed(b, &sp, &amt, w + 1, &format!("l{i}_place"));
+            let term = if w + 1 < t {
+                placed.sext(t)
+            } else {
+                placed.slice(t - 1, 0)
+            };
+            b.wire_note(
+                &format!("l{i}_term"),
+                term,
+                "+-product on the window grid, two's complement",
+            )
+        }
+        LaneForm::Magnitude => {
+            let prod = umul(b, &lx.sig, &ly.sig, &format!("l{i}_prod"), true);
+            let pw = prod.width;
+            let gated = b.wire(&format!("l{i}_prod_live"), prod.and(&Expr::repl(pw, &live)));
+            // |product| on the window grid, unsigned; an expression (the reader names it).
+            let mag = gated.zext(w).shl(&amt);
+            if w < t {
+                mag.zext(t)
+            } else {
+                mag.slice(t - 1, 0)
+            }
+        }
     };
     LaneOut {
         nan,
@@ -393,14 +472,115 @@ pub(crate) fn product_lane(
         zero,
         sign,
         term,
-        placed,
+    }
+}
+
+/// A two's-complement sum normalized for the rounder (`normalize_signed`).
+pub(crate) struct SignedNorm {
+    /// Leading-zero count of the ones' complement `s ^ sign` below the sign bit.
+    pub lz: Expr,
+    /// `|s| = 2^k` with `s < 0`: `|s|` was shifted one place too far (the MSB's exponent is
+    /// one more than `lz` says).
+    pub over: Expr,
+    /// The top bits of `|s| << lz`, MSB set for `s ≠ 0`.
+    pub sig: Expr,
+    /// OR of the bits of `|s| << lz` below `sig` (0 when `sig` is all of them).
+    pub sticky: Expr,
+}
+
+/// Normalizes the `w`-bit two's-complement `s` with magnitude `abs` (`|s|`, `w − 1` or `w`
+/// bits, formed beside: a carry chain in parallel with the count):
+///
+/// ```text
+///   ones = s[w-2:0] ^ sign            |s|, or |s| − 1 for s < 0
+///   lz   = leading zeros of ones      (one more than |s|'s when |s| = 2^k, s < 0)
+///   wide = |s| << lz   (w bits)       over = wide[w-1]: that case, |s| = 100..0
+///   norm = {wide[w-2] | over, wide[w-3:0]}
+/// ```
+///
+/// With `keep = Some(k)` (`k < w − 1`) only the top `k` bits of `norm` are formed (the
+/// shifter's lower bits are dead) and `sticky` = OR of the rest, taken from `|s|` beside the
+/// shifter: bit `i` of `|s|` lands below the kept bits exactly when `lz ≤ w − 2 − k − i`, a
+/// thermometer mask decoded from `lz` (`<name>_st_mask`). In the `over` case `|s|` is one bit
+/// whose position is never below the kept bits. The MSB's exponent is `e(bit w − 2) − lz +
+/// over`.
+pub(crate) fn normalize_signed(
+    b: &mut ModuleBuilder,
+    s: &Expr,
+    abs: &Expr,
+    keep: Option<u32>,
+    name: &str,
+) -> SignedNorm {
+    let w = s.width;
+    let neg = s.msb();
+    b.comment_owned(vec![
+        format!(
+            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
+            w - 1
+        ),
+        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
+        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
+    ]);
+    let ones = b.wire(
+        &format!("{name}_ones"),
+        s.slice(w - 2, 0).xor(&Expr::repl(w - 1, &neg)),
+    );
+    let lz = lzc_tree(b, &ones, name);
+    let lz = b.wire(&format!("{name}_lzc"), lz);
+    let wide = shl_by_count(b, &abs.zext(w), &lz, name);
+    let over = b.wire_note(
+        &format!("{name}_over"),
+        wide.msb(),
+        "|S| = 2^k with S < 0: shifted one place too far",
+    );
+    let norm = concat(&[wide.bit(w - 2).or(&over), wide.slice(w - 3, 0)]);
+    match keep {
+        Some(k) if k + 1 < w => {
+            let kk = w - 2 - k; // bits 0 ..= kk of norm go to the sticky
+            b.comment_owned(vec![
+                format!(
+                    "Sticky beside the shifter: bit i of |S| lands in the {} bits below the kept {k} when lzc <= {kk} - i",
+                    kk + 1
+                ),
+                format!("  (mask bit i = lzc <= {kk} - i, a table of lzc)"),
+            ]);
+            let arms = (0..=kk as u128)
+                .map(|v| {
+                    let m = (1u128 << (kk as u128 - v + 1)) - 1;
+                    (v, Expr::c(m, kk + 1))
+                })
+                .collect();
+            let mask = b.wire(
+                &format!("{name}_st_mask"),
+                Expr::case(&lz, arms, &Expr::c(0, kk + 1)),
+            );
+            let sticky = b.wire(
+                &format!("{name}_sticky"),
+                abs.slice(kk, 0).and(&mask).red_or(),
+            );
+            let sig = b.wire(&format!("{name}_sig"), norm.slice(w - 2, kk + 1));
+            SignedNorm {
+                lz,
+                over,
+                sig,
+                sticky,
+            }
+        }
+        _ => SignedNorm {
+            lz,
+            over,
+            sig: b.wire(&format!("{name}_sig"), norm),
+            sticky: Expr::bit_c(false),
+        },
     }
 }
 
 /// The exact sum `Σ (x_i·Sx)·(y_i·Sy)` as a normalized product-like operand (the form of
-/// [`Product`]: MSB of `sig` set for finite nonzero values, no sticky). `other_nan` is a NaN
-/// among the other operands (the addend): a NaN operand anywhere makes `+∞ + −∞` quiet
-/// (golden::DotUnit: only `0·∞` is invalid next to a NaN).
+/// [`Product`]: MSB of `sig` set for finite nonzero values) and a sticky bit. `keep`:
+/// `None` for the whole significand (exact, sticky 0: the addend path); `Some(k)` for its top
+/// `k` bits only, the bits below OR-ed into the sticky (`normalize_signed`; the rounder
+/// needs P + 1). `other_nan` is a NaN among the other operands (the addend): a NaN operand
+/// anywhere makes `+∞ + −∞` quiet (golden::DotUnit: only `0·∞` is invalid next to a NaN).
 #[allow(clippy::too_many_arguments)]
 pub fn dot_sum(
     b: &mut ModuleBuilder,
@@ -411,7 +591,8 @@ pub fn dot_sum(
     scales: Option<(&Format, &Expr, &Expr)>,
     other_nan: &Expr,
     rtn: &Expr,
-) -> Product {
+    keep: Option<u32>,
+) -> (Product, Expr) {
     let n = xs.len() as u32;
     let w = window(fx, fy).0;
     let t = sum_width(fx, fy, n);
@@ -437,7 +618,7 @@ pub fn dot_sum(
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     for i in 0..n as usize {
         let scl = sc.as_ref().map(|(a, c)| (a, c));
-        let l = product_lane(b, fx, &xs[i], fy, &ys[i], scl, i, t);
+        let l = product_lane(b, fx, &xs[i], fy, &ys[i], scl, i, t, LaneForm::Signed);
         terms.push(l.term);
         nans.push(l.nan);
         invs.push(l.invalid);
@@ -485,25 +666,8 @@ pub fn dot_sum(
     let zsign = Expr::mux(&all(&zeros).and(&same_sign), &signs[0], rtn);
     let sign = Expr::mux(&inf, &ninf, &Expr::mux(&zero, &zsign, &neg));
     let sign = b.wire("s_sign", sign);
-    b.comment_owned(vec![
-        format!(
-            "Normalize: the leading-zero count of the {}-bit ones' complement S ^ sign (|S|, or |S| - 1",
-            t - 1
-        ),
-        "  for S < 0: formed beside the negation; one more than |S|'s when |S| is a power of two),".into(),
-        "  |S| shifted by it one bit wider: its top bit catches that case (|S| = 100..0, exponent + 1)".into(),
-    ]);
-    let ones = b.wire("snrm_ones", s.slice(t - 2, 0).xor(&Expr::repl(t - 1, &neg)));
-    let lz = lzc_tree(b, &ones, "snrm");
-    let lz = b.wire("snrm_lzc", lz);
-    let wide = shl_by_count(b, &mag.zext(t), &lz, "snrm");
-    let over = b.wire_note(
-        "snrm_over",
-        wide.msb(),
-        "|S| = 2^k with S < 0: shifted one place too far",
-    );
-    let norm = concat(&[wide.bit(t - 2).or(&over), wide.slice(t - 3, 0)]);
-    let norm = b.wire("snrm_sig", norm);
+    let nrm = normalize_signed(b, &s, &mag, keep, "snrm");
+    let (lz, over) = (nrm.lz.clone(), nrm.over.clone());
     let l0 = (lsb_exp(fx) + lsb_exp(fy)) as i64;
     let (mut lo, mut hi) = (l0, l0 + t as i64 - 2);
     if let Some((usx, usy)) = &sc {
@@ -523,14 +687,18 @@ pub fn dot_sum(
         ew,
         "exponent of the sum's top value bit (lsb_x + lsb_y + T - 2), plus 1; MSB = this + ~lzc + over",
     );
-    let mut exp = top1.add(&lz.zext(ew).not()).add(&over.zext(ew));
-    if let Some((usx, usy)) = &sc {
-        let base = b.wire_keep("snrm_exp_sum", exp);
-        let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
-        exp = base.add(&scl);
-    }
+    // The scales' exponents join the constant beside the lanes (once, not per lane), so the
+    // count and `over` meet one carry chain after the normalizer.
+    let base = match &sc {
+        Some((usx, usy)) => {
+            let scl = b.wire_keep("s_scale_exp", usx.exp.sext(ew).add(&usy.exp.sext(ew)));
+            b.wire_keep("snrm_exp_base", top1.add(&scl))
+        }
+        None => top1,
+    };
+    let exp = base.add(&lz.zext(ew).not()).add(&over.zext(ew));
     let exp = b.wire_note("snrm_exp", exp, "exponent of the sum's MSB");
-    Product {
+    let p = Product {
         nan,
         invalid,
         inf,
@@ -538,9 +706,10 @@ pub fn dot_sum(
         sign,
         exp,
         exp_range: (lo, hi),
-        sig: norm,
+        sig: nrm.sig,
         exp_parts: None,
-    }
+    };
+    (p, nrm.sticky)
 }
 
 /// Generates the dot-product core.
@@ -574,7 +743,10 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         ),
         None => Expr::bit_c(false),
     };
-    let p = dot_sum(
+    // Without an addend the rounder reads P + G bits and a sticky: the sum's lower bits
+    // are OR-ed beside the normalizing shifter; with one the exact sum goes on.
+    let keep = z.is_none().then(|| fr.p + guard_bits(&modes));
+    let (p, sticky) = dot_sum(
         &mut b,
         &fx,
         &xs,
@@ -583,6 +755,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         scales.as_ref().map(|(f, a, c)| (f, a, c)),
         &z_nan,
         &rtn,
+        keep,
     );
     let ieee_zero = fma_ieee_zero(&fx, &fy);
     let (code, flags) = match &z {
@@ -600,7 +773,7 @@ pub fn generate(req: &GenRequest) -> Result<GeneratedCore, GenError> {
                 exp: p.exp.clone(),
                 exp_range: p.exp_range,
                 sig: p.sig.clone(),
-                sticky: Expr::bit_c(false),
+                sticky,
                 invalid: p.invalid.clone(),
                 exp_inc: None,
                 ftz: false,

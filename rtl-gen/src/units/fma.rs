@@ -8,22 +8,28 @@
 //! saturation); outputs `r_o` (fr bits), `flags_o`. Stochastic rounding is not offered (the
 //! golden FMA has no random input).
 //!
-//! Datapath ([`fma_datapath`], shared with `mac`):
+//! Datapath ([`fma_datapath`], shared with `mac`; [`add_round`] also serves `dot`):
 //! ```text
 //!   x, y ─ unpack ─ Px×Py multiply ─ 1-bit normalize ─┐ product P (Wp bits, exp ep)
-//!   z ─ unpack fz (subnormals normalized exactly) ────┤ addend  Z (Pz bits, exp ez)
+//!   z ─ unpack fz (subnormals normalized when P can be smaller, else T.0 at −bias) ─┤ Z (Pz bits, exp ez)
+//!   beside the multiply: ez − ep and ep − ez from z's exponent field, the clamped shift
 //!   swap: H = operand with the larger exponent (a zero operand never is H), L = the other
 //!   both left-aligned in F = max(Wp, Pz, Pr) bits, G = 3 guard bits below
-//!   align: {L, G'b0} >> min(eH − eL, F+G), bits shifted out → sticky
-//!   add/sub: {H, G'b0} ± aligned (subtraction with sticky borrows one unit: the exact value
-//!            then lies strictly between the result and the result + 1, as in
-//!            golden::add_exact), negate if negative (only when eH = eL)
-//!   leading-zero count + normalize (F + G + 1 bits) → THE ONE rounder into fr
+//!   far path (additions; subtractions with eH − eL ≥ 2):
+//!     align: {L, G'b0} >> min(eH − eL, F+G); sticky = trailing zeros of {L, G'b0} < shift
+//!     H + L, or H − L − sticky (the exact value then lies strictly between the result and
+//!     the result + 1, as in golden::add_exact); normalize by 0, 1 or 2 places
+//!   near path (subtractions with eH − eL ≤ 1; a zero operand):
+//!     H − (L >> 0 or 1) (no bit lost below the guard bits), or L − H when negative
+//!     (eH = eL only); leading-zero count + normalize (F + G + 1 bits)
+//!   → THE ONE rounder into fr
 //!   then: ftz output flush, +0 for P3109 / FNUZ operand formats (golden::fma_ieee_zero)
 //! ```
 //! Exactness: a sticky bit can only appear when eH − eL > G, and then at most one leading bit
 //! cancels, so at least F + G − 1 ≥ Pr + 2 significand bits lie above the sticky bit —
-//! the rounder's contract for a single correct rounding in every deterministic mode.
+//! the rounder's contract for a single correct rounding in every deterministic mode. H's
+//! MSB is set whenever both operands are nonzero, so a far-path sum keeps its MSB within its
+//! top three bits.
 
 use super::modes::{mode_lines, mode_ports, mode_tag, spec_from_ports, y_format, z_format};
 use super::mul::{product_scaled, Product};
@@ -102,15 +108,16 @@ pub fn add_round(
     let norm_z = !ftz && z_sub && plo0 <= zmin;
     let mut uz = unpack(b, fz, z, norm_z, "z");
     if !ftz && z_sub && !norm_z {
-        uz.exp = b.wire_note(
-            "z_exp_sub",
-            uz.exp.add(&uz.sub.zext(uz.exp.width)),
-            &format!("subnormal: exponent {zmin} (MSB of 0.T)"),
-        );
+        // 0.T * 2^emin = T.0 * 2^(emin - 1), and emin - 1 = -bias: the exponent stays the
+        // field minus the bias (no adder), only the significand moves.
         uz.sig = b.wire_note(
             "z_sig_sub",
-            concat(&[uz.sub.not(), uz.sig.slice(mz - 1, 0)]),
-            "subnormal: 0.T, not normalized",
+            Expr::mux(
+                &uz.sub,
+                &concat(&[uz.sig.slice(mz - 1, 0), Expr::c(0, 1)]),
+                &uz.sig,
+            ),
+            &format!("subnormal: T.0 at exponent {} (not normalized)", zmin - 1),
         );
     }
     let z_zero = if ftz {
@@ -151,6 +158,18 @@ pub fn add_round(
     // multiply from ez_c = ez - offset - c (the z side is shallow): the product's top bit
     // only selects.
     let parts = p.exp_parts.as_ref().filter(|e| e.sum.width <= dw);
+    // z's exponent from its field: ez = ezb - bz with ezb = the field (a subnormal T.0 too:
+    // field 0), when z is not normalized; bz is folded into the constant subtracted below.
+    // A normalized z (subnormals by leading-zero count) enters with ezb = ez, bz = 0.
+    let (ezb, bz) = if norm_z {
+        (uz.exp.sext(dw), 0)
+    } else {
+        let ef = z.slice(fz.mag_bits() - 1, mz).zext(dw);
+        (
+            b.wire_note("al_ez_field", ef, "z's exponent field"),
+            fz.bias as i64,
+        )
+    };
     // (ez - ep, ep - ez, suffix) per candidate
     let cands: Vec<(Expr, Expr, String)> = match parts {
         Some(ep) => {
@@ -163,7 +182,7 @@ pub fn add_round(
                 .map(|c| {
                     let ezc = b.wire_note(
                         &format!("al_ez_c{c}"),
-                        uz.exp.sext(dw).sub(&Expr::ci(ep.offset + c, dw)),
+                        ezb.sub(&Expr::ci(bz + ep.offset + c, dw)),
                         &format!("ez - ({} + {c})", ep.offset),
                     );
                     (
@@ -174,11 +193,18 @@ pub fn add_round(
                 })
                 .collect()
         }
-        None => vec![(
-            b.wire_note("al_dz", uz.exp.sext(dw).sub(&p.exp.sext(dw)), "ez - ep"),
-            b.wire_note("al_dp", p.exp.sext(dw).sub(&uz.exp.sext(dw)), "ep - ez"),
-            String::new(),
-        )],
+        None => {
+            let ez = if bz == 0 {
+                ezb.clone()
+            } else {
+                b.wire_note("al_ez", ezb.sub(&Expr::ci(bz, dw)), "ez")
+            };
+            vec![(
+                b.wire_note("al_dz", ez.sub(&p.exp.sext(dw)), "ez - ep"),
+                b.wire_note("al_dp", p.exp.sext(dw).sub(&ez), "ep - ez"),
+                String::new(),
+            )]
+        }
     };
     let pick = |v: Vec<Expr>| match (parts, v.as_slice()) {
         (Some(ep), [e0, e1]) => Expr::mux(&ep.carry, e1, e0),
@@ -234,9 +260,16 @@ pub fn add_round(
         .map(|(dz, dp, sfx)| {
             let d = b.wire(&format!("al_d{sfx}"), Expr::mux(&dz.msb(), dp, dz));
             let amt = if clamp {
-                let fgc = Expr::ci(fg as i64, dw);
-                let big = Expr::mux(&dz.msb(), &fgc.slt(dp), &fgc.slt(dz));
-                Expr::mux(&big, &Expr::c(fg as u128, sw), &d.slice(sw - 1, 0))
+                // d > F+G from d's bits (d >= 0): a bit above the amount's, or the amount's
+                // bits above F+G (LUT logic, no compare chain)
+                let big = if dw - 1 > sw {
+                    d.slice(dw - 2, sw).red_or()
+                } else {
+                    Expr::bit_c(false)
+                };
+                let big = big.or(&gt_const(&d.slice(sw.min(dw - 1) - 1, 0), fg as u128));
+                let d_lo = d.slice(sw.min(dw - 1) - 1, 0).zext(sw);
+                Expr::mux(&big, &Expr::c(fg as u128, sw), &d_lo)
             } else {
                 d.slice(sw.min(dw) - 1, 0).zext(sw)
             };
@@ -249,63 +282,133 @@ pub fn add_round(
         .collect();
     let amt = pick(amts);
     let amt = b.wire_note("al_amt", amt, "alignment shift, clamped to F+G");
-    // The sticky bit is the OR of the bits shifted out: those of {L, G'b0} under a mask of
-    // the `amt` low bits, formed beside the shifter (not from its output), so the shifter is
-    // F+G bits wide and the sticky bit reaches the adder's carry-in with the shifted L.
+    // The sticky bit is the OR of the bits shifted out: {L, G'b0} has a nonzero bit among
+    // its amt low ones when its trailing-zero count is below amt. The count of each
+    // candidate L (the product's, z's) comes from the operand beside the exponent
+    // difference, so the sticky bit is one compare after amt, beside the shifter.
     b.comment_owned(vec![
         format!("Alignment: {{L, {g}'b0}} >> amt in {fg} bits;"),
-        format!("sticky = OR of {{L, {g}'b0}} under the mask of the amt low bits (the bits shifted out)"),
+        format!("sticky = (trailing zeros of {{L, {g}'b0}}) < amt (a bit shifted out is 1)"),
     ]);
     let lg = concat(&[l_sig.clone(), Expr::c(0, g)]);
     let al = b.wire("al_shifted", lg.shr(&amt));
-    let below = b.wire_note(
-        "al_out_mask",
-        Expr::c(mask(fg), fg).shl(&amt).not(),
-        "ones at the amt low bits",
-    );
-    let sticky = b.wire("al_sticky", lg.and(&below).red_or());
-    // ---- add / subtract ----
+    let mut tz_of = |sig: &Expr, name: &str| {
+        let w = sig.width;
+        let rev = concat(&(0..w).map(|i| sig.bit(i)).collect::<Vec<_>>());
+        let (cnt, _) = lzc_normalize_tree(b, &rev, &format!("{name}_tz"));
+        let pad = (f - w + g) as u128;
+        b.wire_note(
+            &format!("{name}_tzc"),
+            cnt.zext(sw).add(&Expr::c(pad, sw)),
+            &format!("trailing zeros of {{{name}, {pad}'b0}} (nonzero {name})"),
+        )
+    };
+    let tz_p = tz_of(&p.sig, "p_sig");
+    let tz_z = tz_of(&uz.sig, "z_sig");
+    let tz_l = Expr::mux(&z_big, &tz_p, &tz_z);
+    let sticky = b.wire("al_sticky", l_live.and(&amt.gt(&tz_l)));
+    // ---- add / subtract: far and near paths ----
+    // H's MSB is set whenever both operands are nonzero (a product is normalized; a z that
+    // could be H is normalized, see norm_z), so only a subtraction with eH - eL <= 1 can
+    // cancel more than one leading bit. The far path (every addition, subtractions with
+    // eH - eL >= 2) aligns through the shifter and normalizes by at most two places; the
+    // near path (subtractions with eH - eL <= 1, and a zero operand: then the sum is H,
+    // which may be a subnormal z) aligns by at most one place (no bit is lost below the
+    // guard bits: no sticky) and normalizes by a leading-zero count.
     let ws = fg + 1;
     let sub = b.wire("add_sub", p.sign.xor(&uz.sign));
+    let near = b.wire_note(
+        "add_near",
+        l_live.not().or(&sub.and(&amt.slice(sw - 1, 1).eq_c(0))),
+        "near path: a subtraction with eH - eL <= 1, or a zero operand",
+    );
     let hx = concat(&[Expr::c(0, 2), h_sig.clone(), Expr::c(0, g)]);
+    // far: H + L, or H - L - sticky
     let lx = concat(&[Expr::c(0, 2), al.clone()]);
     let lx = lx.xor(&Expr::repl(ws + 1, &sub));
     let cin = sub.and(&sticky.not());
     let s = b.wire_note(
-        "add_sum",
+        "far_sum",
         hx.add(&lx).add(&cin.zext(ws + 1)),
         "H + L, or H - L - sticky (two's complement)",
     );
-    // The sum is negative only for a subtraction with eH = eL (amt = 0: nothing shifted,
-    // sticky = 0) and L > H: decided from the unshifted operands beside the shifter and the
-    // adder (H's MSB is set whenever L is nonzero, so for amt > 0 the sum is not negative),
-    // and then -(H - L) = L - H, also from the unshifted L.
+    b.comment(&[
+        "Far path: the sum's MSB is one of its top three bits (addition: carry or H's MSB;",
+        "subtraction with eH - eL >= 2: H's MSB or the bit below)",
+    ]);
+    let (s1, s2) = (s.bit(ws - 1), s.bit(ws - 2));
+    let far_lz = b.wire(
+        "far_lz",
+        Expr::mux(
+            &s1,
+            &Expr::c(0, 2),
+            &Expr::mux(&s2, &Expr::c(1, 2), &Expr::c(2, 2)),
+        ),
+    );
+    let far_norm = Expr::mux(
+        &s1,
+        &s.slice(ws - 1, 0),
+        &Expr::mux(
+            &s2,
+            &concat(&[s.slice(ws - 2, 0), Expr::c(0, 1)]),
+            &concat(&[s.slice(ws - 3, 0), Expr::c(0, 2)]),
+        ),
+    );
+    let far_norm = b.wire("far_norm", far_norm);
+    // near: H - (L >> amt) with amt <= 1, from the unshifted L
+    let lg1 = Expr::mux(
+        &amt.bit(0),
+        &concat(&[Expr::c(0, 3), l_sig.clone(), Expr::c(0, g - 1)]),
+        &concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]),
+    );
+    let lg1 = b.wire_note("near_l", lg1, "L >> (amt & 1)");
+    let near_d = b.wire_note("near_diff", hx.sub(&lg1), "H - (L >> amt)");
+    // The difference is negative only for a subtraction with eH = eL (amt = 0) and L > H
+    // (its sign bit; for amt = 1, L >> 1 < H), and then -(H - L) = L - H, from the
+    // unshifted L beside the subtractor.
     let neg = b.wire_note(
-        "add_neg_sel",
-        sub.and(&amt.eq_c(0)).and(&l_sig.gt(&h_sig)),
+        "near_neg_sel",
+        sub.and(&amt.eq_c(0)).and(&near_d.msb()),
         "H - L < 0",
     );
     let lp = concat(&[Expr::c(0, 2), l_sig.clone(), Expr::c(0, g)]);
-    let neg_s = lp.sub(&hx);
-    let neg_s = b.wire("add_neg", neg_s);
+    let neg_s = b.wire("near_neg", lp.sub(&hx));
     let mag = b.wire(
-        "add_mag",
-        Expr::mux(&neg, &neg_s.slice(ws - 1, 0), &s.slice(ws - 1, 0)),
+        "near_mag",
+        Expr::mux(&neg, &neg_s.slice(ws - 1, 0), &near_d.slice(ws - 1, 0)),
     );
     let r_sign = b.wire("add_sign", s_h.xor(&neg));
-    let mag_zero = b.wire("add_zero", mag.eq_c(0));
+    // a far sum is never zero (H is nonzero and at least 2^(eH - 1) remains)
+    let mag_zero = b.wire("add_zero", near.and(&mag.eq_c(0)));
     // ---- normalize ----
     b.comment_owned(vec![format!(
-        "Normalize: leading-zero count of the {ws}-bit sum"
+        "Near path: leading-zero count of the {ws}-bit difference"
     )]);
-    let (lz, norm) = lzc_normalize_tree(b, &mag, "nrm");
-    let lz = b.wire("nrm_lzc", lz);
-    let norm = b.wire("nrm_sig", norm);
+    let (nlz, nnorm) = lzc_normalize_tree(b, &mag, "nrm");
+    let nlz = b.wire("near_lzc", nlz);
+    let norm = b.wire("nrm_sig", Expr::mux(&near, &nnorm, &far_norm));
     let e_lo = plo.min(zlo) + 1 - (ws as i64 - 1);
     let e_hi = phi.max(zhi) + 1;
-    let rw = sbits(e_lo, e_hi).max(ew).max(lz.width + 1);
-    let r_exp = e_h.sext(rw).add(&Expr::c(1, rw)).sub(&lz.zext(rw));
-    let r_exp = b.wire_note("nrm_exp", r_exp, "exponent of the sum's MSB");
+    let rw = sbits(e_lo, e_hi).max(ew).max(nlz.width.max(2) + 1);
+    // eH + 1 - lz: the far path's three candidates beside its adder, the near path's after
+    // its count
+    let eh = e_h.sext(rw);
+    let far_exp = Expr::mux(
+        &far_lz.bit(1),
+        &eh.sub(&Expr::c(1, rw)),
+        &Expr::mux(&far_lz.bit(0), &eh, &eh.add(&Expr::c(1, rw))),
+    );
+    let far_exp = b.wire_note("far_exp", far_exp, "eH + 1 - far_lz");
+    let near_exp = b.wire_note(
+        "near_exp",
+        eh.add(&Expr::c(1, rw)).sub(&nlz.zext(rw)),
+        "eH + 1 - near_lzc",
+    );
+    let r_exp = b.wire_note(
+        "nrm_exp",
+        Expr::mux(&near, &near_exp, &far_exp),
+        "exponent of the sum's MSB",
+    );
     // ---- zero sign (IEEE 754 §6.3, golden::add_exact) ----
     let rtn = modes.rm[3].clone();
     let zero_sign = Expr::mux(&both_zero.and(&p.sign.xnor_(&uz.sign)), &p.sign, &rtn);
@@ -321,14 +424,14 @@ pub fn add_round(
     // and this one case passes z through.
     let tiny_free = fr == fz && z_sub && plo0 > zmin && plo0 - wp as i64 - pz as i64 >= zmin;
     let z_pass = (tiny_free && !ftz).then(|| b.wire("f_z_pass", p.zero.and(&uz.sub)));
-    // z = {sign, exponent 0, T} with T = the trailing bits of H = 0.T in the (unnormalized) sum.
+    // z = {sign, exponent 0, T} with T = the top bits of H = T.0 in the (unnormalized) sum.
     let z_code = if tiny_free {
         let mut parts = vec![];
         if fz.signed {
             parts.push(sign.clone());
         }
         parts.push(Expr::c(0, fz.exp_bits()));
-        parts.push(mag.slice(g + f - 2, g + f - pz));
+        parts.push(mag.slice(g + f - 1, g + f - pz + 1));
         concat(&parts)
     } else {
         Expr::c(0, fr.k)
@@ -372,6 +475,26 @@ pub fn add_round(
     }
     let code = plus_zero_results(b, fr, ieee_zero, code);
     FmaOut { code, flags }
+}
+
+/// `x > c` for a constant `c` as a sum of products of `x`'s bits (LUT logic, no carry
+/// chain): some bit of `x` is 1 where `c`'s is 0, with the bits above it equal.
+fn gt_const(x: &Expr, c: u128) -> Expr {
+    let w = x.width;
+    if c >= mask(w) {
+        return Expr::bit_c(false);
+    }
+    let terms: Vec<Expr> = (0..w)
+        .filter(|&i| (c >> i) & 1 == 0)
+        .map(|i| {
+            if i + 1 < w {
+                x.bit(i).and(&x.slice(w - 1, i + 1).eq_c(c >> (i + 1)))
+            } else {
+                x.bit(i)
+            }
+        })
+        .collect();
+    any(&terms)
 }
 
 /// Without `ieee_zero` (P3109 / FNUZ operands) a zero result of a format with −0 becomes +0
@@ -668,7 +791,7 @@ pub(crate) fn header_lines(req: &GenRequest) -> Vec<String> {
         }
     ));
     h.push(
-        "Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round"
+        "Datapath:    exact product -> swap -> far: align (sticky), add, normalize <= 2 | near: sub, lzc normalize -> round"
             .to_string(),
     );
     h

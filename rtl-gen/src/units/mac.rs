@@ -394,7 +394,7 @@ pub fn exact_stage_split(stages: u32) -> (u32, u32, u32) {
 /// ```
 fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     use crate::ast::{concat, Expr};
-    use crate::blocks::{lzc_normalize_tree, round, RoundIn};
+    use crate::blocks::{round, RoundIn};
     let fx = req.formats.x;
     let fy = super::modes::y_format(req);
     let guard = req.options.acc_guard;
@@ -422,8 +422,18 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
     let clear = b.input("clear_i", 1);
     let rm = dyn_rm.then(|| b.input("rm_i", rmw));
     let sat = dyn_sat.then(|| b.input("sat_i", 2));
-    let l = super::dot::product_lane(&mut b, &fx, &x, &fy, &y, None, 0, bits);
-    b.output("mag_o", l.placed);
+    let l = super::dot::product_lane(
+        &mut b,
+        &fx,
+        &x,
+        &fy,
+        &y,
+        None,
+        0,
+        bits,
+        super::dot::LaneForm::Magnitude,
+    );
+    b.output("mag_o", l.term);
     b.output("nan_o", l.nan);
     b.output("inv_o", l.invalid);
     b.output("pinf_o", l.inf.and(&l.sign.not()));
@@ -468,15 +478,16 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "guard overflow -> NaN with flags invalid | overflow (golden::ExactAcc)",
     ]);
     let inf_inf = pinf.and(ninf);
-    let nan = b.wire("o_is_nan", nan_i.or(inv_i).or(&inf_inf));
+    // The guard overflow's NaN goes in as a NaN operand of the rounder (its NaN is
+    // BINARY32_NAN), not as a mux after it; its flags replace the rounder's below.
+    let nan = b.wire("o_is_nan", nan_i.or(inv_i).or(&inf_inf).or(ovf));
     let invalid = b.wire("o_invalid", inv_i.or(&nan_i.not().and(&inf_inf)));
     let inf = b.wire("o_is_inf", pinf.or(ninf).and(&nan.not()));
     let neg = acc.msb();
     let abs = b.wire("o_abs", Expr::mux(&neg, &Expr::c(0, bits).sub(&acc), &acc));
     // |acc| needs all `bits` bits: the most negative register value -2^(bits-1) is a sum
     // the register holds exactly.
-    let mag = abs;
-    let zero = b.wire("o_is_zero", mag.eq_c(0).and(&nan.not()).and(&inf.not()));
+    let zero = b.wire("o_is_zero", acc.eq_c(0).and(&nan.not()).and(&inf.not()));
     b.comment(&[
         "zero sum: the common sign when every term was a zero of one sign, else +0 (-0 for rtn)",
     ]);
@@ -485,20 +496,23 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         "o_sign",
         Expr::mux(&inf, ninf, &Expr::mux(&zero, &zsign, &neg)),
     );
-    let (lz, norm) = lzc_normalize_tree(&mut b, &mag, "onrm");
-    let lz = b.wire("onrm_lzc", lz);
-    let norm = b.wire("onrm_sig", norm);
+    let b32 = golden::Format::BINARY32;
+    // The rounder reads P + G bits and a sticky: the lower bits are OR-ed beside the shifter.
+    let keep = b32.p + crate::blocks::guard_bits(&modes);
+    let nrm = super::dot::normalize_signed(&mut b, &acc, &abs, Some(keep), "onrm");
     let (lo, hi) = (lsb, lsb + bits as i64 - 1);
-    let ew = crate::ast::sbits(lo.min(-(bits as i64)), hi.max(bits as i64)).max(lz.width + 1);
+    let ew = crate::ast::sbits(lo.min(-(bits as i64)), hi.max(bits as i64)).max(nrm.lz.width + 1);
+    // TOP - 1 - lzc + over = TOP + ~lzc + over: one carry chain, `over` its carry-in.
     let exp = b.wire_note(
         "onrm_exp",
         Expr::named_i(
             "ACC_TOP_EXP",
             hi,
             ew,
-            "exponent of the accumulator's top bit; MSB = this - lzc",
+            "exponent of the accumulator's top bit; MSB = this + ~lzc + over",
         )
-        .sub(&lz.zext(ew)),
+        .add(&nrm.lz.zext(ew).not())
+        .add(&nrm.over.zext(ew)),
         "exponent of the sum's MSB",
     );
     let rin = RoundIn {
@@ -508,18 +522,17 @@ fn generate_exact(req: &GenRequest) -> Result<GeneratedCore, GenError> {
         sign,
         exp,
         exp_range: (lo, hi),
-        sig: norm,
-        sticky: Expr::bit_c(false),
+        sig: nrm.sig,
+        sticky: nrm.sticky,
         invalid,
         exp_inc: None,
         ftz: false,
         exp_offset: 0,
     };
-    let b32 = golden::Format::BINARY32;
     let out = round(&mut b, &b32, &modes, &rin);
     let code = b.wire("round_code", out.code);
     let code = super::fma::plus_zero_results(&mut b, &b32, golden::fma_ieee_zero(&fx, &fy), code);
-    b.output("r_o", Expr::mux(ovf, &Expr::c(0x7FC0_0000, 32), &code));
+    b.output("r_o", code);
     b.output(
         "flags_o",
         Expr::mux(ovf, &concat(&[Expr::c(0b11, 2), Expr::c(0, 2)]), &out.flags),

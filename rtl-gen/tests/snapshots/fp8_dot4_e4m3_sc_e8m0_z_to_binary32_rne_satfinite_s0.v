@@ -80,15 +80,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y0_is_nan | sy_is_nan)) & y0_is_zero));
   wire l0_sign = x0_sign ^ y0_sign;
   wire l0_live = ~(l0_nan | l0_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l0_prod_pp0_0 = {4'd0, x0_fsig & {4{y0_fsig[0]}}}
-                                        + {3'd0, x0_fsig & {4{y0_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l0_prod_pp0_1 = {2'd0, x0_fsig & {4{y0_fsig[2]}}, 2'd0}
-                                        + {1'b0, x0_fsig & {4{y0_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l0_prod_pp1_0 = l0_prod_pp0_0 + l0_prod_pp0_1;
-  wire [7:0] l0_prod_live = l0_prod_pp1_0 & {8{l0_live}};
-  wire [8:0] l0_sprod = ({1'b0, l0_prod_live} ^ {9{l0_sign}}) + {8'd0, l0_sign};  // +-product, two's complement
   wire [4:0] l0_amt = {1'b0, x0_shift} + {1'b0, y0_shift};
-  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod, 1'b0} : {l0_sprod[8], l0_sprod};
+  wire [4:0] l0_sprod_xs = {1'b0, x0_fsig} ^ {5{l0_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l0_sprod_top = ({1'b0, x0_fsig & {4{y0_fsig[3]}}} ^ {5{l0_sign}})
+                                       + {4'd0, l0_sign};
+  wire [4:0] l0_sprod_r0 = l0_sprod_xs & {5{y0_fsig[0]}};
+  wire [4:0] l0_sprod_r1 = l0_sprod_xs & {5{y0_fsig[1]}};
+  wire [4:0] l0_sprod_r2 = l0_sprod_xs & {5{y0_fsig[2]}};
+  (* keep *) wire [8:0] l0_sprod_pp0_0 = {{4{l0_sprod_r0[4]}}, l0_sprod_r0}
+                                         + {{3{l0_sprod_r1[4]}}, l0_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l0_sprod_pp0_1 = {{2{l0_sprod_r2[4]}}, l0_sprod_r2, 2'd0}
+                                         + {l0_sprod_top[4],
+                                            l0_sprod_top,
+                                            y0_fsig[2:0] & {3{l0_sign}}};
+  (* keep *) wire [8:0] l0_sprod_pp1_0 = l0_sprod_pp0_0 + l0_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l0_sprod_live = l0_sprod_pp1_0 & {9{l0_live}};
+  wire [9:0] l0_place_0 = l0_amt[0] ? {l0_sprod_live, 1'b0} : {l0_sprod_live[8], l0_sprod_live};
   wire [11:0] l0_place_1 = l0_amt[1] ? {l0_place_0, 2'd0} : {{2{l0_place_0[9]}}, l0_place_0};
   wire [15:0] l0_place_2 = l0_amt[2] ? {l0_place_1, 4'd0} : {{4{l0_place_1[11]}}, l0_place_1};
   wire [23:0] l0_place_3 = l0_amt[3] ? {l0_place_2, 8'd0} : {{8{l0_place_2[15]}}, l0_place_2};
@@ -118,15 +125,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y1_is_nan | sy_is_nan)) & y1_is_zero));
   wire l1_sign = x1_sign ^ y1_sign;
   wire l1_live = ~(l1_nan | l1_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l1_prod_pp0_0 = {4'd0, x1_fsig & {4{y1_fsig[0]}}}
-                                        + {3'd0, x1_fsig & {4{y1_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l1_prod_pp0_1 = {2'd0, x1_fsig & {4{y1_fsig[2]}}, 2'd0}
-                                        + {1'b0, x1_fsig & {4{y1_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l1_prod_pp1_0 = l1_prod_pp0_0 + l1_prod_pp0_1;
-  wire [7:0] l1_prod_live = l1_prod_pp1_0 & {8{l1_live}};
-  wire [8:0] l1_sprod = ({1'b0, l1_prod_live} ^ {9{l1_sign}}) + {8'd0, l1_sign};  // +-product, two's complement
   wire [4:0] l1_amt = {1'b0, x1_shift} + {1'b0, y1_shift};
-  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod, 1'b0} : {l1_sprod[8], l1_sprod};
+  wire [4:0] l1_sprod_xs = {1'b0, x1_fsig} ^ {5{l1_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l1_sprod_top = ({1'b0, x1_fsig & {4{y1_fsig[3]}}} ^ {5{l1_sign}})
+                                       + {4'd0, l1_sign};
+  wire [4:0] l1_sprod_r0 = l1_sprod_xs & {5{y1_fsig[0]}};
+  wire [4:0] l1_sprod_r1 = l1_sprod_xs & {5{y1_fsig[1]}};
+  wire [4:0] l1_sprod_r2 = l1_sprod_xs & {5{y1_fsig[2]}};
+  (* keep *) wire [8:0] l1_sprod_pp0_0 = {{4{l1_sprod_r0[4]}}, l1_sprod_r0}
+                                         + {{3{l1_sprod_r1[4]}}, l1_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l1_sprod_pp0_1 = {{2{l1_sprod_r2[4]}}, l1_sprod_r2, 2'd0}
+                                         + {l1_sprod_top[4],
+                                            l1_sprod_top,
+                                            y1_fsig[2:0] & {3{l1_sign}}};
+  (* keep *) wire [8:0] l1_sprod_pp1_0 = l1_sprod_pp0_0 + l1_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l1_sprod_live = l1_sprod_pp1_0 & {9{l1_live}};
+  wire [9:0] l1_place_0 = l1_amt[0] ? {l1_sprod_live, 1'b0} : {l1_sprod_live[8], l1_sprod_live};
   wire [11:0] l1_place_1 = l1_amt[1] ? {l1_place_0, 2'd0} : {{2{l1_place_0[9]}}, l1_place_0};
   wire [15:0] l1_place_2 = l1_amt[2] ? {l1_place_1, 4'd0} : {{4{l1_place_1[11]}}, l1_place_1};
   wire [23:0] l1_place_3 = l1_amt[3] ? {l1_place_2, 8'd0} : {{8{l1_place_2[15]}}, l1_place_2};
@@ -156,15 +170,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y2_is_nan | sy_is_nan)) & y2_is_zero));
   wire l2_sign = x2_sign ^ y2_sign;
   wire l2_live = ~(l2_nan | l2_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l2_prod_pp0_0 = {4'd0, x2_fsig & {4{y2_fsig[0]}}}
-                                        + {3'd0, x2_fsig & {4{y2_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l2_prod_pp0_1 = {2'd0, x2_fsig & {4{y2_fsig[2]}}, 2'd0}
-                                        + {1'b0, x2_fsig & {4{y2_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l2_prod_pp1_0 = l2_prod_pp0_0 + l2_prod_pp0_1;
-  wire [7:0] l2_prod_live = l2_prod_pp1_0 & {8{l2_live}};
-  wire [8:0] l2_sprod = ({1'b0, l2_prod_live} ^ {9{l2_sign}}) + {8'd0, l2_sign};  // +-product, two's complement
   wire [4:0] l2_amt = {1'b0, x2_shift} + {1'b0, y2_shift};
-  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod, 1'b0} : {l2_sprod[8], l2_sprod};
+  wire [4:0] l2_sprod_xs = {1'b0, x2_fsig} ^ {5{l2_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l2_sprod_top = ({1'b0, x2_fsig & {4{y2_fsig[3]}}} ^ {5{l2_sign}})
+                                       + {4'd0, l2_sign};
+  wire [4:0] l2_sprod_r0 = l2_sprod_xs & {5{y2_fsig[0]}};
+  wire [4:0] l2_sprod_r1 = l2_sprod_xs & {5{y2_fsig[1]}};
+  wire [4:0] l2_sprod_r2 = l2_sprod_xs & {5{y2_fsig[2]}};
+  (* keep *) wire [8:0] l2_sprod_pp0_0 = {{4{l2_sprod_r0[4]}}, l2_sprod_r0}
+                                         + {{3{l2_sprod_r1[4]}}, l2_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l2_sprod_pp0_1 = {{2{l2_sprod_r2[4]}}, l2_sprod_r2, 2'd0}
+                                         + {l2_sprod_top[4],
+                                            l2_sprod_top,
+                                            y2_fsig[2:0] & {3{l2_sign}}};
+  (* keep *) wire [8:0] l2_sprod_pp1_0 = l2_sprod_pp0_0 + l2_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l2_sprod_live = l2_sprod_pp1_0 & {9{l2_live}};
+  wire [9:0] l2_place_0 = l2_amt[0] ? {l2_sprod_live, 1'b0} : {l2_sprod_live[8], l2_sprod_live};
   wire [11:0] l2_place_1 = l2_amt[1] ? {l2_place_0, 2'd0} : {{2{l2_place_0[9]}}, l2_place_0};
   wire [15:0] l2_place_2 = l2_amt[2] ? {l2_place_1, 4'd0} : {{4{l2_place_1[11]}}, l2_place_1};
   wire [23:0] l2_place_3 = l2_amt[3] ? {l2_place_2, 8'd0} : {{8{l2_place_2[15]}}, l2_place_2};
@@ -194,15 +215,22 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
                     | ((~(y3_is_nan | sy_is_nan)) & y3_is_zero));
   wire l3_sign = x3_sign ^ y3_sign;
   wire l3_live = ~(l3_nan | l3_zero);  // finite nonzero product
-  (* keep *) wire [7:0] l3_prod_pp0_0 = {4'd0, x3_fsig & {4{y3_fsig[0]}}}
-                                        + {3'd0, x3_fsig & {4{y3_fsig[1]}}, 1'b0};
-  (* keep *) wire [7:0] l3_prod_pp0_1 = {2'd0, x3_fsig & {4{y3_fsig[2]}}, 2'd0}
-                                        + {1'b0, x3_fsig & {4{y3_fsig[3]}}, 3'd0};
-  (* keep *) wire [7:0] l3_prod_pp1_0 = l3_prod_pp0_0 + l3_prod_pp0_1;
-  wire [7:0] l3_prod_live = l3_prod_pp1_0 & {8{l3_live}};
-  wire [8:0] l3_sprod = ({1'b0, l3_prod_live} ^ {9{l3_sign}}) + {8'd0, l3_sign};  // +-product, two's complement
   wire [4:0] l3_amt = {1'b0, x3_shift} + {1'b0, y3_shift};
-  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod, 1'b0} : {l3_sprod[8], l3_sprod};
+  wire [4:0] l3_sprod_xs = {1'b0, x3_fsig} ^ {5{l3_sign}};  // x ^ sign: x, or -x - 1
+  (* keep *) wire [4:0] l3_sprod_top = ({1'b0, x3_fsig & {4{y3_fsig[3]}}} ^ {5{l3_sign}})
+                                       + {4'd0, l3_sign};
+  wire [4:0] l3_sprod_r0 = l3_sprod_xs & {5{y3_fsig[0]}};
+  wire [4:0] l3_sprod_r1 = l3_sprod_xs & {5{y3_fsig[1]}};
+  wire [4:0] l3_sprod_r2 = l3_sprod_xs & {5{y3_fsig[2]}};
+  (* keep *) wire [8:0] l3_sprod_pp0_0 = {{4{l3_sprod_r0[4]}}, l3_sprod_r0}
+                                         + {{3{l3_sprod_r1[4]}}, l3_sprod_r1, 1'b0};
+  (* keep *) wire [8:0] l3_sprod_pp0_1 = {{2{l3_sprod_r2[4]}}, l3_sprod_r2, 2'd0}
+                                         + {l3_sprod_top[4],
+                                            l3_sprod_top,
+                                            y3_fsig[2:0] & {3{l3_sign}}};
+  (* keep *) wire [8:0] l3_sprod_pp1_0 = l3_sprod_pp0_0 + l3_sprod_pp0_1;  // +-product, two's complement
+  wire [8:0] l3_sprod_live = l3_sprod_pp1_0 & {9{l3_live}};
+  wire [9:0] l3_place_0 = l3_amt[0] ? {l3_sprod_live, 1'b0} : {l3_sprod_live[8], l3_sprod_live};
   wire [11:0] l3_place_1 = l3_amt[1] ? {l3_place_0, 2'd0} : {{2{l3_place_0[9]}}, l3_place_0};
   wire [15:0] l3_place_2 = l3_amt[2] ? {l3_place_1, 4'd0} : {{4{l3_place_1[11]}}, l3_place_1};
   wire [23:0] l3_place_3 = l3_amt[3] ? {l3_place_2, 8'd0} : {{8{l3_place_2[15]}}, l3_place_2};
@@ -372,9 +400,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [38:0] snrm_n1 = snrm_c64[0] ? {snrm_n2[37:0], 1'b0} : snrm_n2;
   wire snrm_over = snrm_n1[38];  // |S| = 2^k with S < 0: shifted one place too far
   wire [37:0] snrm_sig = {snrm_n1[37] | snrm_over, snrm_n1[36:0]};
-  (* keep *) wire [9:0] snrm_exp_sum = (SUM_TOP_EXP_P1 + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};
   (* keep *) wire [9:0] s_scale_exp = {sx_exp[8], sx_exp} + {sy_exp[8], sy_exp};
-  wire [9:0] snrm_exp = snrm_exp_sum + s_scale_exp;  // exponent of the sum's MSB
+  (* keep *) wire [9:0] snrm_exp_base = SUM_TOP_EXP_P1 + s_scale_exp;
+  wire [9:0] snrm_exp = (snrm_exp_base + ~{4'd0, snrm_c64}) + {9'd0, snrm_over};  // exponent of the sum's MSB
 
   // Addend: sum + z, one rounding (the fma datapath after its product)
 
@@ -420,70 +448,330 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [10:0] al_e_h = al_z_big ? {{2{z_exp[8]}}, z_exp} : {snrm_exp[9], snrm_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : s_sign;
   wire [9:0] al_d = al_dz[9] ? al_dp : al_dz;
-  wire [5:0] al_amt = (al_dz[9]
-                       ? (10'd553 < {~al_dp[9], al_dp[8:0]})
-                       : (10'd553 < {~al_dz[9], al_dz[8:0]}))
+  wire [5:0] al_amt = (|al_d[8:6] | (al_d[1] & (al_d[5:2] == 4'd10))
+                       | (al_d[2] & (al_d[5:3] == 3'd5)) | (al_d[4] & al_d[5]))
                       ? 6'd41
                       : al_d[5:0];  // alignment shift, clamped to F+G
 
   // Alignment: {L, 3'b0} >> amt in 41 bits;
-  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  // sticky = (trailing zeros of {L, 3'b0}) < amt (a bit shifted out is 1)
   wire [40:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
-  wire [40:0] al_out_mask = ~(41'h1ffffffffff << al_amt);  // ones at the amt low bits
-  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
+  wire [31:0] p_sig_tz_t1_z = {~|{snrm_sig[0], snrm_sig[1]},
+                               ~|{snrm_sig[2], snrm_sig[3]},
+                               ~|{snrm_sig[4], snrm_sig[5]},
+                               ~|{snrm_sig[6], snrm_sig[7]},
+                               ~|{snrm_sig[8], snrm_sig[9]},
+                               ~|{snrm_sig[10], snrm_sig[11]},
+                               ~|{snrm_sig[12], snrm_sig[13]},
+                               ~|{snrm_sig[14], snrm_sig[15]},
+                               ~|{snrm_sig[16], snrm_sig[17]},
+                               ~|{snrm_sig[18], snrm_sig[19]},
+                               ~|{snrm_sig[20], snrm_sig[21]},
+                               ~|{snrm_sig[22], snrm_sig[23]},
+                               ~|{snrm_sig[24], snrm_sig[25]},
+                               ~|{snrm_sig[26], snrm_sig[27]},
+                               ~|{snrm_sig[28], snrm_sig[29]},
+                               ~|{snrm_sig[30], snrm_sig[31]},
+                               ~|{snrm_sig[32], snrm_sig[33]},
+                               ~|{snrm_sig[34], snrm_sig[35]},
+                               ~|{snrm_sig[36], snrm_sig[37]},
+                               13'd8191};
+  wire [31:0] p_sig_tz_t1_c = {~snrm_sig[0],
+                               ~snrm_sig[2],
+                               ~snrm_sig[4],
+                               ~snrm_sig[6],
+                               ~snrm_sig[8],
+                               ~snrm_sig[10],
+                               ~snrm_sig[12],
+                               ~snrm_sig[14],
+                               ~snrm_sig[16],
+                               ~snrm_sig[18],
+                               ~snrm_sig[20],
+                               ~snrm_sig[22],
+                               ~snrm_sig[24],
+                               ~snrm_sig[26],
+                               ~snrm_sig[28],
+                               ~snrm_sig[30],
+                               ~snrm_sig[32],
+                               ~snrm_sig[34],
+                               ~snrm_sig[36],
+                               13'd8191};  // leading zeros of each pair
+  wire [15:0] p_sig_tz_t2_z = {p_sig_tz_t1_z[31] & p_sig_tz_t1_z[30],
+                               p_sig_tz_t1_z[29] & p_sig_tz_t1_z[28],
+                               p_sig_tz_t1_z[27] & p_sig_tz_t1_z[26],
+                               p_sig_tz_t1_z[25] & p_sig_tz_t1_z[24],
+                               p_sig_tz_t1_z[23] & p_sig_tz_t1_z[22],
+                               p_sig_tz_t1_z[21] & p_sig_tz_t1_z[20],
+                               p_sig_tz_t1_z[19] & p_sig_tz_t1_z[18],
+                               p_sig_tz_t1_z[17] & p_sig_tz_t1_z[16],
+                               p_sig_tz_t1_z[15] & p_sig_tz_t1_z[14],
+                               p_sig_tz_t1_z[13] & p_sig_tz_t1_z[12],
+                               p_sig_tz_t1_z[11] & p_sig_tz_t1_z[10],
+                               p_sig_tz_t1_z[9] & p_sig_tz_t1_z[8],
+                               p_sig_tz_t1_z[7] & p_sig_tz_t1_z[6],
+                               p_sig_tz_t1_z[5] & p_sig_tz_t1_z[4],
+                               p_sig_tz_t1_z[3] & p_sig_tz_t1_z[2],
+                               p_sig_tz_t1_z[1] & p_sig_tz_t1_z[0]};
+  wire [31:0] p_sig_tz_t2_c = {p_sig_tz_t1_z[31]
+                               ? {1'b1, p_sig_tz_t1_c[30]}
+                               : {1'b0, p_sig_tz_t1_c[31]},
+                               p_sig_tz_t1_z[29]
+                               ? {1'b1, p_sig_tz_t1_c[28]}
+                               : {1'b0, p_sig_tz_t1_c[29]},
+                               p_sig_tz_t1_z[27]
+                               ? {1'b1, p_sig_tz_t1_c[26]}
+                               : {1'b0, p_sig_tz_t1_c[27]},
+                               p_sig_tz_t1_z[25]
+                               ? {1'b1, p_sig_tz_t1_c[24]}
+                               : {1'b0, p_sig_tz_t1_c[25]},
+                               p_sig_tz_t1_z[23]
+                               ? {1'b1, p_sig_tz_t1_c[22]}
+                               : {1'b0, p_sig_tz_t1_c[23]},
+                               p_sig_tz_t1_z[21]
+                               ? {1'b1, p_sig_tz_t1_c[20]}
+                               : {1'b0, p_sig_tz_t1_c[21]},
+                               p_sig_tz_t1_z[19]
+                               ? {1'b1, p_sig_tz_t1_c[18]}
+                               : {1'b0, p_sig_tz_t1_c[19]},
+                               p_sig_tz_t1_z[17]
+                               ? {1'b1, p_sig_tz_t1_c[16]}
+                               : {1'b0, p_sig_tz_t1_c[17]},
+                               p_sig_tz_t1_z[15]
+                               ? {1'b1, p_sig_tz_t1_c[14]}
+                               : {1'b0, p_sig_tz_t1_c[15]},
+                               p_sig_tz_t1_z[13]
+                               ? {1'b1, p_sig_tz_t1_c[12]}
+                               : {1'b0, p_sig_tz_t1_c[13]},
+                               p_sig_tz_t1_z[11]
+                               ? {1'b1, p_sig_tz_t1_c[10]}
+                               : {1'b0, p_sig_tz_t1_c[11]},
+                               p_sig_tz_t1_z[9]
+                               ? {1'b1, p_sig_tz_t1_c[8]}
+                               : {1'b0, p_sig_tz_t1_c[9]},
+                               p_sig_tz_t1_z[7]
+                               ? {1'b1, p_sig_tz_t1_c[6]}
+                               : {1'b0, p_sig_tz_t1_c[7]},
+                               p_sig_tz_t1_z[5]
+                               ? {1'b1, p_sig_tz_t1_c[4]}
+                               : {1'b0, p_sig_tz_t1_c[5]},
+                               p_sig_tz_t1_z[3]
+                               ? {1'b1, p_sig_tz_t1_c[2]}
+                               : {1'b0, p_sig_tz_t1_c[3]},
+                               p_sig_tz_t1_z[1]
+                               ? {1'b1, p_sig_tz_t1_c[0]}
+                               : {1'b0, p_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [7:0] p_sig_tz_t3_z = {p_sig_tz_t2_z[15] & p_sig_tz_t2_z[14],
+                              p_sig_tz_t2_z[13] & p_sig_tz_t2_z[12],
+                              p_sig_tz_t2_z[11] & p_sig_tz_t2_z[10],
+                              p_sig_tz_t2_z[9] & p_sig_tz_t2_z[8],
+                              p_sig_tz_t2_z[7] & p_sig_tz_t2_z[6],
+                              p_sig_tz_t2_z[5] & p_sig_tz_t2_z[4],
+                              p_sig_tz_t2_z[3] & p_sig_tz_t2_z[2],
+                              p_sig_tz_t2_z[1] & p_sig_tz_t2_z[0]};
+  wire [23:0] p_sig_tz_t3_c = {p_sig_tz_t2_z[15]
+                               ? {1'b1, p_sig_tz_t2_c[29:28]}
+                               : {1'b0, p_sig_tz_t2_c[31:30]},
+                               p_sig_tz_t2_z[13]
+                               ? {1'b1, p_sig_tz_t2_c[25:24]}
+                               : {1'b0, p_sig_tz_t2_c[27:26]},
+                               p_sig_tz_t2_z[11]
+                               ? {1'b1, p_sig_tz_t2_c[21:20]}
+                               : {1'b0, p_sig_tz_t2_c[23:22]},
+                               p_sig_tz_t2_z[9]
+                               ? {1'b1, p_sig_tz_t2_c[17:16]}
+                               : {1'b0, p_sig_tz_t2_c[19:18]},
+                               p_sig_tz_t2_z[7]
+                               ? {1'b1, p_sig_tz_t2_c[13:12]}
+                               : {1'b0, p_sig_tz_t2_c[15:14]},
+                               p_sig_tz_t2_z[5]
+                               ? {1'b1, p_sig_tz_t2_c[9:8]}
+                               : {1'b0, p_sig_tz_t2_c[11:10]},
+                               p_sig_tz_t2_z[3]
+                               ? {1'b1, p_sig_tz_t2_c[5:4]}
+                               : {1'b0, p_sig_tz_t2_c[7:6]},
+                               p_sig_tz_t2_z[1]
+                               ? {1'b1, p_sig_tz_t2_c[1:0]}
+                               : {1'b0, p_sig_tz_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [3:0] p_sig_tz_t4_z = {p_sig_tz_t3_z[7] & p_sig_tz_t3_z[6],
+                              p_sig_tz_t3_z[5] & p_sig_tz_t3_z[4],
+                              p_sig_tz_t3_z[3] & p_sig_tz_t3_z[2],
+                              p_sig_tz_t3_z[1] & p_sig_tz_t3_z[0]};
+  wire [15:0] p_sig_tz_t4_c = {p_sig_tz_t3_z[7]
+                               ? {1'b1, p_sig_tz_t3_c[20:18]}
+                               : {1'b0, p_sig_tz_t3_c[23:21]},
+                               p_sig_tz_t3_z[5]
+                               ? {1'b1, p_sig_tz_t3_c[14:12]}
+                               : {1'b0, p_sig_tz_t3_c[17:15]},
+                               p_sig_tz_t3_z[3]
+                               ? {1'b1, p_sig_tz_t3_c[8:6]}
+                               : {1'b0, p_sig_tz_t3_c[11:9]},
+                               p_sig_tz_t3_z[1]
+                               ? {1'b1, p_sig_tz_t3_c[2:0]}
+                               : {1'b0, p_sig_tz_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
+  wire [1:0] p_sig_tz_t5_z = {p_sig_tz_t4_z[3] & p_sig_tz_t4_z[2],
+                              p_sig_tz_t4_z[1] & p_sig_tz_t4_z[0]};
+  wire [9:0] p_sig_tz_t5_c = {p_sig_tz_t4_z[3]
+                              ? {1'b1, p_sig_tz_t4_c[11:8]}
+                              : {1'b0, p_sig_tz_t4_c[15:12]},
+                              p_sig_tz_t4_z[1]
+                              ? {1'b1, p_sig_tz_t4_c[3:0]}
+                              : {1'b0, p_sig_tz_t4_c[7:4]}};  // leading zeros of each 32-bit chunk
+  wire [5:0] p_sig_tz_t6_c = p_sig_tz_t5_z[1]
+                             ? {1'b1, p_sig_tz_t5_c[4:0]}
+                             : {1'b0, p_sig_tz_t5_c[9:5]};  // leading zeros of each 64-bit chunk
+  wire [5:0] p_sig_tzc = p_sig_tz_t6_c + 6'd3;  // trailing zeros of {p_sig, 3'b0} (nonzero p_sig)
+  wire [15:0] z_sig_tz_t1_z = {~|{z_sig[0], z_sig[1]},
+                               ~|{z_sig[2], z_sig[3]},
+                               ~|{z_sig[4], z_sig[5]},
+                               ~|{z_sig[6], z_sig[7]},
+                               ~|{z_sig[8], z_sig[9]},
+                               ~|{z_sig[10], z_sig[11]},
+                               ~|{z_sig[12], z_sig[13]},
+                               ~|{z_sig[14], z_sig[15]},
+                               ~|{z_sig[16], z_sig[17]},
+                               ~|{z_sig[18], z_sig[19]},
+                               ~|{z_sig[20], z_sig[21]},
+                               ~|{z_sig[22], z_sig[23]},
+                               4'd15};
+  wire [15:0] z_sig_tz_t1_c = {~z_sig[0],
+                               ~z_sig[2],
+                               ~z_sig[4],
+                               ~z_sig[6],
+                               ~z_sig[8],
+                               ~z_sig[10],
+                               ~z_sig[12],
+                               ~z_sig[14],
+                               ~z_sig[16],
+                               ~z_sig[18],
+                               ~z_sig[20],
+                               ~z_sig[22],
+                               4'd15};  // leading zeros of each pair
+  wire [7:0] z_sig_tz_t2_z = {z_sig_tz_t1_z[15] & z_sig_tz_t1_z[14],
+                              z_sig_tz_t1_z[13] & z_sig_tz_t1_z[12],
+                              z_sig_tz_t1_z[11] & z_sig_tz_t1_z[10],
+                              z_sig_tz_t1_z[9] & z_sig_tz_t1_z[8],
+                              z_sig_tz_t1_z[7] & z_sig_tz_t1_z[6],
+                              z_sig_tz_t1_z[5] & z_sig_tz_t1_z[4],
+                              z_sig_tz_t1_z[3] & z_sig_tz_t1_z[2],
+                              z_sig_tz_t1_z[1] & z_sig_tz_t1_z[0]};
+  wire [15:0] z_sig_tz_t2_c = {z_sig_tz_t1_z[15]
+                               ? {1'b1, z_sig_tz_t1_c[14]}
+                               : {1'b0, z_sig_tz_t1_c[15]},
+                               z_sig_tz_t1_z[13]
+                               ? {1'b1, z_sig_tz_t1_c[12]}
+                               : {1'b0, z_sig_tz_t1_c[13]},
+                               z_sig_tz_t1_z[11]
+                               ? {1'b1, z_sig_tz_t1_c[10]}
+                               : {1'b0, z_sig_tz_t1_c[11]},
+                               z_sig_tz_t1_z[9]
+                               ? {1'b1, z_sig_tz_t1_c[8]}
+                               : {1'b0, z_sig_tz_t1_c[9]},
+                               z_sig_tz_t1_z[7]
+                               ? {1'b1, z_sig_tz_t1_c[6]}
+                               : {1'b0, z_sig_tz_t1_c[7]},
+                               z_sig_tz_t1_z[5]
+                               ? {1'b1, z_sig_tz_t1_c[4]}
+                               : {1'b0, z_sig_tz_t1_c[5]},
+                               z_sig_tz_t1_z[3]
+                               ? {1'b1, z_sig_tz_t1_c[2]}
+                               : {1'b0, z_sig_tz_t1_c[3]},
+                               z_sig_tz_t1_z[1]
+                               ? {1'b1, z_sig_tz_t1_c[0]}
+                               : {1'b0, z_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [3:0] z_sig_tz_t3_z = {z_sig_tz_t2_z[7] & z_sig_tz_t2_z[6],
+                              z_sig_tz_t2_z[5] & z_sig_tz_t2_z[4],
+                              z_sig_tz_t2_z[3] & z_sig_tz_t2_z[2],
+                              z_sig_tz_t2_z[1] & z_sig_tz_t2_z[0]};
+  wire [11:0] z_sig_tz_t3_c = {z_sig_tz_t2_z[7]
+                               ? {1'b1, z_sig_tz_t2_c[13:12]}
+                               : {1'b0, z_sig_tz_t2_c[15:14]},
+                               z_sig_tz_t2_z[5]
+                               ? {1'b1, z_sig_tz_t2_c[9:8]}
+                               : {1'b0, z_sig_tz_t2_c[11:10]},
+                               z_sig_tz_t2_z[3]
+                               ? {1'b1, z_sig_tz_t2_c[5:4]}
+                               : {1'b0, z_sig_tz_t2_c[7:6]},
+                               z_sig_tz_t2_z[1]
+                               ? {1'b1, z_sig_tz_t2_c[1:0]}
+                               : {1'b0, z_sig_tz_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [1:0] z_sig_tz_t4_z = {z_sig_tz_t3_z[3] & z_sig_tz_t3_z[2],
+                              z_sig_tz_t3_z[1] & z_sig_tz_t3_z[0]};
+  wire [7:0] z_sig_tz_t4_c = {z_sig_tz_t3_z[3]
+                              ? {1'b1, z_sig_tz_t3_c[8:6]}
+                              : {1'b0, z_sig_tz_t3_c[11:9]},
+                              z_sig_tz_t3_z[1]
+                              ? {1'b1, z_sig_tz_t3_c[2:0]}
+                              : {1'b0, z_sig_tz_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
+  wire [4:0] z_sig_tz_t5_c = z_sig_tz_t4_z[1]
+                             ? {1'b1, z_sig_tz_t4_c[3:0]}
+                             : {1'b0, z_sig_tz_t4_c[7:4]};  // leading zeros of each 32-bit chunk
+  wire [5:0] z_sig_tzc = {1'b0, z_sig_tz_t5_c} + 6'd17;  // trailing zeros of {z_sig, 17'b0} (nonzero z_sig)
+  wire al_sticky = (~(s_is_zero | z_is_zero)) & (al_amt > (al_z_big ? p_sig_tzc : z_sig_tzc));
   wire add_sub = s_sign ^ z_sign;
-  wire [42:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {43{add_sub}})
+  wire add_near = s_is_zero | z_is_zero | (add_sub & (~|al_amt[5:1]));  // near path: a subtraction with eH - eL <= 1, or a zero operand
+  wire [42:0] far_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {43{add_sub}})
                         + {42'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
-  wire [42:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
-  wire [41:0] add_mag = add_neg_sel ? add_neg[41:0] : add_sum[41:0];
-  wire add_sign = al_s_h ^ add_neg_sel;
-  wire add_zero = ~|add_mag;
 
-  // Normalize: leading-zero count of the 42-bit sum
-  wire [31:0] nrm_t1_z = {~|add_mag[41:40],
-                          ~|add_mag[39:38],
-                          ~|add_mag[37:36],
-                          ~|add_mag[35:34],
-                          ~|add_mag[33:32],
-                          ~|add_mag[31:30],
-                          ~|add_mag[29:28],
-                          ~|add_mag[27:26],
-                          ~|add_mag[25:24],
-                          ~|add_mag[23:22],
-                          ~|add_mag[21:20],
-                          ~|add_mag[19:18],
-                          ~|add_mag[17:16],
-                          ~|add_mag[15:14],
-                          ~|add_mag[13:12],
-                          ~|add_mag[11:10],
-                          ~|add_mag[9:8],
-                          ~|add_mag[7:6],
-                          ~|add_mag[5:4],
-                          ~|add_mag[3:2],
-                          ~|add_mag[1:0],
+  // Far path: the sum's MSB is one of its top three bits (addition: carry or H's MSB;
+  // subtraction with eH - eL >= 2: H's MSB or the bit below)
+  wire [1:0] far_lz = far_sum[41] ? 2'd0 :
+                      far_sum[40] ? 2'd1 :
+                      2'd2;
+  wire [41:0] far_norm = far_sum[41] ? far_sum[41:0] :
+                         far_sum[40] ? {far_sum[40:0], 1'b0} :
+                         {far_sum[39:0], 2'd0};
+  wire [42:0] near_l = al_amt[0] ? {3'd0, al_l_sig, 2'd0} : {2'd0, al_l_sig, 3'd0};  // L >> (amt & 1)
+  wire [42:0] near_diff = {2'd0, al_h_sig, 3'd0} - near_l;  // H - (L >> amt)
+  wire near_neg_sel = add_sub & (~|al_amt) & near_diff[42];  // H - L < 0
+  wire [42:0] near_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [41:0] near_mag = near_neg_sel ? near_neg[41:0] : near_diff[41:0];
+  wire add_sign = al_s_h ^ near_neg_sel;
+  wire add_zero = add_near & (~|near_mag);
+
+  // Near path: leading-zero count of the 42-bit difference
+  wire [31:0] nrm_t1_z = {~|near_mag[41:40],
+                          ~|near_mag[39:38],
+                          ~|near_mag[37:36],
+                          ~|near_mag[35:34],
+                          ~|near_mag[33:32],
+                          ~|near_mag[31:30],
+                          ~|near_mag[29:28],
+                          ~|near_mag[27:26],
+                          ~|near_mag[25:24],
+                          ~|near_mag[23:22],
+                          ~|near_mag[21:20],
+                          ~|near_mag[19:18],
+                          ~|near_mag[17:16],
+                          ~|near_mag[15:14],
+                          ~|near_mag[13:12],
+                          ~|near_mag[11:10],
+                          ~|near_mag[9:8],
+                          ~|near_mag[7:6],
+                          ~|near_mag[5:4],
+                          ~|near_mag[3:2],
+                          ~|near_mag[1:0],
                           11'd2047};
-  wire [31:0] nrm_t1_c = {~add_mag[41],
-                          ~add_mag[39],
-                          ~add_mag[37],
-                          ~add_mag[35],
-                          ~add_mag[33],
-                          ~add_mag[31],
-                          ~add_mag[29],
-                          ~add_mag[27],
-                          ~add_mag[25],
-                          ~add_mag[23],
-                          ~add_mag[21],
-                          ~add_mag[19],
-                          ~add_mag[17],
-                          ~add_mag[15],
-                          ~add_mag[13],
-                          ~add_mag[11],
-                          ~add_mag[9],
-                          ~add_mag[7],
-                          ~add_mag[5],
-                          ~add_mag[3],
-                          ~add_mag[1],
+  wire [31:0] nrm_t1_c = {~near_mag[41],
+                          ~near_mag[39],
+                          ~near_mag[37],
+                          ~near_mag[35],
+                          ~near_mag[33],
+                          ~near_mag[31],
+                          ~near_mag[29],
+                          ~near_mag[27],
+                          ~near_mag[25],
+                          ~near_mag[23],
+                          ~near_mag[21],
+                          ~near_mag[19],
+                          ~near_mag[17],
+                          ~near_mag[15],
+                          ~near_mag[13],
+                          ~near_mag[11],
+                          ~near_mag[9],
+                          ~near_mag[7],
+                          ~near_mag[5],
+                          ~near_mag[3],
+                          ~near_mag[1],
                           11'd2047};  // leading zeros of each pair
   wire [15:0] nrm_t2_z = {nrm_t1_z[31] & nrm_t1_z[30],
                           nrm_t1_z[29] & nrm_t1_z[28],
@@ -545,8 +833,12 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
   wire [9:0] nrm_t5_c = {nrm_t4_z[3] ? {1'b1, nrm_t4_c[11:8]} : {1'b0, nrm_t4_c[15:12]},
                          nrm_t4_z[1] ? {1'b1, nrm_t4_c[3:0]} : {1'b0, nrm_t4_c[7:4]}};  // leading zeros of each 32-bit chunk
   wire [5:0] nrm_t6_c = nrm_t5_z[1] ? {1'b1, nrm_t5_c[4:0]} : {1'b0, nrm_t5_c[9:5]};  // leading zeros of each 64-bit chunk
-  wire [41:0] nrm_sig = add_mag << nrm_t6_c;
-  wire [10:0] nrm_exp = (al_e_h + 11'd1) - {5'd0, nrm_t6_c};  // exponent of the sum's MSB
+  wire [41:0] nrm_sig = add_near ? (near_mag << nrm_t6_c) : far_norm;
+  wire [10:0] far_exp = far_lz[1] ? (al_e_h - 11'd1) :
+                        far_lz[0] ? al_e_h :
+                        (al_e_h + 11'd1);  // eH + 1 - far_lz
+  wire [10:0] near_exp = (al_e_h + 11'd1) - {5'd0, nrm_t6_c};  // eH + 1 - near_lzc
+  wire [10:0] nrm_exp = add_near ? near_exp : far_exp;  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(s_sign ^ z_sign)) & s_sign) :
@@ -624,9 +916,9 @@ module fp8_dot4_e4m3_sc_e8m0_z_to_binary32_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9:6], add_sum[42], add_neg[42],
-                    nrm_t5_z[0], round_dd[10:5], round_den[49], round_mag_t[33:1],
-                    round_mag[33:31]};
+  wire unused_ok = &{1'b0, s_abs[38], snrm_z32[0], al_d[9], p_sig_tz_t5_z[0], z_sig_tz_t4_z[0],
+                    far_sum[42], near_neg[42], nrm_t5_z[0], round_dd[10:5], round_den[49],
+                    round_mag_t[33:1], round_mag[33:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

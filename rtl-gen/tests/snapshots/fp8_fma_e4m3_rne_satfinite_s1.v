@@ -7,10 +7,11 @@
 // Rounding:    rne (fixed at generation)
 // Saturation:  satfinite (fixed at generation)
 // Options:     tininess after rounding; subnormal z and results exact; zero results: IEEE 754 sign rules
-// Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round
+// Datapath:    exact product -> swap -> far: align (sticky), add, normalize <= 2 | near: sub, lzc normalize -> round
 // Outputs:     r_o = binary32, flags_o = {invalid, overflow, underflow, inexact}
 // Pipeline:    1 stage(s), latency 1 cycles; registers cut the datapath where its longest stage is shortest (see docs/rtl.md)
-// Depth estimate 57.6 levels, longest stage 30.0 levels.
+// Stage depths: 25.3 | 25.8 (levels by the pipeliner's delay model, stage 0 first)
+// Depth estimate 50.9 levels, longest stage 25.8 levels.
 
 `default_nettype none
 
@@ -104,17 +105,18 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire z_is_sub = z_exp_zero & |z_man_field;
   wire [8:0] z_exp = {1'b0, z_exp_field} - BINARY32_BIAS;  // exponent of the MSB (two's complement)
   wire [23:0] z_sig = {1'b1, z_man_field};  // significand, MSB = hidden bit
-  wire [8:0] z_exp_sub = z_exp + {8'd0, z_is_sub};  // subnormal: exponent -126 (MSB of 0.T)
-  wire [23:0] z_sig_sub = {~z_is_sub, z_sig[22:0]};  // subnormal: 0.T, not normalized
+  wire [23:0] z_sig_sub = z_is_sub ? {z_sig[22:0], 1'b0} : z_sig;  // subnormal: T.0 at exponent -127 (not normalized)
 
   // Specials: NaN operand, 0*Inf, Inf-Inf -> canonical NaN; sNaN z raises invalid
   wire f_any_nan = p_any_nan | z_is_nan;
   wire f_invalid = z_is_nan & ~z_man_field[22];
   wire f_is_inf = z_is_inf & ~f_any_nan;
+  wire [8:0] al_ez_field = {1'b0, z_i[30:23]};  // z's exponent field
   wire [8:0] al_esum = {{3{p_esum[5]}}, p_esum};  // ep without the offset and carry
-  wire [8:0] al_dz_c0 = z_exp_sub - al_esum;
-  wire [8:0] al_dp_c0 = al_esum - z_exp_sub;
-  wire [8:0] al_ez_c1 = z_exp_sub - 9'd1;  // ez - (0 + 1)
+  wire [8:0] al_ez_c0 = al_ez_field - 9'd127;  // ez - (0 + 0)
+  wire [8:0] al_dz_c0 = al_ez_c0 - al_esum;
+  wire [8:0] al_dp_c0 = al_esum - al_ez_c0;
+  wire [8:0] al_ez_c1 = al_ez_field - 9'd128;  // ez - (0 + 1)
   wire [8:0] al_dz_c1 = al_ez_c1 - al_esum;
   wire [8:0] al_dp_c1 = al_esum - al_ez_c1;
   wire [8:0] al_dz = p_raw_pp1_0[7] ? al_dz_c1 : al_dz_c0;  // ez - ep
@@ -122,41 +124,174 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire al_both_zero = p_is_zero & z_is_zero;
   wire [23:0] al_h_sig = (al_z_big ? z_sig_sub : {p_sig, 16'd0}) & {24{~al_both_zero}};
   wire [23:0] al_l_sig = (al_z_big ? {p_sig, 16'd0} : z_sig_sub) & {24{~(p_is_zero | z_is_zero)}};
-  wire [9:0] al_e_h = al_z_big ? {z_exp_sub[8], z_exp_sub} : {{4{p_exp[5]}}, p_exp};  // exponent of H's MSB
+  wire [9:0] al_e_h = al_z_big ? {z_exp[8], z_exp} : {{4{p_exp[5]}}, p_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : p_sign;
   wire [8:0] al_d_c0 = al_dz_c0[8] ? al_dp_c0 : al_dz_c0;
-  wire [4:0] al_amt_c0 = (al_dz_c0[8]
-                          ? (9'd283 < {~al_dp_c0[8], al_dp_c0[7:0]})
-                          : (9'd283 < {~al_dz_c0[8], al_dz_c0[7:0]}))
-                         ? 5'd27
-                         : al_d_c0[4:0];
+  wire [4:0] al_amt_c0 = (|al_d_c0[7:5] | (al_d_c0[2] & &al_d_c0[4:3])) ? 5'd27 : al_d_c0[4:0];
   wire [8:0] al_d_c1 = al_dz_c1[8] ? al_dp_c1 : al_dz_c1;
-  wire [4:0] al_amt_c1 = (al_dz_c1[8]
-                          ? (9'd283 < {~al_dp_c1[8], al_dp_c1[7:0]})
-                          : (9'd283 < {~al_dz_c1[8], al_dz_c1[7:0]}))
-                         ? 5'd27
-                         : al_d_c1[4:0];
+  wire [4:0] al_amt_c1 = (|al_d_c1[7:5] | (al_d_c1[2] & &al_d_c1[4:3])) ? 5'd27 : al_d_c1[4:0];
   wire [4:0] al_amt = p_raw_pp1_0[7] ? al_amt_c1 : al_amt_c0;  // alignment shift, clamped to F+G
 
   // Alignment: {L, 3'b0} >> amt in 27 bits;
-  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  // sticky = (trailing zeros of {L, 3'b0}) < amt (a bit shifted out is 1)
   wire [26:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
-  wire [26:0] al_out_mask = ~(27'h7ffffff << al_amt);  // ones at the amt low bits
-  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
+  wire [3:0] p_sig_tz_t1_z = {~|{p_sig[0], p_sig[1]},
+                              ~|{p_sig[2], p_sig[3]},
+                              ~|{p_sig[4], p_sig[5]},
+                              ~|{p_sig[6], p_sig[7]}};
+  wire [3:0] p_sig_tz_t1_c = {~p_sig[0], ~p_sig[2], ~p_sig[4], ~p_sig[6]};  // leading zeros of each pair
+  wire [1:0] p_sig_tz_t2_z = {p_sig_tz_t1_z[3] & p_sig_tz_t1_z[2],
+                              p_sig_tz_t1_z[1] & p_sig_tz_t1_z[0]};
+  wire [3:0] p_sig_tz_t2_c = {p_sig_tz_t1_z[3]
+                              ? {1'b1, p_sig_tz_t1_c[2]}
+                              : {1'b0, p_sig_tz_t1_c[3]},
+                              p_sig_tz_t1_z[1]
+                              ? {1'b1, p_sig_tz_t1_c[0]}
+                              : {1'b0, p_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [2:0] p_sig_tz_t3_c = p_sig_tz_t2_z[1]
+                             ? {1'b1, p_sig_tz_t2_c[1:0]}
+                             : {1'b0, p_sig_tz_t2_c[3:2]};  // leading zeros of each 8-bit chunk
+  wire [4:0] p_sig_tzc = {2'd0, p_sig_tz_t3_c} + 5'd19;  // trailing zeros of {p_sig, 19'b0} (nonzero p_sig)
+  wire [15:0] z_sig_tz_t1_z = {~|{z_sig_sub[0], z_sig_sub[1]},
+                               ~|{z_sig_sub[2], z_sig_sub[3]},
+                               ~|{z_sig_sub[4], z_sig_sub[5]},
+                               ~|{z_sig_sub[6], z_sig_sub[7]},
+                               ~|{z_sig_sub[8], z_sig_sub[9]},
+                               ~|{z_sig_sub[10], z_sig_sub[11]},
+                               ~|{z_sig_sub[12], z_sig_sub[13]},
+                               ~|{z_sig_sub[14], z_sig_sub[15]},
+                               ~|{z_sig_sub[16], z_sig_sub[17]},
+                               ~|{z_sig_sub[18], z_sig_sub[19]},
+                               ~|{z_sig_sub[20], z_sig_sub[21]},
+                               ~|{z_sig_sub[22], z_sig_sub[23]},
+                               4'd15};
+  wire [15:0] z_sig_tz_t1_c = {~z_sig_sub[0],
+                               ~z_sig_sub[2],
+                               ~z_sig_sub[4],
+                               ~z_sig_sub[6],
+                               ~z_sig_sub[8],
+                               ~z_sig_sub[10],
+                               ~z_sig_sub[12],
+                               ~z_sig_sub[14],
+                               ~z_sig_sub[16],
+                               ~z_sig_sub[18],
+                               ~z_sig_sub[20],
+                               ~z_sig_sub[22],
+                               4'd15};  // leading zeros of each pair
+  wire [7:0] z_sig_tz_t2_z = {z_sig_tz_t1_z[15] & z_sig_tz_t1_z[14],
+                              z_sig_tz_t1_z[13] & z_sig_tz_t1_z[12],
+                              z_sig_tz_t1_z[11] & z_sig_tz_t1_z[10],
+                              z_sig_tz_t1_z[9] & z_sig_tz_t1_z[8],
+                              z_sig_tz_t1_z[7] & z_sig_tz_t1_z[6],
+                              z_sig_tz_t1_z[5] & z_sig_tz_t1_z[4],
+                              z_sig_tz_t1_z[3] & z_sig_tz_t1_z[2],
+                              z_sig_tz_t1_z[1] & z_sig_tz_t1_z[0]};
+  wire [15:0] z_sig_tz_t2_c = {z_sig_tz_t1_z[15]
+                               ? {1'b1, z_sig_tz_t1_c[14]}
+                               : {1'b0, z_sig_tz_t1_c[15]},
+                               z_sig_tz_t1_z[13]
+                               ? {1'b1, z_sig_tz_t1_c[12]}
+                               : {1'b0, z_sig_tz_t1_c[13]},
+                               z_sig_tz_t1_z[11]
+                               ? {1'b1, z_sig_tz_t1_c[10]}
+                               : {1'b0, z_sig_tz_t1_c[11]},
+                               z_sig_tz_t1_z[9]
+                               ? {1'b1, z_sig_tz_t1_c[8]}
+                               : {1'b0, z_sig_tz_t1_c[9]},
+                               z_sig_tz_t1_z[7]
+                               ? {1'b1, z_sig_tz_t1_c[6]}
+                               : {1'b0, z_sig_tz_t1_c[7]},
+                               z_sig_tz_t1_z[5]
+                               ? {1'b1, z_sig_tz_t1_c[4]}
+                               : {1'b0, z_sig_tz_t1_c[5]},
+                               z_sig_tz_t1_z[3]
+                               ? {1'b1, z_sig_tz_t1_c[2]}
+                               : {1'b0, z_sig_tz_t1_c[3]},
+                               z_sig_tz_t1_z[1]
+                               ? {1'b1, z_sig_tz_t1_c[0]}
+                               : {1'b0, z_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [3:0] z_sig_tz_t3_z = {z_sig_tz_t2_z[7] & z_sig_tz_t2_z[6],
+                              z_sig_tz_t2_z[5] & z_sig_tz_t2_z[4],
+                              z_sig_tz_t2_z[3] & z_sig_tz_t2_z[2],
+                              z_sig_tz_t2_z[1] & z_sig_tz_t2_z[0]};
+  wire [11:0] z_sig_tz_t3_c = {z_sig_tz_t2_z[7]
+                               ? {1'b1, z_sig_tz_t2_c[13:12]}
+                               : {1'b0, z_sig_tz_t2_c[15:14]},
+                               z_sig_tz_t2_z[5]
+                               ? {1'b1, z_sig_tz_t2_c[9:8]}
+                               : {1'b0, z_sig_tz_t2_c[11:10]},
+                               z_sig_tz_t2_z[3]
+                               ? {1'b1, z_sig_tz_t2_c[5:4]}
+                               : {1'b0, z_sig_tz_t2_c[7:6]},
+                               z_sig_tz_t2_z[1]
+                               ? {1'b1, z_sig_tz_t2_c[1:0]}
+                               : {1'b0, z_sig_tz_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [1:0] z_sig_tz_t4_z = {z_sig_tz_t3_z[3] & z_sig_tz_t3_z[2],
+                              z_sig_tz_t3_z[1] & z_sig_tz_t3_z[0]};
+  wire [7:0] z_sig_tz_t4_c = {z_sig_tz_t3_z[3]
+                              ? {1'b1, z_sig_tz_t3_c[8:6]}
+                              : {1'b0, z_sig_tz_t3_c[11:9]},
+                              z_sig_tz_t3_z[1]
+                              ? {1'b1, z_sig_tz_t3_c[2:0]}
+                              : {1'b0, z_sig_tz_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
+  wire [4:0] z_sig_tz_t5_c = z_sig_tz_t4_z[1]
+                             ? {1'b1, z_sig_tz_t4_c[3:0]}
+                             : {1'b0, z_sig_tz_t4_c[7:4]};  // leading zeros of each 32-bit chunk
+  wire [4:0] z_sig_tzc = z_sig_tz_t5_c + 5'd3;  // trailing zeros of {z_sig, 3'b0} (nonzero z_sig)
+  wire al_sticky = (~(p_is_zero | z_is_zero)) & (al_amt > (al_z_big ? p_sig_tzc : z_sig_tzc));
   wire add_sub = p_sign ^ z_sign;
-  wire [28:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {29{add_sub}})
-                        + {28'h0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
-  wire [28:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
-  wire add_sign = al_s_h ^ add_neg_sel;
+  wire add_near = p_is_zero | z_is_zero | (add_sub & (~|al_amt[4:1]));  // near path: a subtraction with eH - eL <= 1, or a zero operand
+  wire [28:0] near_l = al_amt[0] ? {3'd0, al_l_sig, 2'd0} : {2'd0, al_l_sig, 3'd0};  // L >> (amt & 1)
+  wire [28:0] near_diff = {2'd0, al_h_sig, 3'd0} - near_l;  // H - (L >> amt)
+  wire near_neg_sel = add_sub & (~|al_amt) & near_diff[28];  // H - L < 0
+  wire [28:0] near_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [27:0] near_mag = near_neg_sel ? near_neg[27:0] : near_diff[27:0];
+  wire add_sign = al_s_h ^ near_neg_sel;
+
+  // Near path: leading-zero count of the 28-bit difference
+  wire [15:0] nrm_t1_z = {~|near_mag[27:26],
+                          ~|near_mag[25:24],
+                          ~|near_mag[23:22],
+                          ~|near_mag[21:20],
+                          ~|near_mag[19:18],
+                          ~|near_mag[17:16],
+                          ~|near_mag[15:14],
+                          ~|near_mag[13:12],
+                          ~|near_mag[11:10],
+                          ~|near_mag[9:8],
+                          ~|near_mag[7:6],
+                          ~|near_mag[5:4],
+                          ~|near_mag[3:2],
+                          ~|near_mag[1:0],
+                          2'd3};
+  wire [15:0] nrm_t1_c = {~near_mag[27],
+                          ~near_mag[25],
+                          ~near_mag[23],
+                          ~near_mag[21],
+                          ~near_mag[19],
+                          ~near_mag[17],
+                          ~near_mag[15],
+                          ~near_mag[13],
+                          ~near_mag[11],
+                          ~near_mag[9],
+                          ~near_mag[7],
+                          ~near_mag[5],
+                          ~near_mag[3],
+                          ~near_mag[1],
+                          2'd3};  // leading zeros of each pair
   wire f_z_pass = p_is_zero & z_is_sub;
 
   // ======== stage 1 ========
 
   // Pipeline registers: stage 0 -> 1
-  reg  [27:0] add_sum_b27_0_q1;
-  reg  add_neg_sel_q1;
-  reg  [27:0] add_neg_b27_0_q1;
+  reg  [23:0] al_h_sig_q1;
+  reg  [26:0] al_shifted_q1;
+  reg  al_sticky_q1;
+  reg  add_sub_q1;
+  reg  add_near_q1;
+  reg  [27:0] near_mag_q1;
+  reg  [15:0] nrm_t1_z_q1;
+  reg  [15:0] nrm_t1_c_q1;
   reg  [9:0] al_e_h_q1;
   reg  f_any_nan_q1;
   reg  f_is_inf_q1;
@@ -164,13 +299,17 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   reg  z_sign_q1;
   reg  al_both_zero_q1;
   reg  add_sign_q1;
-  reg  al_sticky_q1;
   reg  f_z_pass_q1;
   reg  f_invalid_q1;
   always @(posedge clk_i) begin
-    add_sum_b27_0_q1 <= add_sum[27:0];
-    add_neg_sel_q1 <= add_neg_sel;
-    add_neg_b27_0_q1 <= add_neg[27:0];
+    al_h_sig_q1 <= al_h_sig;
+    al_shifted_q1 <= al_shifted;
+    al_sticky_q1 <= al_sticky;
+    add_sub_q1 <= add_sub;
+    add_near_q1 <= add_near;
+    near_mag_q1 <= near_mag;
+    nrm_t1_z_q1 <= nrm_t1_z;
+    nrm_t1_c_q1 <= nrm_t1_c;
     al_e_h_q1 <= al_e_h;
     f_any_nan_q1 <= f_any_nan;
     f_is_inf_q1 <= f_is_inf;
@@ -178,60 +317,37 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
     z_sign_q1 <= z_sign;
     al_both_zero_q1 <= al_both_zero;
     add_sign_q1 <= add_sign;
-    al_sticky_q1 <= al_sticky;
     f_z_pass_q1 <= f_z_pass;
     f_invalid_q1 <= f_invalid;
   end
-  wire [27:0] add_mag = add_neg_sel_q1 ? add_neg_b27_0_q1 : add_sum_b27_0_q1;
-  wire add_zero = ~|add_mag;
+  wire [28:0] far_sum = {2'd0, al_h_sig_q1, 3'd0} + ({2'd0, al_shifted_q1} ^ {29{add_sub_q1}})
+                        + {28'h0, add_sub_q1 & ~al_sticky_q1};  // H + L, or H - L - sticky (two's complement)
 
-  // Normalize: leading-zero count of the 28-bit sum
-  wire [15:0] nrm_t1_z = {~|add_mag[27:26],
-                          ~|add_mag[25:24],
-                          ~|add_mag[23:22],
-                          ~|add_mag[21:20],
-                          ~|add_mag[19:18],
-                          ~|add_mag[17:16],
-                          ~|add_mag[15:14],
-                          ~|add_mag[13:12],
-                          ~|add_mag[11:10],
-                          ~|add_mag[9:8],
-                          ~|add_mag[7:6],
-                          ~|add_mag[5:4],
-                          ~|add_mag[3:2],
-                          ~|add_mag[1:0],
-                          2'd3};
-  wire [15:0] nrm_t1_c = {~add_mag[27],
-                          ~add_mag[25],
-                          ~add_mag[23],
-                          ~add_mag[21],
-                          ~add_mag[19],
-                          ~add_mag[17],
-                          ~add_mag[15],
-                          ~add_mag[13],
-                          ~add_mag[11],
-                          ~add_mag[9],
-                          ~add_mag[7],
-                          ~add_mag[5],
-                          ~add_mag[3],
-                          ~add_mag[1],
-                          2'd3};  // leading zeros of each pair
-  wire [7:0] nrm_t2_z = {nrm_t1_z[15] & nrm_t1_z[14],
-                         nrm_t1_z[13] & nrm_t1_z[12],
-                         nrm_t1_z[11] & nrm_t1_z[10],
-                         nrm_t1_z[9] & nrm_t1_z[8],
-                         nrm_t1_z[7] & nrm_t1_z[6],
-                         nrm_t1_z[5] & nrm_t1_z[4],
-                         nrm_t1_z[3] & nrm_t1_z[2],
-                         nrm_t1_z[1] & nrm_t1_z[0]};
-  wire [15:0] nrm_t2_c = {nrm_t1_z[15] ? {1'b1, nrm_t1_c[14]} : {1'b0, nrm_t1_c[15]},
-                          nrm_t1_z[13] ? {1'b1, nrm_t1_c[12]} : {1'b0, nrm_t1_c[13]},
-                          nrm_t1_z[11] ? {1'b1, nrm_t1_c[10]} : {1'b0, nrm_t1_c[11]},
-                          nrm_t1_z[9] ? {1'b1, nrm_t1_c[8]} : {1'b0, nrm_t1_c[9]},
-                          nrm_t1_z[7] ? {1'b1, nrm_t1_c[6]} : {1'b0, nrm_t1_c[7]},
-                          nrm_t1_z[5] ? {1'b1, nrm_t1_c[4]} : {1'b0, nrm_t1_c[5]},
-                          nrm_t1_z[3] ? {1'b1, nrm_t1_c[2]} : {1'b0, nrm_t1_c[3]},
-                          nrm_t1_z[1] ? {1'b1, nrm_t1_c[0]} : {1'b0, nrm_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  // Far path: the sum's MSB is one of its top three bits (addition: carry or H's MSB;
+  // subtraction with eH - eL >= 2: H's MSB or the bit below)
+  wire [1:0] far_lz = far_sum[27] ? 2'd0 :
+                      far_sum[26] ? 2'd1 :
+                      2'd2;
+  wire [27:0] far_norm = far_sum[27] ? far_sum[27:0] :
+                         far_sum[26] ? {far_sum[26:0], 1'b0} :
+                         {far_sum[25:0], 2'd0};
+  wire add_zero = add_near_q1 & (~|near_mag_q1);
+  wire [7:0] nrm_t2_z = {nrm_t1_z_q1[15] & nrm_t1_z_q1[14],
+                         nrm_t1_z_q1[13] & nrm_t1_z_q1[12],
+                         nrm_t1_z_q1[11] & nrm_t1_z_q1[10],
+                         nrm_t1_z_q1[9] & nrm_t1_z_q1[8],
+                         nrm_t1_z_q1[7] & nrm_t1_z_q1[6],
+                         nrm_t1_z_q1[5] & nrm_t1_z_q1[4],
+                         nrm_t1_z_q1[3] & nrm_t1_z_q1[2],
+                         nrm_t1_z_q1[1] & nrm_t1_z_q1[0]};
+  wire [15:0] nrm_t2_c = {nrm_t1_z_q1[15] ? {1'b1, nrm_t1_c_q1[14]} : {1'b0, nrm_t1_c_q1[15]},
+                          nrm_t1_z_q1[13] ? {1'b1, nrm_t1_c_q1[12]} : {1'b0, nrm_t1_c_q1[13]},
+                          nrm_t1_z_q1[11] ? {1'b1, nrm_t1_c_q1[10]} : {1'b0, nrm_t1_c_q1[11]},
+                          nrm_t1_z_q1[9] ? {1'b1, nrm_t1_c_q1[8]} : {1'b0, nrm_t1_c_q1[9]},
+                          nrm_t1_z_q1[7] ? {1'b1, nrm_t1_c_q1[6]} : {1'b0, nrm_t1_c_q1[7]},
+                          nrm_t1_z_q1[5] ? {1'b1, nrm_t1_c_q1[4]} : {1'b0, nrm_t1_c_q1[5]},
+                          nrm_t1_z_q1[3] ? {1'b1, nrm_t1_c_q1[2]} : {1'b0, nrm_t1_c_q1[3]},
+                          nrm_t1_z_q1[1] ? {1'b1, nrm_t1_c_q1[0]} : {1'b0, nrm_t1_c_q1[1]}};  // leading zeros of each 4-bit chunk
   wire [3:0] nrm_t3_z = {nrm_t2_z[7] & nrm_t2_z[6],
                          nrm_t2_z[5] & nrm_t2_z[4],
                          nrm_t2_z[3] & nrm_t2_z[2],
@@ -244,8 +360,12 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   wire [7:0] nrm_t4_c = {nrm_t3_z[3] ? {1'b1, nrm_t3_c[8:6]} : {1'b0, nrm_t3_c[11:9]},
                          nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]}};  // leading zeros of each 16-bit chunk
   wire [4:0] nrm_t5_c = nrm_t4_z[1] ? {1'b1, nrm_t4_c[3:0]} : {1'b0, nrm_t4_c[7:4]};  // leading zeros of each 32-bit chunk
-  wire [27:0] nrm_sig = add_mag << nrm_t5_c;
-  wire [9:0] nrm_exp = (al_e_h_q1 + 10'd1) - {5'd0, nrm_t5_c};  // exponent of the sum's MSB
+  wire [27:0] nrm_sig = add_near_q1 ? (near_mag_q1 << nrm_t5_c) : far_norm;
+  wire [9:0] far_exp = far_lz[1] ? (al_e_h_q1 - 10'd1) :
+                       far_lz[0] ? al_e_h_q1 :
+                       (al_e_h_q1 + 10'd1);  // eH + 1 - far_lz
+  wire [9:0] near_exp = (al_e_h_q1 + 10'd1) - {5'd0, nrm_t5_c};  // eH + 1 - near_lzc
+  wire [9:0] nrm_exp = add_near_q1 ? near_exp : far_exp;  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan_q1 & ~f_is_inf_q1;
   wire f_sign = f_is_inf_q1 ? z_sign_q1 :
                 f_is_zero ? (al_both_zero_q1 & (~(p_sign_q1 ^ z_sign_q1)) & p_sign_q1) :
@@ -288,7 +408,7 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
   //   mag == 0           -> +-0
   //   otherwise          -> {sign, mag}
   wire round_special = f_any_nan_q1 | f_is_inf_q1 | f_is_zero;
-  wire [31:0] round_code = f_z_pass_q1 ? {f_sign, 8'd0, add_mag[25:3]} :
+  wire [31:0] round_code = f_z_pass_q1 ? {f_sign, 8'd0, near_mag_q1[26:4]} :
                            f_any_nan_q1 ? BINARY32_NAN :
                            f_is_inf_q1 ? {f_sign, BINARY32_MAX_MAG} :
                            f_is_zero ? {f_sign, 31'h0} :
@@ -314,8 +434,9 @@ module fp8_fma_e4m3_rne_satfinite_s1 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, z_sig[23], al_dz[7:0], al_d_c0[8:5], al_d_c1[8:5], add_sum[28],
-                    add_neg[28], nrm_t4_z[0], round_win[24], round_mag_t[32:1], round_mag[32:31]};
+  wire unused_ok = &{1'b0, al_dz[7:0], al_d_c0[8], al_d_c1[8], p_sig_tz_t2_z[0], z_sig_tz_t4_z[0],
+                    far_sum[28], near_neg[28], nrm_t4_z[0], round_win[24], round_mag_t[32:1],
+                    round_mag[32:31]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -8,7 +8,7 @@
 // Rounding:    rne (fixed at generation)
 // Saturation:  satfinite (fixed at generation)
 // Options:     tininess after rounding; subnormal z and results exact; zero results: IEEE 754 sign rules
-// Datapath:    exact product -> swap -> align (sticky) -> add -> lzc normalize -> round
+// Datapath:    exact product -> swap -> far: align (sticky), add, normalize <= 2 | near: sub, lzc normalize -> round
 // Outputs:     r_o = binary16, flags_o = {invalid, overflow, underflow, inexact}
 // Pipeline:    0 stages (combinational), latency 0 cycles
 
@@ -132,50 +132,112 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
   wire [7:0] al_e_h = al_z_big ? {{2{z_exp[5]}}, z_exp} : {{2{p_exp[5]}}, p_exp};  // exponent of H's MSB
   wire al_s_h = al_z_big ? z_sign : p_sign;
   wire [6:0] al_d_c0 = al_dz_c0[6] ? al_dp_c0 : al_dz_c0;
-  wire [3:0] al_amt_c0 = (al_dz_c0[6]
-                          ? (7'd78 < {~al_dp_c0[6], al_dp_c0[5:0]})
-                          : (7'd78 < {~al_dz_c0[6], al_dz_c0[5:0]}))
-                         ? 4'd14
-                         : al_d_c0[3:0];
+  wire [3:0] al_amt_c0 = (|al_d_c0[5:4] | (al_d_c0[0] & &al_d_c0[3:1])) ? 4'd14 : al_d_c0[3:0];
   wire [6:0] al_d_c1 = al_dz_c1[6] ? al_dp_c1 : al_dz_c1;
-  wire [3:0] al_amt_c1 = (al_dz_c1[6]
-                          ? (7'd78 < {~al_dp_c1[6], al_dp_c1[5:0]})
-                          : (7'd78 < {~al_dz_c1[6], al_dz_c1[5:0]}))
-                         ? 4'd14
-                         : al_d_c1[3:0];
+  wire [3:0] al_amt_c1 = (|al_d_c1[5:4] | (al_d_c1[0] & &al_d_c1[3:1])) ? 4'd14 : al_d_c1[3:0];
   wire [3:0] al_amt = p_raw_pp1_0[7] ? al_amt_c1 : al_amt_c0;  // alignment shift, clamped to F+G
 
   // Alignment: {L, 3'b0} >> amt in 14 bits;
-  // sticky = OR of {L, 3'b0} under the mask of the amt low bits (the bits shifted out)
+  // sticky = (trailing zeros of {L, 3'b0}) < amt (a bit shifted out is 1)
   wire [13:0] al_shifted = {al_l_sig, 3'd0} >> al_amt;
-  wire [13:0] al_out_mask = ~(14'd16383 << al_amt);  // ones at the amt low bits
-  wire al_sticky = |({al_l_sig, 3'd0} & al_out_mask);
+  wire [3:0] p_sig_tz_t1_z = {~|{p_sig[0], p_sig[1]},
+                              ~|{p_sig[2], p_sig[3]},
+                              ~|{p_sig[4], p_sig[5]},
+                              ~|{p_sig[6], p_sig[7]}};
+  wire [3:0] p_sig_tz_t1_c = {~p_sig[0], ~p_sig[2], ~p_sig[4], ~p_sig[6]};  // leading zeros of each pair
+  wire [1:0] p_sig_tz_t2_z = {p_sig_tz_t1_z[3] & p_sig_tz_t1_z[2],
+                              p_sig_tz_t1_z[1] & p_sig_tz_t1_z[0]};
+  wire [3:0] p_sig_tz_t2_c = {p_sig_tz_t1_z[3]
+                              ? {1'b1, p_sig_tz_t1_c[2]}
+                              : {1'b0, p_sig_tz_t1_c[3]},
+                              p_sig_tz_t1_z[1]
+                              ? {1'b1, p_sig_tz_t1_c[0]}
+                              : {1'b0, p_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [2:0] p_sig_tz_t3_c = p_sig_tz_t2_z[1]
+                             ? {1'b1, p_sig_tz_t2_c[1:0]}
+                             : {1'b0, p_sig_tz_t2_c[3:2]};  // leading zeros of each 8-bit chunk
+  wire [3:0] p_sig_tzc = {1'b0, p_sig_tz_t3_c} + 4'd6;  // trailing zeros of {p_sig, 6'b0} (nonzero p_sig)
+  wire [7:0] z_sig_tz_t1_z = {~|{z_sig[0], z_sig[1]},
+                              ~|{z_sig[2], z_sig[3]},
+                              ~|{z_sig[4], z_sig[5]},
+                              ~|{z_sig[6], z_sig[7]},
+                              ~|{z_sig[8], z_sig[9]},
+                              ~z_sig[10],
+                              2'd3};
+  wire [7:0] z_sig_tz_t1_c = {~z_sig[0],
+                              ~z_sig[2],
+                              ~z_sig[4],
+                              ~z_sig[6],
+                              ~z_sig[8],
+                              ~z_sig[10],
+                              2'd3};  // leading zeros of each pair
+  wire [3:0] z_sig_tz_t2_z = {z_sig_tz_t1_z[7] & z_sig_tz_t1_z[6],
+                              z_sig_tz_t1_z[5] & z_sig_tz_t1_z[4],
+                              z_sig_tz_t1_z[3] & z_sig_tz_t1_z[2],
+                              z_sig_tz_t1_z[1] & z_sig_tz_t1_z[0]};
+  wire [7:0] z_sig_tz_t2_c = {z_sig_tz_t1_z[7]
+                              ? {1'b1, z_sig_tz_t1_c[6]}
+                              : {1'b0, z_sig_tz_t1_c[7]},
+                              z_sig_tz_t1_z[5]
+                              ? {1'b1, z_sig_tz_t1_c[4]}
+                              : {1'b0, z_sig_tz_t1_c[5]},
+                              z_sig_tz_t1_z[3]
+                              ? {1'b1, z_sig_tz_t1_c[2]}
+                              : {1'b0, z_sig_tz_t1_c[3]},
+                              z_sig_tz_t1_z[1]
+                              ? {1'b1, z_sig_tz_t1_c[0]}
+                              : {1'b0, z_sig_tz_t1_c[1]}};  // leading zeros of each 4-bit chunk
+  wire [1:0] z_sig_tz_t3_z = {z_sig_tz_t2_z[3] & z_sig_tz_t2_z[2],
+                              z_sig_tz_t2_z[1] & z_sig_tz_t2_z[0]};
+  wire [5:0] z_sig_tz_t3_c = {z_sig_tz_t2_z[3]
+                              ? {1'b1, z_sig_tz_t2_c[5:4]}
+                              : {1'b0, z_sig_tz_t2_c[7:6]},
+                              z_sig_tz_t2_z[1]
+                              ? {1'b1, z_sig_tz_t2_c[1:0]}
+                              : {1'b0, z_sig_tz_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
+  wire [3:0] z_sig_tz_t4_c = z_sig_tz_t3_z[1]
+                             ? {1'b1, z_sig_tz_t3_c[2:0]}
+                             : {1'b0, z_sig_tz_t3_c[5:3]};  // leading zeros of each 16-bit chunk
+  wire [3:0] z_sig_tzc = z_sig_tz_t4_c + 4'd3;  // trailing zeros of {z_sig, 3'b0} (nonzero z_sig)
+  wire al_sticky = (~(p_is_zero | z_is_zero)) & (al_amt > (al_z_big ? p_sig_tzc : z_sig_tzc));
   wire add_sub = p_sign ^ z_sign;
-  wire [15:0] add_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {16{add_sub}})
+  wire add_near = p_is_zero | z_is_zero | (add_sub & (~|al_amt[3:1]));  // near path: a subtraction with eH - eL <= 1, or a zero operand
+  wire [15:0] far_sum = {2'd0, al_h_sig, 3'd0} + ({2'd0, al_shifted} ^ {16{add_sub}})
                         + {15'd0, add_sub & ~al_sticky};  // H + L, or H - L - sticky (two's complement)
-  wire add_neg_sel = add_sub & (~|al_amt) & (al_l_sig > al_h_sig);  // H - L < 0
-  wire [15:0] add_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
-  wire [14:0] add_mag = add_neg_sel ? add_neg[14:0] : add_sum[14:0];
-  wire add_sign = al_s_h ^ add_neg_sel;
-  wire add_zero = ~|add_mag;
 
-  // Normalize: leading-zero count of the 15-bit sum
-  wire [7:0] nrm_t1_z = {~|add_mag[14:13],
-                         ~|add_mag[12:11],
-                         ~|add_mag[10:9],
-                         ~|add_mag[8:7],
-                         ~|add_mag[6:5],
-                         ~|add_mag[4:3],
-                         ~|add_mag[2:1],
-                         ~add_mag[0]};
-  wire [7:0] nrm_t1_c = {~add_mag[14],
-                         ~add_mag[12],
-                         ~add_mag[10],
-                         ~add_mag[8],
-                         ~add_mag[6],
-                         ~add_mag[4],
-                         ~add_mag[2],
-                         ~add_mag[0]};  // leading zeros of each pair
+  // Far path: the sum's MSB is one of its top three bits (addition: carry or H's MSB;
+  // subtraction with eH - eL >= 2: H's MSB or the bit below)
+  wire [1:0] far_lz = far_sum[14] ? 2'd0 :
+                      far_sum[13] ? 2'd1 :
+                      2'd2;
+  wire [14:0] far_norm = far_sum[14] ? far_sum[14:0] :
+                         far_sum[13] ? {far_sum[13:0], 1'b0} :
+                         {far_sum[12:0], 2'd0};
+  wire [15:0] near_l = al_amt[0] ? {3'd0, al_l_sig, 2'd0} : {2'd0, al_l_sig, 3'd0};  // L >> (amt & 1)
+  wire [15:0] near_diff = {2'd0, al_h_sig, 3'd0} - near_l;  // H - (L >> amt)
+  wire near_neg_sel = add_sub & (~|al_amt) & near_diff[15];  // H - L < 0
+  wire [15:0] near_neg = {2'd0, al_l_sig, 3'd0} - {2'd0, al_h_sig, 3'd0};
+  wire [14:0] near_mag = near_neg_sel ? near_neg[14:0] : near_diff[14:0];
+  wire add_sign = al_s_h ^ near_neg_sel;
+  wire add_zero = add_near & (~|near_mag);
+
+  // Near path: leading-zero count of the 15-bit difference
+  wire [7:0] nrm_t1_z = {~|near_mag[14:13],
+                         ~|near_mag[12:11],
+                         ~|near_mag[10:9],
+                         ~|near_mag[8:7],
+                         ~|near_mag[6:5],
+                         ~|near_mag[4:3],
+                         ~|near_mag[2:1],
+                         ~near_mag[0]};
+  wire [7:0] nrm_t1_c = {~near_mag[14],
+                         ~near_mag[12],
+                         ~near_mag[10],
+                         ~near_mag[8],
+                         ~near_mag[6],
+                         ~near_mag[4],
+                         ~near_mag[2],
+                         ~near_mag[0]};  // leading zeros of each pair
   wire [3:0] nrm_t2_z = {nrm_t1_z[7] & nrm_t1_z[6],
                          nrm_t1_z[5] & nrm_t1_z[4],
                          nrm_t1_z[3] & nrm_t1_z[2],
@@ -188,8 +250,12 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
   wire [5:0] nrm_t3_c = {nrm_t2_z[3] ? {1'b1, nrm_t2_c[5:4]} : {1'b0, nrm_t2_c[7:6]},
                          nrm_t2_z[1] ? {1'b1, nrm_t2_c[1:0]} : {1'b0, nrm_t2_c[3:2]}};  // leading zeros of each 8-bit chunk
   wire [3:0] nrm_t4_c = nrm_t3_z[1] ? {1'b1, nrm_t3_c[2:0]} : {1'b0, nrm_t3_c[5:3]};  // leading zeros of each 16-bit chunk
-  wire [14:0] nrm_sig = add_mag << nrm_t4_c;
-  wire [7:0] nrm_exp = (al_e_h + 8'd1) - {4'd0, nrm_t4_c};  // exponent of the sum's MSB
+  wire [14:0] nrm_sig = add_near ? (near_mag << nrm_t4_c) : far_norm;
+  wire [7:0] far_exp = far_lz[1] ? (al_e_h - 8'd1) :
+                       far_lz[0] ? al_e_h :
+                       (al_e_h + 8'd1);  // eH + 1 - far_lz
+  wire [7:0] near_exp = (al_e_h + 8'd1) - {4'd0, nrm_t4_c};  // eH + 1 - near_lzc
+  wire [7:0] nrm_exp = add_near ? near_exp : far_exp;  // exponent of the sum's MSB
   wire f_is_zero = add_zero & ~f_any_nan & ~f_is_inf;
   wire f_sign = f_is_inf ? z_sign :
                 f_is_zero ? (al_both_zero & (~(p_sign ^ z_sign)) & p_sign) :
@@ -310,8 +376,9 @@ module fp8_fma_e4m3_z_binary16_to_binary16_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, al_dz[5:0], al_d_c0[6:4], al_d_c1[6:4], add_sum[15], add_neg[15],
-                    nrm_t3_z[0], round_den[23], round_mag_t[17:1], round_mag[17:15]};
+  wire unused_ok = &{1'b0, al_dz[5:0], al_d_c0[6], al_d_c1[6], p_sig_tz_t2_z[0], z_sig_tz_t3_z[0],
+                    far_sum[15], near_neg[15], nrm_t3_z[0], round_den[23], round_mag_t[17:1],
+                    round_mag[17:15]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -25,13 +25,11 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
 
   // Named constants: special codes; biases and exponent bounds and offsets
   // (two's complement, the signed value in the comment)
-  localparam [4:0] E4M3_BIAS = 5'h7;  // 7: exponent bias of e4m3: e = exponent field - bias
-  localparam [4:0] E4M3_EMIN_M1 = 5'h19;  // -7: emin - 1 of e4m3: a subnormal's exponent is this minus its leading zeros
   localparam [6:0] E4M3_MAX_MAG = 7'h7e;
   localparam [7:0] E4M3_NAN = 8'h7f;
-  localparam [5:0] ROUND_FIELD_OFFSET = 6'h7;  // 7: offset + bias: exponent field = exp + this (e4m3)
-  localparam [5:0] ROUND_FIELD_OFFSET_P1 = 6'h8;  // 8: offset + bias + 1: exponent field + 1 = exp + this (e4m3)
-  localparam [5:0] ROUND_FIELD_OFFSET_P2 = 6'h9;  // 9: offset + bias + 2: exponent field + 2 = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET = 6'h39;  // -7: offset + bias: exponent field = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET_P1 = 6'h3a;  // -6: offset + bias + 1: exponent field + 1 = exp + this (e4m3)
+  localparam [5:0] ROUND_FIELD_OFFSET_P2 = 6'h3b;  // -5: offset + bias + 2: exponent field + 2 = exp + this (e4m3)
 
   // Unpack x: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
   // code layout: sign [7] | exponent [6:3] | trailing significand [2:0]
@@ -48,8 +46,6 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire [2:0] x_lz_n2 = x_lz_z2 ? {x_man_field[0], 2'd0} : x_man_field;
   wire x_lz_z1 = ~x_lz_n2[2];
   wire [2:0] x_lz_n1 = x_lz_z1 ? {x_lz_n2[1:0], 1'b0} : x_lz_n2;
-  wire [1:0] x_lzc = {x_lz_z2, x_lz_z1};
-  wire [4:0] x_exp = x_is_sub ? (E4M3_EMIN_M1 - {3'd0, x_lzc}) : ({1'b0, x_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] x_sig = x_is_sub ? {x_lz_n1, 1'b0} : {1'b1, x_man_field};  // significand, MSB = hidden bit
 
   // Unpack y: e4m3: K=8 P=4 bias=7 signed, family fn (NaN = S.1..1, no Inf), emin=-6 emax=8
@@ -67,21 +63,39 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire [2:0] y_lz_n2 = y_lz_z2 ? {y_man_field[0], 2'd0} : y_man_field;
   wire y_lz_z1 = ~y_lz_n2[2];
   wire [2:0] y_lz_n1 = y_lz_z1 ? {y_lz_n2[1:0], 1'b0} : y_lz_n2;
-  wire [1:0] y_lzc = {y_lz_z2, y_lz_z1};
-  wire [4:0] y_exp = y_is_sub ? (E4M3_EMIN_M1 - {3'd0, y_lzc}) : ({1'b0, y_exp_field} - E4M3_BIAS);  // exponent of the MSB (two's complement)
   wire [3:0] y_sig = y_is_sub ? {y_lz_n1, 1'b0} : {1'b1, y_man_field};  // significand, MSB = hidden bit
+  wire [3:0] x_sig1 = {1'b1, x_sig[2:0]};  // significand with the hidden bit 1 (zero operands are flagged)
+  wire [3:0] y_sig1 = {1'b1, y_sig[2:0]};  // significand with the hidden bit 1 (zero operands are flagged)
 
   // Exact product: significand multiply, one-bit normalize, exponent add
   // NaN operand -> NaN; 0 * Inf -> NaN + invalid; sign = sx ^ sy
   wire p_any_nan = x_is_nan | y_is_nan;
   wire p_is_zero = (x_is_zero | y_is_zero) & ~p_any_nan;
   wire p_sign = x_sign ^ y_sign;
-  wire [7:0] p_raw_pp0_0 = {4'd0, x_sig & {4{y_sig[0]}}} + {3'd0, x_sig & {4{y_sig[1]}}, 1'b0};
-  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig & {4{y_sig[2]}}, 2'd0}
-                           + {1'b0, x_sig & {4{y_sig[3]}}, 3'd0};
+  wire [7:0] p_raw_pp0_0 = {4'd0, x_sig1 & {4{y_sig1[0]}}} + {3'd0, x_sig1 & {4{y_sig1[1]}}, 1'b0};
+  wire [7:0] p_raw_pp0_1 = {2'd0, x_sig1 & {4{y_sig1[2]}}, 2'd0}
+                           + {1'b0, x_sig1 & {4{y_sig1[3]}}, 3'd0};
   wire [7:0] p_raw_pp1_0 = p_raw_pp0_0 + p_raw_pp0_1;
   wire [7:0] p_sig = p_raw_pp1_0[7] ? p_raw_pp1_0 : {p_raw_pp1_0[6:0], 1'b0};  // normalized product significand
-  wire [5:0] p_esum = {x_exp[4], x_exp} + {y_exp[4], y_exp};
+  reg  [4:0] x_sub_eb;  // subnormal: biased exponent of the normalized MSB = -(leading zeros of the trailing significand)
+  always @* begin
+    case (x_i[2:0])
+      3'd1: x_sub_eb = 5'd30;
+      3'd2, 3'd3: x_sub_eb = 5'd31;
+      default: x_sub_eb = 5'd0;
+    endcase
+  end
+  wire [4:0] x_eb = (~|x_i[6:3]) ? x_sub_eb : {1'b0, x_i[6:3]};  // biased exponent of the MSB (two's complement): the field, or the subnormal's
+  reg  [4:0] y_sub_eb;  // subnormal: biased exponent of the normalized MSB = -(leading zeros of the trailing significand)
+  always @* begin
+    case (y_i[2:0])
+      3'd1: y_sub_eb = 5'd30;
+      3'd2, 3'd3: y_sub_eb = 5'd31;
+      default: y_sub_eb = 5'd0;
+    endcase
+  end
+  wire [4:0] y_eb = (~|y_i[6:3]) ? y_sub_eb : {1'b0, y_i[6:3]};  // biased exponent of the MSB (two's complement): the field, or the subnormal's
+  wire [5:0] p_ebsum = {x_eb[4], x_eb} + {y_eb[4], y_eb};  // sum of the biased exponents (two's complement)
 
   // Rounder: RoundToPrecision -> Saturate -> Encode into e4m3 (P = 4, emin = -6, emax = 8)
   // Window: 5 bits = 4 kept + 1 fraction; everything below is sticky
@@ -93,9 +107,9 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   // Exponent decisions: tables over {exp_inc, exp} (e = exp + exp_inc), 128 entries each
   reg  round_tiny;  // e < emin
   always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd46, 7'd47, 7'd48, 7'd49, 7'd50, 7'd51, 7'd52, 7'd53, 7'd54, 7'd55, 7'd56, 7'd57, 7'd109,
-      7'd110, 7'd111, 7'd112, 7'd113, 7'd114, 7'd115, 7'd116, 7'd117, 7'd118, 7'd119, 7'd120: round_tiny = 1'b1;
+    case ({p_raw_pp1_0[7], p_ebsum})
+      7'd0, 7'd1, 7'd2, 7'd3, 7'd4, 7'd5, 7'd6, 7'd7, 7'd60, 7'd61, 7'd62, 7'd63, 7'd64, 7'd65,
+      7'd66, 7'd67, 7'd68, 7'd69, 7'd70, 7'd123, 7'd124, 7'd125, 7'd126, 7'd127: round_tiny = 1'b1;
       default: round_tiny = 1'b0;
     endcase
   end
@@ -103,13 +117,13 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   // Denormalize: a tiny value (e < emin) is rounded at 2^(emin - 3): round_win >> min(emin - e, 5), shifted-out bits are sticky
   reg  [2:0] round_shamt;  // denormalization shift: min(emin - e, L) when tiny, else 0
   always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd46, 7'd47, 7'd48, 7'd49, 7'd50, 7'd51, 7'd52, 7'd53, 7'd109, 7'd110, 7'd111, 7'd112,
-      7'd113, 7'd114, 7'd115, 7'd116: round_shamt = 3'd5;
-      7'd54, 7'd117: round_shamt = 3'd4;
-      7'd55, 7'd118: round_shamt = 3'd3;
-      7'd56, 7'd119: round_shamt = 3'd2;
-      7'd57, 7'd120: round_shamt = 3'd1;
+    case ({p_raw_pp1_0[7], p_ebsum})
+      7'd0, 7'd1, 7'd2, 7'd3, 7'd60, 7'd61, 7'd62, 7'd63, 7'd64, 7'd65, 7'd66, 7'd123, 7'd124,
+      7'd125, 7'd126, 7'd127: round_shamt = 3'd5;
+      7'd4, 7'd67: round_shamt = 3'd4;
+      7'd5, 7'd68: round_shamt = 3'd3;
+      7'd6, 7'd69: round_shamt = 3'd2;
+      7'd7, 7'd70: round_shamt = 3'd1;
       default: round_shamt = 3'd0;
     endcase
   end
@@ -117,8 +131,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire round_frac = round_den[5];
   wire round_sticky = |round_den[4:0] | round_st0;
   wire [8:0] round_mag_t = {round_tiny ? 6'd0 :
-                            p_raw_pp1_0[7] ? (p_esum + ROUND_FIELD_OFFSET_P1) :
-                            (p_esum + ROUND_FIELD_OFFSET),
+                            p_raw_pp1_0[7] ? (p_ebsum + ROUND_FIELD_OFFSET_P1) :
+                            (p_ebsum + ROUND_FIELD_OFFSET),
                             round_den[8:6]};  // truncated magnitude code {biased exp, trailing}
   wire round_inexact = round_frac | round_sticky;
 
@@ -127,12 +141,12 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   //   rne  away = round & (rest | odd)
   wire round_away = round_frac & (round_sticky | round_mag_t[0]);
   wire [8:0] round_mag = {(&round_den[8:6] & round_away) ? (round_tiny ? 6'd1 :
-                                                            p_raw_pp1_0[7] ? (p_esum
+                                                            p_raw_pp1_0[7] ? (p_ebsum
                                                                               + ROUND_FIELD_OFFSET_P2) :
-                                                            (p_esum + ROUND_FIELD_OFFSET_P1)) :
+                                                            (p_ebsum + ROUND_FIELD_OFFSET_P1)) :
                           round_tiny ? 6'd0 :
-                          p_raw_pp1_0[7] ? (p_esum + ROUND_FIELD_OFFSET_P1) :
-                          (p_esum + ROUND_FIELD_OFFSET),
+                          p_raw_pp1_0[7] ? (p_ebsum + ROUND_FIELD_OFFSET_P1) :
+                          (p_ebsum + ROUND_FIELD_OFFSET),
                           round_den[8:6] + {2'd0, round_away}};  // rounded magnitude code (carry may bump the exponent)
 
   // round_u: round-away decision at precision P, unbounded exponent (tininess after rounding)
@@ -141,8 +155,8 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   wire round_u_away = round_win[0] & (round_st0 | round_win[1]);
   reg  round_e_ne_emin_m1;  // e != emin - 1
   always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd57, 7'd120: round_e_ne_emin_m1 = 1'b0;
+    case ({p_raw_pp1_0[7], p_ebsum})
+      7'd7, 7'd70: round_e_ne_emin_m1 = 1'b0;
       default: round_e_ne_emin_m1 = 1'b1;
     endcase
   end
@@ -152,16 +166,16 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
   // Overflow: rounded magnitude above max finite 0x7e (from e and the window, beside the increment)
   reg  round_e_above;  // above the largest binade
   always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd9, 7'd10, 7'd11, 7'd12, 7'd13, 7'd14, 7'd15, 7'd16, 7'd17, 7'd72, 7'd73, 7'd74, 7'd75,
-      7'd76, 7'd77, 7'd78, 7'd79, 7'd80: round_e_above = 1'b1;
+    case ({p_raw_pp1_0[7], p_ebsum})
+      7'd23, 7'd24, 7'd25, 7'd26, 7'd27, 7'd28, 7'd29, 7'd30, 7'd31, 7'd86, 7'd87, 7'd88, 7'd89,
+      7'd90, 7'd91, 7'd92, 7'd93, 7'd94: round_e_above = 1'b1;
       default: round_e_above = 1'b0;
     endcase
   end
   reg  round_e_top;  // in the largest binade
   always @* begin
-    case ({p_raw_pp1_0[7], p_esum})
-      7'd8, 7'd71: round_e_top = 1'b1;
+    case ({p_raw_pp1_0[7], p_ebsum})
+      7'd22, 7'd85: round_e_top = 1'b1;
       default: round_e_top = 1'b0;
     endcase
   end
@@ -196,7 +210,7 @@ module fp8_mul_e4m3_to_e4m3_rne_satfinite_s0 (
 
   // Bits that this configuration does not need (kept for readability).
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, round_den[9], round_mag_t[8:1], round_mag[8:7]};
+  wire unused_ok = &{1'b0, x_sig[3], y_sig[3], round_den[9], round_mag_t[8:1], round_mag[8:7]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
