@@ -770,6 +770,9 @@ fn dot_structured(f: Format, n: u32, scale: bool, addend: bool, fr: Format, len:
             if c % 16 == 5 {
                 v[k] &= 0x8000_0000;
             }
+            if scale && c % 4 >= 2 {
+                aligned_addend(&f, n, h(600), v);
+            }
             k += 1;
         }
         let m = h(500);
@@ -777,6 +780,44 @@ fn dot_structured(f: Format, n: u32, scale: bool, addend: bool, fr: Format, len:
         v[k + 1] = (m >> 8) % 4;
     });
     assert_eq!(s.vectors, len);
+}
+
+/// Sets the scales (`v[2n]`, `v[2n+1]`, E8M0) and the binary32 addend (`v[2n+2]`) of a dot
+/// of `n` elements `f x f` so that z lines up with the scaled sum in every way: the scales
+/// anywhere in their range or near 2^0, z's binade from 80 below the sum's MSB to 80 above
+/// it (wholly below the sum's LSB, overlapping it, wholly above it), z = -sum rounded to
+/// binary32 (exact cancellation when the sum is a binary32 value, else a near one), z a
+/// zero, a zero sum (x1 = -x0 set by the caller) with z anywhere.
+fn aligned_addend(f: &Format, n: usize, c: u64, v: &mut [u64]) {
+    if c % 2 == 0 {
+        v[2 * n] = 1 + (c >> 8) % 254;
+        v[2 * n + 1] = 1 + (c >> 16) % 254;
+    }
+    let sc = v[2 * n] as i32 + v[2 * n + 1] as i32 - 254;
+    let sum: f64 = (0..n)
+        .map(|j| f.decode(v[j] as u32).to_f64() * f.decode(v[n + j] as u32).to_f64())
+        .sum();
+    if !sum.is_finite() || v[2 * n] == 255 || v[2 * n + 1] == 255 {
+        return;
+    }
+    let t = sum * 2f64.powi(sc);
+    let sign = ((c >> 24) & 1) << 31;
+    match (c >> 1) % 8 {
+        0 | 1 if t != 0.0 && (t as f32).is_finite() => {
+            v[2 * n + 2] = (-(t as f32)).to_bits() as u64
+        }
+        2 => v[2 * n + 2] = sign,
+        _ => {
+            let top = if t == 0.0 {
+                0
+            } else {
+                t.abs().log2().floor() as i64
+            };
+            let off = ((c >> 32) % 161) as i64 - 80;
+            let eb = (top + off + 127).clamp(0, 254) as u64;
+            v[2 * n + 2] = sign | eb << 23 | (c >> 40) & 0x7f_ffff;
+        }
+    }
 }
 
 #[test]

@@ -5,12 +5,15 @@
 //! the two significands placed by a plain left shift `x_sh + y_sh` in the product window
 //! (LSB `2^(qmin_x + qmin_y)`), negated when its sign is set (`term<i>`), and the N terms
 //! added pairwise into the exact two's-complement sum `ref_sum`. The block scales (powers
-//! of two) are exponent offsets: `|ref_sum|` is shifted left by `sx_sh + sy_sh` into a window
-//! that also holds every binary32 addend, the addend is placed there by its exponent, one
-//! add or subtract of the two magnitudes gives the exact result, and the plain rounder of
-//! [`super`] rounds it once (with an addend through the rounding input: the exact result's
-//! MSB position, its P+1 bits from the MSB down and the sticky OR of the rest, placed back in
-//! the window). Specials follow P3109 / IEEE 754 §7.2 as the golden model states
+//! of two) are exponent offsets: without an addend `|ref_sum|` is shifted left by
+//! `sx_sh + sy_sh` into one window of absolute positions and the plain rounder of [`super`]
+//! rounds it once. With an addend the sum and z are added in a window placed relative to
+//! the two operands (the LSB of the lower one, or G = P+2 bits below the LSB of the higher
+//! one when the other lies wholly below that and becomes one sticky unit; the exactness
+//! argument is at [`relative_sum`]); the result is the rounding input (the exact value's MSB
+//! position, its P+1 bits from the MSB down and the sticky OR of the rest, IEEE 754 §4.3),
+//! placed back in the absolute window of the same plain rounder. Specials follow P3109 /
+//! IEEE 754 §7.2 as the golden model states
 //! them (golden/src/dot.rs): a NaN anywhere or `0·∞` in a product gives NaN (`0·∞` and a
 //! signaling addend raise invalid), `+∞ + −∞` gives NaN and invalid, an exact zero sum has the
 //! common sign of all-zero terms of one sign, else +0 (−0 under rtn).
@@ -251,21 +254,30 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
         None => k(1, 0),
     };
     t.comment(&format!(
-        "Window: value * 2^({lw}), {w} bits: |ref_sum| shifted by the scale exponents sx_sh + sy_sh (+ {offs}){}",
-        if oz.is_some() { ", z placed by its exponent, the sum exact" } else { "" }
+        "Window of the rounder: value * 2^({lw}), {w} bits; {}",
+        if oz.is_some() {
+            format!(
+                "|ref_sum| has its LSB at position sx_sh + sy_sh + {offs}, z_sig at z_sh + {}",
+                offz.unwrap_or(0)
+            )
+        } else {
+            format!("|ref_sum| shifted by the scale exponents sx_sh + sy_sh (+ {offs})")
+        }
     ));
     t.wire("sc_shift", s_shw, &shift);
-    let sw = bits(offs + s_shift_max).max(s_shw) + 1;
-    t.wire(
-        "f_s",
-        w,
-        &format!(
-            "{} << ({} + {})",
-            zx("sum_mag", mw, w),
-            zx("sc_shift", s_shw, sw),
-            k(sw, offs)
-        ),
-    );
+    if oz.is_none() {
+        let sw = bits(offs + s_shift_max).max(s_shw) + 1;
+        t.wire(
+            "f_s",
+            w,
+            &format!(
+                "{} << ({} + {})",
+                zx("sum_mag", mw, w),
+                zx("sc_shift", s_shw, sw),
+                k(sw, offs)
+            ),
+        );
+    }
     let n_terms = n + oz.is_some() as u32;
     let mut nans: Vec<String> = (0..n).map(|i| format!("p{i}_nan")).collect();
     let mut invs: Vec<String> = (0..n).map(|i| format!("p{i}_anyinv")).collect();
@@ -277,31 +289,18 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
         .collect();
     let mut zneg: Vec<String> = (0..n).map(|i| format!("(p{i}_zero & p{i}_sign)")).collect();
     if let (Some(z), Some(o)) = (&oz, offz) {
-        let zw = bits(z.sh_max + o) + 1;
-        t.wire(
-            "f_z",
+        let geo = Relative {
+            mw,
+            pz: z.p,
+            p1: fr.p + 1,
             w,
-            &format!(
-                "(~z_nan & ~z_inf & ~z_zero) ? ({} << ({} + {})) : {}",
-                zx("z_sig", z.p, w),
-                zx("z_sh", z.sh_width, zw),
-                k(zw, o),
-                k(w, 0)
-            ),
-        );
-        t.wire("f_same", 1, "sum_neg == z_sign");
-        t.wire("f_sge", 1, "f_s >= f_z");
-        t.wire(
-            "f_m",
-            w,
-            "f_same ? f_s + f_z : (f_sge ? f_s - f_z : f_z - f_s)",
-        );
-        t.wire(
-            "f_msign",
-            1,
-            "f_same ? sum_neg : (f_sge ? sum_neg : z_sign)",
-        );
-        rounding_input(t, &fr, w, lw)?;
+            offs,
+            s_shw,
+            offz: o,
+            z_shw: z.sh_width,
+        };
+        relative_sum(t, &geo)?;
+        placed_back(t, &fr, w, lw);
         nans.push("z_nan".into());
         invs.push("z_snan".into());
         pinfs.push("(z_inf & ~z_sign)".into());
@@ -355,52 +354,180 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
     Ok(())
 }
 
-/// Writes the rounding input of the sum with an addend: the exact window `f_m` (`w` bits) as
-/// its MSB position `c_pos`, the P+1 bits from the MSB down `c_win` (P kept, the round bit)
-/// and the sticky OR of every bit below them `c_st`, `c_zero` for a zero window, and `c_m`:
-/// those bits placed back in the window with the sticky bit one place below the round bit.
-/// Rounding to precision P (also into the subnormal range, where fewer bits are kept, and
-/// at precision P for tininess after rounding) reads only the bits above the round bit, the
-/// round bit and whether anything below it is nonzero (IEEE 754 §4.3, P3109 v4.0 §4.7.4), so
-/// `c_m` rounds as `f_m` does. `c_m` is exact as a value in the window: a value whose MSB
-/// is below bit P+1 has no bit below bit 0 and its sticky bit is 0.
-fn rounding_input(t: &mut Text, fr: &Format, w: u32, lw: i32) -> Result<(), FormalError> {
-    let p1 = fr.p + 1;
-    let pw = bits(w as u64 - 1);
-    if w <= p1 + 1 {
+/// Geometry of the sum plus the addend in the relative window of [`relative_sum`].
+struct Relative {
+    /// Bits of `sum_mag` (|ref_sum|).
+    mw: u32,
+    /// Bits of `z_sig`.
+    pz: u32,
+    /// P+1 of the result format: the kept bits and the round bit.
+    p1: u32,
+    /// Width of the absolute window of the rounder (positions 0 … w-1 above 2^lw).
+    w: u32,
+    /// Position of the sum's LSB above 2^lw at `sc_shift` = 0.
+    offs: u64,
+    /// Bits of `sc_shift`.
+    s_shw: u32,
+    /// Position of z's LSB above 2^lw at `z_sh` = 0.
+    offz: u64,
+    /// Bits of `z_sh`.
+    z_shw: u32,
+}
+
+/// Writes the exact sum `±|ref_sum|·2^(eS) ± z_sig·2^(ez)` as the rounding input `c_pos`
+/// (the MSB's position above 2^lw), `c_win` (the P+1 bits from the MSB down), `c_st` (the OR
+/// of the rest), `c_zero` and its sign `f_msign`, in a window placed relative to the two
+/// operands (not at absolute positions: the scales move the sum over hundreds of binades).
+///
+/// With `oS`, `oZ` the positions of the two LSBs (`|ref_sum|`: `mw` bits, `z_sig`: `pz`
+/// bits) above 2^lw and `G = P + 2`, the window of `W = mw + pz + G` bits has its LSB at
+/// `base` (above 2^lw):
+///
+/// * both nonzero and `oZ + pz <= oS - G` (z lies wholly below 2^(oS - G)): z is replaced by
+///   one unit at 2^(oS - G) with z's sign, `base = oS - G`, the sum at bit G; and the same
+///   the other way round (`oS + mw <= oZ - G`);
+/// * otherwise both are placed exactly: `base` = the lower of the two LSBs (the LSB of the
+///   nonzero one when the other is zero: a zero operand is never replaced), the other
+///   shifted up by the difference (less than `pz + G`, resp. `mw + G`, so it fits with the
+///   carry).
+///
+/// Why the replacement is exact for the rounding (IEEE 754 §4.3, P3109 v4.0 §4.7.4: a
+/// rounding to precision P, also into the subnormal range where fewer bits are kept, reads
+/// only the MSB's position, the P+1 bits from the MSB down and whether anything below them
+/// is nonzero): let `h` be the larger operand (a nonzero multiple of 2^e, e its LSB
+/// exponent), `b = e - G`, `0 < l < 2^b` the smaller. For `h + l` and `h + 2^b` the bits at
+/// and above b+1 are h's and each has a nonzero bit at or below b; for `h - l` and `h - 2^b`
+/// they are those of `h - 2^(b+1)` and bit b is 1 in both. Both values exceed
+/// `2^e - 2^b >= 2^(e-1)`, so their MSB m >= e - 1 and the round bit m - P >= e - 1 - P =
+/// b + 1: the P+1 bits read are equal and both sticky bits are 1. A sum with both operands
+/// in the exact window is the exact value; no value has a bit below 2^lw (the window of the
+/// rounder holds every operand exactly).
+fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
+    let (mw, pz, p1) = (g.mw, g.pz, g.p1);
+    let gd = p1 + 1;
+    let ww = mw + pz + gd;
+    let pw = bits(g.w as u64 - 1);
+    // positions and their sums with the thresholds without overflow
+    let ow = bits(g.w as u64 + (mw + pz + gd) as u64) + 1;
+    let aw = bits(ww as u64);
+    if g.w <= p1 + 1 {
         return Err(FormalError::Unsupported(format!(
-            "the dot reference's {w}-bit window is narrower than the rounding input of {} ({p1} bits and a sticky bit)",
-            fr.name()
+            "the dot reference's {}-bit window is narrower than the rounding input ({p1} bits and a sticky bit)",
+            g.w
         )));
     }
     t.comment(&format!(
-        "{WINDOW_MARK}{lw}): the MSB position of f_m, the {p1} bits from the MSB down (P kept + the round bit), the sticky OR of the rest; placed back in c_m (the sticky bit below the round bit)"
+        "Sum + z in a window placed relative to the operands ({ww} bits = {mw} + {pz} + G, G = P+2 = {gd}): v_os, v_oz = the LSB positions of |ref_sum| and z_sig above the rounder's window; an operand wholly below the other's LSB by G or more is one unit at that LSB - G (its sign kept: a subtraction borrows), else both exact at base = the lower LSB"
     ));
-    t.line(&format!("  reg [{}:0] c_at;", pw - 1));
-    t.line("  integer ci;");
+    t.wire(
+        "v_os",
+        ow,
+        &format!("{} + {}", zx("sc_shift", g.s_shw, ow), k(ow, g.offs)),
+    );
+    t.wire(
+        "v_oz",
+        ow,
+        &format!("{} + {}", zx("z_sh", g.z_shw, ow), k(ow, g.offz)),
+    );
+    t.wire("v_sl", 1, &format!("sum_mag != {}", k(mw, 0)));
+    t.wire("v_zl", 1, "~z_nan & ~z_inf & ~z_zero");
+    t.wire(
+        "v_fs",
+        1,
+        &format!("v_sl & v_zl & (v_os >= v_oz + {})", k(ow, (pz + gd) as u64)),
+    );
+    t.wire(
+        "v_fz",
+        1,
+        &format!("v_sl & v_zl & (v_oz >= v_os + {})", k(ow, (mw + gd) as u64)),
+    );
+    t.wire(
+        "v_base",
+        ow,
+        &format!(
+            "v_fs ? v_os - {g} : (v_fz ? v_oz - {g} : ((v_sl & (~v_zl | (v_os <= v_oz))) ? v_os : v_oz))",
+            g = k(ow, gd as u64)
+        ),
+    );
+    t.wire("v_ds", ow, "v_os - v_base");
+    t.wire("v_dz", ow, "v_oz - v_base");
+    t.wire(
+        "v_s",
+        ww,
+        &format!(
+            "~v_sl ? {z} : (v_fz ? {one} : ({} << v_ds[{}:0]))",
+            zx("sum_mag", mw, ww),
+            aw - 1,
+            z = k(ww, 0),
+            one = k(ww, 1)
+        ),
+    );
+    t.wire(
+        "v_z",
+        ww,
+        &format!(
+            "~v_zl ? {z} : (v_fs ? {one} : ({} << v_dz[{}:0]))",
+            zx("z_sig", pz, ww),
+            aw - 1,
+            z = k(ww, 0),
+            one = k(ww, 1)
+        ),
+    );
+    t.wire("f_same", 1, "sum_neg == z_sign");
+    t.wire("f_sge", 1, "v_s >= v_z");
+    t.wire(
+        "v_m",
+        ww,
+        "f_same ? v_s + v_z : (f_sge ? v_s - v_z : v_z - v_s)",
+    );
+    t.wire(
+        "f_msign",
+        1,
+        "f_same ? sum_neg : (f_sge ? sum_neg : z_sign)",
+    );
+    t.line(&format!("  reg [{}:0] v_at;", aw - 1));
+    t.line("  integer vi;");
     t.line("  always @* begin");
-    t.line(&format!("    c_at = {};", k(pw, 0)));
-    t.line(&format!("    for (ci = 0; ci < {w}; ci = ci + 1)"));
-    t.line(&format!("      if (f_m[ci]) c_at = ci[{}:0];", pw - 1));
+    t.line(&format!("    v_at = {};", k(aw, 0)));
+    t.line(&format!("    for (vi = 0; vi < {ww}; vi = vi + 1)"));
+    t.line(&format!("      if (v_m[vi]) v_at = vi[{}:0];", aw - 1));
     t.line("  end");
-    t.wire("c_pos", pw, "c_at");
-    t.wire("c_zero", 1, &format!("f_m == {}", k(w, 0)));
+    t.wire("c_zero", 1, &format!("v_m == {}", k(ww, 0)));
+    t.wire(
+        "c_pos",
+        pw,
+        &format!("v_base[{}:0] + {}", pw - 1, zx("v_at", aw, pw)),
+    );
     t.wire(
         "c_norm",
-        w,
-        &format!("f_m << ({} - c_pos)", k(pw, w as u64 - 1)),
+        ww,
+        &format!("v_m << ({} - v_at)", k(aw, ww as u64 - 1)),
     );
-    t.wire("c_win", p1, &format!("c_norm[{}:{}]", w - 1, w - p1));
+    t.wire("c_win", p1, &format!("c_norm[{}:{}]", ww - 1, ww - p1));
     t.wire(
         "c_st",
         1,
-        &format!("c_norm[{}:0] != {}", w - p1 - 1, k(w - p1, 0)),
+        &format!("c_norm[{}:0] != {}", ww - p1 - 1, k(ww - p1, 0)),
     );
+    Ok(())
+}
+
+/// Writes `c_m`: the rounding input (`c_pos`, `c_win`, `c_st` of [`relative_sum`]) placed
+/// back in the rounder's window of `w` bits (LSB 2^lw), the sticky bit one place below the
+/// round bit. Rounding to precision P (also into the subnormal range, where fewer bits are
+/// kept, and at precision P for tininess after rounding) reads only the bits above the round
+/// bit, the round bit and whether anything below it is nonzero (IEEE 754 §4.3, P3109 v4.0
+/// §4.7.4), so `c_m` rounds as the exact value does. `c_m` is exact as a value in the
+/// window: a value whose MSB is below bit P+1 has no bit below bit 0 and its sticky bit is 0.
+fn placed_back(t: &mut Text, fr: &Format, w: u32, lw: i32) {
+    let p1 = fr.p + 1;
+    t.comment(&format!(
+        "{WINDOW_MARK}{lw}): c_pos = the MSB position of the exact value, c_win = the {p1} bits from the MSB down (P kept + the round bit), c_st = the sticky OR of the rest; placed back in c_m (the sticky bit below the round bit)"
+    ));
     t.wire(
         "c_wide",
         w + p1,
         &format!("{} << c_pos", zx("{c_win, c_st}", p1 + 1, w + p1)),
     );
     t.wire("c_m", w, &format!("c_wide[{}:{p1}]", w + p1 - 1));
-    Ok(())
 }
