@@ -379,9 +379,11 @@ struct Relative {
 /// of the rest), `c_zero` and its sign `f_msign`, in a window placed relative to the two
 /// operands (not at absolute positions: the scales move the sum over hundreds of binades).
 ///
-/// With `oS`, `oZ` the positions of the two LSBs (`|ref_sum|`: `mw` bits, `z_sig`: `pz`
-/// bits) above 2^lw and `G = P + 2`, the window of `W = mw + pz + G` bits has its LSB at
-/// `base` (above 2^lw):
+/// Both operands are first normalized (shifted up until the MSB is the top bit: `v_sn`,
+/// `mw` bits, `v_zn`, `pz` bits; a plain priority loop finds each MSB), so that how they line
+/// up is the difference of their MSB exponents. With `oS`, `oZ` the positions of the two
+/// normalized LSBs and `G = P + 2`, the window of `W = mw + pz + G` bits has its LSB at
+/// `base`:
 ///
 /// * both nonzero and `oZ + pz <= oS - G` (z lies wholly below 2^(oS - G)): z is replaced by
 ///   one unit at 2^(oS - G) with z's sign, `base = oS - G`, the sum at bit G; and the same
@@ -400,15 +402,17 @@ struct Relative {
 /// they are those of `h - 2^(b+1)` and bit b is 1 in both. Both values exceed
 /// `2^e - 2^b >= 2^(e-1)`, so their MSB m >= e - 1 and the round bit m - P >= e - 1 - P =
 /// b + 1: the P+1 bits read are equal and both sticky bits are 1. A sum with both operands
-/// in the exact window is the exact value; no value has a bit below 2^lw (the window of the
-/// rounder holds every operand exactly).
+/// in the exact window is the exact value. The replaced operand has its bits at or above
+/// 2^lw, so b > lw and no bit the rounding reads lies below 2^lw: the rounder's window holds
+/// the rounding input (positions are kept `mw + pz` above 2^lw while a normalized LSB may lie
+/// below it).
 fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
     let (mw, pz, p1) = (g.mw, g.pz, g.p1);
     let gd = p1 + 1;
     let ww = mw + pz + gd;
     let pw = bits(g.w as u64 - 1);
     // positions and their sums with the thresholds without overflow
-    let ow = bits(g.w as u64 + (mw + pz + gd) as u64) + 1;
+    let ow = bits(g.w as u64 + 2 * (mw + pz + gd) as u64) + 1;
     let aw = bits(ww as u64);
     if g.w <= p1 + 1 {
         return Err(FormalError::Unsupported(format!(
@@ -416,18 +420,42 @@ fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
             g.w
         )));
     }
+    let bc = (mw + pz) as u64;
     t.comment(&format!(
-        "Sum + z in a window placed relative to the operands ({ww} bits = {mw} + {pz} + G, G = P+2 = {gd}): v_os, v_oz = the LSB positions of |ref_sum| and z_sig above the rounder's window; an operand wholly below the other's LSB by G or more is one unit at that LSB - G (its sign kept: a subtraction borrows), else both exact at base = the lower LSB"
+        "Sum + z in a window placed relative to the operands ({ww} bits = {mw} + {pz} + G, G = P+2 = {gd}): both normalized (MSB on top: v_sn, v_zn), v_os, v_oz = the positions of their LSBs above the rounder's window + {bc}; an operand wholly below the other's LSB by G or more is one unit at that LSB - G (its sign kept: a subtraction borrows), else both exact at base = the lower LSB"
     ));
+    let (sw, zw) = (bits(mw as u64 - 1), bits(pz as u64 - 1));
+    msb_index(t, "v_ms", "sum_mag", mw);
+    msb_index(t, "v_mz", "z_sig", pz);
+    t.wire(
+        "v_sn",
+        mw,
+        &format!("sum_mag << ({} - v_ms)", k(sw, mw as u64 - 1)),
+    );
+    t.wire(
+        "v_zn",
+        pz,
+        &format!("z_sig << ({} - v_mz)", k(zw, pz as u64 - 1)),
+    );
     t.wire(
         "v_os",
         ow,
-        &format!("{} + {}", zx("sc_shift", g.s_shw, ow), k(ow, g.offs)),
+        &format!(
+            "{} + {} + {}",
+            zx("sc_shift", g.s_shw, ow),
+            zx("v_ms", sw, ow),
+            k(ow, g.offs + bc - (mw as u64 - 1))
+        ),
     );
     t.wire(
         "v_oz",
         ow,
-        &format!("{} + {}", zx("z_sh", g.z_shw, ow), k(ow, g.offz)),
+        &format!(
+            "{} + {} + {}",
+            zx("z_sh", g.z_shw, ow),
+            zx("v_mz", zw, ow),
+            k(ow, g.offz + bc - (pz as u64 - 1))
+        ),
     );
     t.wire("v_sl", 1, &format!("sum_mag != {}", k(mw, 0)));
     t.wire("v_zl", 1, "~z_nan & ~z_inf & ~z_zero");
@@ -456,7 +484,7 @@ fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
         ww,
         &format!(
             "~v_sl ? {z} : (v_fz ? {one} : ({} << v_ds[{}:0]))",
-            zx("sum_mag", mw, ww),
+            zx("v_sn", mw, ww),
             aw - 1,
             z = k(ww, 0),
             one = k(ww, 1)
@@ -467,7 +495,7 @@ fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
         ww,
         &format!(
             "~v_zl ? {z} : (v_fs ? {one} : ({} << v_dz[{}:0]))",
-            zx("z_sig", pz, ww),
+            zx("v_zn", pz, ww),
             aw - 1,
             z = k(ww, 0),
             one = k(ww, 1)
@@ -494,10 +522,11 @@ fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
     t.line("  end");
     t.wire("c_zero", 1, &format!("v_m == {}", k(ww, 0)));
     t.wire(
-        "c_pos",
-        pw,
-        &format!("v_base[{}:0] + {}", pw - 1, zx("v_at", aw, pw)),
+        "v_pos",
+        ow,
+        &format!("v_base + {} - {}", zx("v_at", aw, ow), k(ow, bc)),
     );
+    t.wire("c_pos", pw, &format!("v_pos[{}:0]", pw - 1));
     t.wire(
         "c_norm",
         ww,
@@ -510,6 +539,24 @@ fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
         &format!("c_norm[{}:0] != {}", ww - p1 - 1, k(ww - p1, 0)),
     );
     Ok(())
+}
+
+/// Writes the register `name`: the index of the MSB of the wire `src` (`width` bits; 0 when
+/// `src` is 0), a plain priority loop.
+fn msb_index(t: &mut Text, name: &str, src: &str, width: u32) {
+    let aw = bits(width as u64 - 1);
+    t.line(&format!("  reg [{}:0] {name};", aw - 1));
+    t.line(&format!("  integer {name}_i;"));
+    t.line("  always @* begin");
+    t.line(&format!("    {name} = {};", k(aw, 0)));
+    t.line(&format!(
+        "    for ({name}_i = 0; {name}_i < {width}; {name}_i = {name}_i + 1)"
+    ));
+    t.line(&format!(
+        "      if ({src}[{name}_i]) {name} = {name}_i[{}:0];",
+        aw - 1
+    ));
+    t.line("  end");
 }
 
 /// Writes `c_m`: the rounding input (`c_pos`, `c_win`, `c_st` of [`relative_sum`]) placed
