@@ -143,7 +143,7 @@ fn with_addend(mut r: GenRequest) -> GenRequest {
 }
 
 #[test]
-#[ignore = "about 5 minutes on the loaded 2-core machine (lemma B 319 s: 16 cubes on 2 jobs)"]
+#[ignore = "about 70 s on the 2-core machine at load ~5 (lemma B 69 s: 16 cubes on 2 jobs; 2026-11-26)"]
 fn dot_with_an_addend_is_proven_by_alignment_cubes() {
     if !yosys() {
         return;
@@ -160,8 +160,9 @@ fn dot_with_an_addend_is_proven_by_alignment_cubes() {
     assert!(b.contains("{al_z_big, al_amt}"), "{b}");
 }
 
+/// About 15 s (2026-11-26, release build, load ~5 on the 2 cores): lemma B refuted with a
+/// free sum in 5 s, then confirmed by the flat miter.
 #[test]
-#[ignore = "about 3.5 minutes on the loaded 2-core machine (lemma B 74 s, then the flat miter confirms the counterexample)"]
 fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
     if !yosys() {
         return;
@@ -188,8 +189,9 @@ fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
     assert!(d.contains("confirmed on the uncut cores"), "{d}");
 }
 
+/// About 35 s (2026-11-26, release build, load ~5 on the 2 cores): A1, A2 1 s each, B1 15 s,
+/// B2 refuted with a free sum in 3 s, confirmed by the flat miter in 9 s.
 #[test]
-#[ignore = "about 12 minutes on the loaded 2-core machine (lemma B1, the rounding, proven in 264 s; lemma B2 refuted with a free sum in 129 s, then the flat miter of the uncut cores confirms the counterexample in 229 s)"]
 fn dot_e8m0_addend_with_a_dropped_sticky_is_refuted_by_lemma_b2() {
     if !yosys() {
         return;
@@ -224,8 +226,9 @@ fn dot_e8m0_addend_with_a_dropped_sticky_is_refuted_by_lemma_b2() {
     assert!(d.contains("confirmed on the uncut cores"), "{d}");
 }
 
+/// About 60 s (2026-11-26, release build, load ~5 on the 2 cores): A1, A2 1 s each, B1 15 s,
+/// B2 42 s (16 alignment cubes on 2 jobs).
 #[test]
-#[ignore = "long: the alignment lemma had no verdict within 15 min wall (2 of 16 cubes proven, 80 s CPU for the one of alignment shifts 24-27) on the loaded 2-core machine"]
 fn dot_e2m1_2_e8m0_addend_is_proven_in_lemmas_b1_and_b2() {
     if !yosys() {
         return;
@@ -250,7 +253,7 @@ fn dot_e2m1_2_e8m0_addend_is_proven_in_lemmas_b1_and_b2() {
 }
 
 #[test]
-#[ignore = "long (minutes to an hour on a loaded machine): E4M3 x 8 with E8M0 scales and a binary32 addend, lemma B2 (the alignment) in 16 cubes"]
+#[ignore = "about 140 s on the 2-core machine at load ~5 (2026-11-26: A1 6.6, A2 1.2, B1 14.1, B2 114.2 s, 16 cubes each on 2 jobs)"]
 fn dot_e4m3_8_e8m0_addend_is_proven() {
     if !yosys() {
         return;
@@ -274,7 +277,7 @@ fn dot_e4m3_8_e8m0_addend_is_proven() {
 }
 
 #[test]
-#[ignore = "long: E2M1 x 4 with E8M0 scales and a binary32 addend"]
+#[ignore = "about 65 s on the 2-core machine at load ~5 (2026-11-26: A1 1.4, A2 0.9, B1 13.4, B2 48.3 s)"]
 fn dot_e2m1_4_e8m0_addend_is_proven() {
     if !yosys() {
         return;

@@ -17,7 +17,12 @@
 //!   CaDiCaL cubes on the core's alignment decision `{al_z_big, al_amt}` (which of the sum
 //!   and z has the larger exponent, the clamped shift), read through a free input assumed
 //!   equal to it: each cube fixes how the sum and z line up, which the cubes on z's exponent
-//!   did not when the scales move the sum.
+//!   did not when the scales move the sum. With block scales and an addend lemma B is two
+//!   lemmas cut at the rounding input (the MSB position, the P+1 bits, the sticky bit): B1,
+//!   the rounding, and B2, the alignment (`prove_tail_split`). The reference adds the sum
+//!   and z in a window placed relative to the two normalized operands, so its alignment is
+//!   the difference of their MSB exponents, the core's `al_d`: each alignment cube fixes
+//!   both.
 //!
 //! Together: `core(in) = tail_core(in, tree_core(terms_core(in))) = tail_ref(in,
 //! tree_ref(terms_ref(in))) = ref(in)`. Every lemma is an ordinary combinational miter
@@ -1049,7 +1054,7 @@ fn prove_tail_split(
     };
     let mut r = prove_pair_with(&b1, &cmp, &sub_opts(opts, "lemma_b2"))?;
     r.statement = format!(
-        "Lemma B2 (the alignment: the scaled sum and z to the rounding input): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input, the core's rounding input {{zero, sign, exponent - ({lw}), {p1} bits from the MSB, sticky}} (add_zero, add_sign, nrm_exp, round_win, round_st0) equals the reference's (c_zero, f_msign, c_pos, c_win, c_st: the exact window's MSB position, its {p1} bits from the MSB down and the OR of the rest) whenever the result is neither NaN nor infinite (dot_live_o, compared), and the core's is one an exact sum gives (dot_bad_o = 0: a zero has no window bits and is never a nonzero sum plus a zero z; a nonzero value has its MSB set, lies in the reference's {w}-bit window and has no bit below its LSB); split by the core's alignment of the sum and z as lemma B (the free input {CUBE_IN} assumed equal to the core's {{al_z_big, al_amt}}): {}{}",
+        "Lemma B2 (the alignment: the scaled sum and z to the rounding input): with the core's {name} and the reference's ref_sum both cut and driven by one free {t}-bit input, the core's rounding input {{zero, sign, exponent - ({lw}), {p1} bits from the MSB, sticky}} (add_zero, add_sign, nrm_exp, round_win, round_st0) equals the reference's (c_zero, f_msign, c_pos, c_win, c_st: the exact value's MSB position, its {p1} bits from the MSB down and the OR of the rest, from the reference's window placed relative to the normalized sum and z) whenever the result is neither NaN nor infinite (dot_live_o, compared), and the core's is one an exact sum gives (dot_bad_o = 0: a zero has no window bits and is never a nonzero sum plus a zero z; a nonzero value has its MSB set, lies in the reference's {w}-bit window and has no bit below its LSB); split by the core's alignment of the sum and z as lemma B (the free input {CUBE_IN} assumed equal to the core's {{al_z_big, al_amt}}): {}{}",
         r.statement,
         if r.verdict == Verdict::Proven {
             format!("; with lemmas A1, A2 and B1: {gt} equals {rt} on every input")
