@@ -832,4 +832,8 @@ fn reference_dot_is_exact_on_structured_vectors_more_shapes() {
     dot_structured(p("e2m1"), 8, true, false, p("e4m3"), 100_000);
     dot_structured(p("e5m2"), 3, false, true, Format::BFLOAT16, 100_000);
     dot_structured(p("binary8p3se"), 2, true, false, p("binary8p3se"), 100_000);
+    // the proven MX shape with an addend, and a narrower result (G = P+2 = 10 in the
+    // reference's relative window)
+    dot_structured(p("e4m3"), 8, true, true, Format::BINARY32, 100_000);
+    dot_structured(p("e4m3"), 4, true, true, Format::BFLOAT16, 100_000);
 }
