@@ -27,6 +27,33 @@ use rtl::manifest::{Formats, Unit};
 use rtl::{GenOptions, GenRequest, RoundingSel, SaturationSel};
 use std::fmt::Write as _;
 
+/// CPU seconds of this process and of its children waited for so far (utime, stime, cutime,
+/// cstime of `/proc/self/stat`, in clock ticks of `getconf CLK_TCK`): the matrix proves one
+/// row at a time, so the difference around a proof is its CPU time (fp8gen, yosys and the
+/// CaDiCaL processes), which a loaded machine does not inflate as it does wall time. `None`
+/// where `/proc` is missing.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name in parentheses; utime is the 14th field of the line.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|v| v.parse().unwrap_or(0.0))
+        .collect();
+    static TCK: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    let tck = *TCK.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100.0)
+    });
+    (f.len() == 4).then(|| f.iter().sum::<f64>() / tck)
+}
+
 fn f(name: &str) -> Format {
     Format::parse(name).expect("format")
 }
@@ -271,7 +298,7 @@ fn main() {
                 in_table = true;
             }
             if l.starts_with("| ") && !l.starts_with("| unit ") {
-                kept.push(l.to_string());
+                kept.push(formal::matrix::upgrade_row(l));
             } else if l.starts_with("Solver") {
                 after_solver = true;
             } else if after_solver && !in_table && !l.starts_with('|') {
@@ -304,7 +331,13 @@ fn main() {
         } else {
             label.as_str()
         };
-        let cell = match prove_request(req, &opts) {
+        let cpu0 = cpu_seconds();
+        let result = prove_request(req, &opts);
+        let cpu = match (cpu0, cpu_seconds()) {
+            (Some(a), Some(b)) => format!("{:.1}", b - a),
+            _ => String::new(),
+        };
+        let cell = match result {
             Ok(reps) => {
                 let rep = &reps[0];
                 solver = rep.solver.clone();
@@ -327,7 +360,7 @@ fn main() {
                     }
                 };
                 format!(
-                    "| {} | {fl} | {rm} | {sname} | {label} | {v} | {:.1} | {} |",
+                    "| {} | {fl} | {rm} | {sname} | {label} | {v} | {:.1} | {cpu} | {} |",
                     unit.name(),
                     rep.seconds,
                     rep.problem
@@ -337,7 +370,7 @@ fn main() {
                 )
             }
             Err(e) => format!(
-                "| {} | {fl} | {rm} | {sname} | {label} | error: {e} | | |",
+                "| {} | {fl} | {rm} | {sname} | {label} | error: {e} | | | |",
                 unit.name(),
             ),
         };
@@ -358,7 +391,7 @@ fn main() {
         if header_note.is_empty() {
             md.push('\n');
         }
-        md.push_str("| unit | format | rounding | saturation | options | verdict | seconds | SAT problem |\n|---|---|---|---|---|---|---|---|\n");
+        md.push_str(formal::matrix::HEADER);
         for r in all {
             md.push_str(r);
             md.push('\n');

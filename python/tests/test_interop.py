@@ -60,7 +60,7 @@ def inputs(fmt):
     f = fp8gen.Format(fmt)
     t = check_refs.Table(fmt, f.k, fp8gen.decode(np.arange(f.num_codes), f).astype(np.float64), [])
     rng = np.random.default_rng(5)
-    x = np.unique(np.concatenate([check_refs.boundary_inputs(100, 150),
+    x = check_refs.distinct(np.concatenate([check_refs.boundary_inputs(100, 150),
                                   check_refs.value_inputs(t), check_refs.SPECIALS,
                                   check_refs.random_inputs(rng, 20000, 20000)]))
     return x.view(np.float32)
