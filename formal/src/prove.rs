@@ -1581,7 +1581,7 @@ pub fn default_split(req: &GenRequest) -> Option<(String, u32, u32)> {
 /// load): 169 CPU s with no cube over 58 s, against 205 CPU s and one cube of 120 s split by
 /// z's exponent. `None` (z's exponent then, [`default_split`]) for other units or a core
 /// without those wires (a user's core).
-fn alignment_split(
+pub(crate) fn alignment_split(
     req: &GenRequest,
     gold: &GeneratedCore,
     reference: &GeneratedCore,
