@@ -158,16 +158,16 @@ fn default_proof_args(unit: iface::Unit) -> Vec<String> {
     a
 }
 
-/// Units whose default proof takes minutes, with the time measured (2 cores shared with 15-20
-/// other jobs; docs/prove.md "Default proofs"): proven by the #[ignore]d test below.
+/// Units whose default proof takes minutes, with the time measured (2 cores shared with other
+/// jobs; docs/prove.md "Default proofs"): proven by the #[ignore]d test below.
 const SLOW_DEFAULT_PROOFS: [(&str, &str); 3] = [
     (
         "fma",
-        "satnone, binary32 addend: 1143 s wall under load, 308 CPU s (16 cubes)",
+        "satnone, binary32 addend: 170 CPU s (16 cubes on the alignment), 202 s wall under load 4-6",
     ),
     (
         "mac",
-        "lemma F is the fma's proof, then the induction: 3691 s wall under load, 340 CPU s",
+        "lemma F is the fma's proof, then the induction: 475 s wall under load 4-5, 190 CPU s",
     ),
     ("quantize", "N = 2: 302 s wall under load, 15.5 CPU s"),
 ];

@@ -123,7 +123,10 @@ fn lemma_f(
         work_dir: opts.work_dir.as_ref().map(|d| d.join("lemma_f")),
         ..opts.clone()
     };
-    let mut r = prove_pair(&spec, &sub)?;
+    let mut r = match crate::prove::alignment_split(&freq, &gold, &reference) {
+        Some((spec, cmp)) => crate::prove::prove_pair_with(&spec, &cmp, &sub)?,
+        None => prove_pair(&spec, &sub)?,
+    };
     r.statement = format!("Lemma F (the mac's FMA module): {}", r.statement);
     if opts.replay {
         if let Some(c) = &r.counterexample {

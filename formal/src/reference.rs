@@ -5,8 +5,14 @@
 //! Every operand is decoded to an integer significand and a shift, `v = sig · 2^(qmin + sh)`,
 //! and placed into one fixed-point window whose least significant bit `2^L` lies at or below
 //! the smallest quantum of every operand and of the result, and which is wide enough for every
-//! finite value (plus one carry bit for the sum). The product is one integer multiply, the FMA
-//! sum one add or subtract of two window-wide integers: both exact. The plain rounder then
+//! finite value (plus one carry bit for the sum). The product is one integer multiply, placed
+//! exactly. A sum of two values (the FMA's product and addend, a dot product's sum and addend)
+//! is added in a narrower window placed relative to the two operands (`dot::relative_sum`:
+//! both normalized, then the lower LSB, or one sticky unit for an operand wholly P + 2 bits
+//! below the other's LSB, with the exactness argument there) and handed on as the rounding
+//! input (MSB position, P + 1 bits, sticky) placed back in the rounder's window: a SAT
+//! solver proves an optimized core's relative alignment equal to that in a third less time
+//! than to a sum over absolute positions. The plain rounder then
 //! finds the binade of the exact integer with a loop over its bits, computes the quantum
 //! `q = max(e, emin) − (P − 1)`, divides by `2^q` with a right shift, compares the exact
 //! remainder with the exact half quantum, and applies the decision table of P3109 v4.0 §4.7.4
@@ -984,35 +990,38 @@ pub fn generate_reference(req: &GenRequest) -> Result<GeneratedCore, FormalError
                 let w =
                     ((pp as u64 + p_sh_max + offp).max(oz.p as u64 + oz.sh_max + offz) + 1) as u32;
                 t.comment(&format!(
-                    "Window: value * 2^({lw}), {w} bits: the product and z placed exactly, the sum exact"
+                    "Rounder's window: value * 2^({lw}), {w} bits; the product's LSB at p_sh + {offp}, z's at z_sh + {offz}"
                 ));
-                place(&mut t, "f_p", "p", (pp, psw, p_sh_max), offp, w);
-                place(&mut t, "f_z", "z", (oz.p, oz.sh_width, oz.sh_max), offz, w);
-                t.wire("f_same", 1, "p_sign == z_sign");
-                t.wire("f_pge", 1, "f_p >= f_z");
-                t.wire(
-                    "f_m",
-                    w,
-                    "f_same ? f_p + f_z : (f_pge ? f_p - f_z : f_z - f_p)",
-                );
-                t.wire("f_msign", 1, "f_same ? p_sign : (f_pge ? p_sign : z_sign)");
+                t.wire("sum_mag", pp, "p_sig");
+                t.wire("sc_shift", psw, "p_sh");
+                t.wire("sum_neg", 1, "p_sign");
+                dot::relative_sum(
+                    &mut t,
+                    &dot::Relative {
+                        mw: pp,
+                        pz: oz.p,
+                        p1: fr.p + 1,
+                        w,
+                        offs: offp,
+                        s_shw: psw,
+                        offz,
+                        z_shw: oz.sh_width,
+                    },
+                )?;
+                dot::placed_back(&mut t, &fr, w, lw);
                 t.comment("Specials (IEEE 754 §7.2): NaN operand, 0 * Inf, Inf - Inf; signaling z");
                 t.wire("f_infinf", 1, "p_inf & z_inf & (p_sign != z_sign)");
                 t.wire("a_nan", 1, "p_nan_in | p_inv | z_nan | f_infinf");
                 t.wire("a_inv", 1, "p_inv | z_snan | f_infinf");
                 t.wire("a_inf", 1, "~a_nan & (p_inf | z_inf)");
-                t.wire(
-                    "a_zero",
-                    1,
-                    &format!("~a_nan & ~a_inf & (f_m == {})", k(w, 0)),
-                );
+                t.wire("a_zero", 1, "~a_nan & ~a_inf & c_zero");
                 t.comment("Sign of an exact zero sum (IEEE 754 §6.3): equal signs keep it, else -0 only under rtn");
                 t.wire(
                     "a_sign",
                     1,
                     "a_inf ? (p_inf ? p_sign : z_sign) : (a_zero ? ((p_zero & z_zero & f_same) ? p_sign : m_rtn) : f_msign)",
                 );
-                t.wire("a_m", w, "f_m");
+                t.wire("a_m", w, "c_m");
                 rounder(
                     &mut t,
                     &fr,

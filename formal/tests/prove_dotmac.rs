@@ -378,7 +378,7 @@ fn binary32_mac_loop_is_proven_by_induction() {
 }
 
 #[test]
-#[ignore = "about 6 minutes on a loaded 2-core machine: lemma F (the FMA module, 16 CaDiCaL cubes) and lemma M"]
+#[ignore = "about 3-8 minutes (190 CPU s): lemma F (the FMA module, 16 CaDiCaL cubes on its alignment) and lemma M"]
 fn binary32_mac_is_proven_with_lemma_f() {
     if !yosys() {
         return;

@@ -563,9 +563,9 @@ fn confirm(
 }
 
 /// The core's alignment decision exposed for the case split of lemma B with an addend.
-const CUBE_OUT: &str = "dot_cube_o";
+pub(crate) const CUBE_OUT: &str = "dot_cube_o";
 /// The free input the cubes fix, assumed equal to [`CUBE_OUT`].
-const CUBE_IN: &str = "dot_cube_i";
+pub(crate) const CUBE_IN: &str = "dot_cube_i";
 
 /// Verilog texts, ports and (assumption, split) of the case split of lemma B with an addend:
 /// the core's `{al_z_big, al_amt}` (which of the sum and z has the larger exponent, the
@@ -574,7 +574,7 @@ const CUBE_IN: &str = "dot_cube_i";
 /// its top bits: `z_big` and the shift in steps of 8. Every input has exactly one value of
 /// [`CUBE_IN`] that meets the assumption, so the cubes together cover every input.
 #[allow(clippy::type_complexity)]
-fn alignment_cube(
+pub(crate) fn alignment_cube(
     gv: &str,
     gt: &str,
     rv: &str,

@@ -355,23 +355,23 @@ pub(super) fn body(t: &mut Text, req: &GenRequest) -> Result<(), FormalError> {
 }
 
 /// Geometry of the sum plus the addend in the relative window of [`relative_sum`].
-struct Relative {
+pub(super) struct Relative {
     /// Bits of `sum_mag` (|ref_sum|).
-    mw: u32,
+    pub(super) mw: u32,
     /// Bits of `z_sig`.
-    pz: u32,
+    pub(super) pz: u32,
     /// P+1 of the result format: the kept bits and the round bit.
-    p1: u32,
+    pub(super) p1: u32,
     /// Width of the absolute window of the rounder (positions 0 … w-1 above 2^lw).
-    w: u32,
+    pub(super) w: u32,
     /// Position of the sum's LSB above 2^lw at `sc_shift` = 0.
-    offs: u64,
+    pub(super) offs: u64,
     /// Bits of `sc_shift`.
-    s_shw: u32,
+    pub(super) s_shw: u32,
     /// Position of z's LSB above 2^lw at `z_sh` = 0.
-    offz: u64,
+    pub(super) offz: u64,
     /// Bits of `z_sh`.
-    z_shw: u32,
+    pub(super) z_shw: u32,
 }
 
 /// Writes the exact sum `±|ref_sum|·2^(eS) ± z_sig·2^(ez)` as the rounding input `c_pos`
@@ -406,7 +406,7 @@ struct Relative {
 /// 2^lw, so b > lw and no bit the rounding reads lies below 2^lw: the rounder's window holds
 /// the rounding input (positions are kept `mw + pz` above 2^lw while a normalized LSB may lie
 /// below it).
-fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
+pub(super) fn relative_sum(t: &mut Text, g: &Relative) -> Result<(), FormalError> {
     let (mw, pz, p1) = (g.mw, g.pz, g.p1);
     let gd = p1 + 1;
     let ww = mw + pz + gd;
@@ -566,7 +566,7 @@ fn msb_index(t: &mut Text, name: &str, src: &str, width: u32) {
 /// bit, the round bit and whether anything below it is nonzero (IEEE 754 §4.3, P3109 v4.0
 /// §4.7.4), so `c_m` rounds as the exact value does. `c_m` is exact as a value in the
 /// window: a value whose MSB is below bit P+1 has no bit below bit 0 and its sticky bit is 0.
-fn placed_back(t: &mut Text, fr: &Format, w: u32, lw: i32) {
+pub(super) fn placed_back(t: &mut Text, fr: &Format, w: u32, lw: i32) {
     let p1 = fr.p + 1;
     t.comment(&format!(
         "{WINDOW_MARK}{lw}): c_pos = the MSB position of the exact value, c_win = the {p1} bits from the MSB down (P kept + the round bit), c_st = the sticky OR of the rest; placed back in c_m (the sticky bit below the round bit)"
