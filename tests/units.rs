@@ -163,11 +163,11 @@ fn default_proof_args(unit: iface::Unit) -> Vec<String> {
 const SLOW_DEFAULT_PROOFS: [(&str, &str); 3] = [
     (
         "fma",
-        "satnone, binary32 addend: 170 CPU s (16 cubes on the alignment), 202 s wall under load 4-6",
+        "satnone, binary32 addend: 95 s on 2 free cores, 165 CPU s (16 cubes on the alignment)",
     ),
     (
         "mac",
-        "lemma F is the fma's proof, then the induction: 475 s wall under load 4-5, 190 CPU s",
+        "lemma F is the fma's proof, then the induction: 99 s on 2 free cores, 167 CPU s",
     ),
     ("quantize", "N = 2: 302 s wall under load, 15.5 CPU s"),
 ];
