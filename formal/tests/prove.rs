@@ -183,10 +183,10 @@ fn a_mutated_fma_core_is_refuted_in_its_cubes_and_replays_as_a_golden_mismatch()
     assert_eq!(rep.verdict, Verdict::Refuted, "{rep:#?}");
     assert!(
         rep.statement
-            .contains("16 CaDiCaL cubes on dot_cube_i[5:2]")
+            .contains("16 CaDiCaL cubes on align_cube_i[5:2]")
             && rep
                 .statement
-                .contains("satisfying g_dot_cube_o == dot_cube_i"),
+                .contains("satisfying g_align_cube_o == align_cube_i"),
         "{}",
         rep.statement
     );

@@ -156,7 +156,7 @@ fn dot_with_an_addend_is_proven_by_alignment_cubes() {
         assert_eq!(rep.verdict, Verdict::Proven, "{rep:#?}");
     }
     let b = &reports[2].statement;
-    assert!(b.contains("16 CaDiCaL cubes on dot_cube_i[5:2]"), "{b}");
+    assert!(b.contains("16 CaDiCaL cubes on align_cube_i[5:2]"), "{b}");
     assert!(b.contains("{al_z_big, al_amt}"), "{b}");
 }
 

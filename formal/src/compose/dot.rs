@@ -563,9 +563,9 @@ fn confirm(
 }
 
 /// The core's alignment decision exposed for the case split of lemma B with an addend.
-pub(crate) const CUBE_OUT: &str = "dot_cube_o";
+pub(crate) const CUBE_OUT: &str = "align_cube_o";
 /// The free input the cubes fix, assumed equal to [`CUBE_OUT`].
-pub(crate) const CUBE_IN: &str = "dot_cube_i";
+pub(crate) const CUBE_IN: &str = "align_cube_i";
 
 /// Verilog texts, ports and (assumption, split) of the case split of lemma B with an addend:
 /// the core's `{al_z_big, al_amt}` (which of the sum and z has the larger exponent, the
