@@ -30,8 +30,7 @@
 //! miter of the two cores.
 
 use crate::prove::{
-    default_split, mode_assumptions, prove_pair, replay, run_yosys, sat_script, work_dir, write,
-    PairSpec, ProofReport, ProveOptions,
+    mode_assumptions, replay, run_yosys, sat_script, work_dir, write, ProofReport, ProveOptions,
 };
 use crate::reference::generate_reference;
 use crate::{FormalError, Verdict};
@@ -109,24 +108,12 @@ fn lemma_f(
         depth: 0,
     };
     let reference = generate_reference(&freq)?;
-    let spec = PairSpec {
-        gold_verilog: gold.verilog.clone(),
-        gold_top: top.clone(),
-        gold_ports: gold.manifest.ports.clone(),
-        gate_verilog: reference.verilog.clone(),
-        gate_top: reference.top.clone(),
-        gate_ports: reference.manifest.ports.clone(),
-        assumptions: mode_assumptions(&freq),
-        split: default_split(&freq),
-    };
     let sub = ProveOptions {
         work_dir: opts.work_dir.as_ref().map(|d| d.join("lemma_f")),
         ..opts.clone()
     };
-    let mut r = match crate::prove::alignment_split(&freq, &gold, &reference) {
-        Some((spec, cmp)) => crate::prove::prove_pair_with(&spec, &cmp, &sub)?,
-        None => prove_pair(&spec, &sub)?,
-    };
+    let (spec, cmp) = crate::prove::reference_pair(&freq, &gold, &reference);
+    let mut r = crate::prove::prove_pair_with(&spec, &cmp, &sub)?;
     r.statement = format!("Lemma F (the mac's FMA module): {}", r.statement);
     if opts.replay {
         if let Some(c) = &r.counterexample {

@@ -1571,7 +1571,8 @@ pub fn default_split(req: &GenRequest) -> Option<(String, u32, u32)> {
     (eb > 0).then(|| ("z_i".to_string(), man + eb - 1, man))
 }
 
-/// The FMA miter split by the core's alignment instead of z's exponent: the core's
+/// The miter of a generated core against its reference; an FMA's is split by the core's
+/// alignment instead of z's exponent: the core's
 /// `{al_z_big, al_amt}` (which of the product and z is larger, the clamped alignment shift)
 /// is driven out, a free input of both cores is assumed equal to it, and the CaDiCaL cubes
 /// fix that input's top bits (z larger or not, the shift in steps of 4; as lemma B2 of a dot
@@ -1579,17 +1580,14 @@ pub fn default_split(req: &GenRequest) -> Option<(String, u32, u32)> {
 /// with exactly one value of the free input, so the cubes together cover every input.
 /// Measured on `prove -u fma -f e4m3` (the reference's relative window, 2 jobs, the same
 /// load): 169 CPU s with no cube over 58 s, against 205 CPU s and one cube of 120 s split by
-/// z's exponent. `None` (z's exponent then, [`default_split`]) for other units or a core
-/// without those wires (a user's core).
-pub(crate) fn alignment_split(
+/// z's exponent. Other units, and a core without those wires (a user's core), get the plain
+/// pair: every output compared, split by [`default_split`].
+pub(crate) fn reference_pair(
     req: &GenRequest,
     gold: &GeneratedCore,
     reference: &GeneratedCore,
-) -> Option<(PairSpec, Compare)> {
+) -> (PairSpec, Compare) {
     use crate::compose::dot::{alignment_cube, CUBE_OUT};
-    if req.unit != Unit::Fma {
-        return None;
-    }
     let base = gold
         .manifest
         .ports
@@ -1597,14 +1595,31 @@ pub(crate) fn alignment_split(
         .map(|p| p.index)
         .max()
         .unwrap_or(0);
-    let ((gv, rv), (gp, rp), (assume, split)) = alignment_cube(
-        &gold.verilog,
-        &gold.top,
-        &reference.verilog,
-        &reference.top,
-        base,
-    )
-    .ok()?;
+    let cut = if req.unit == Unit::Fma {
+        alignment_cube(
+            &gold.verilog,
+            &gold.top,
+            &reference.verilog,
+            &reference.top,
+            base,
+        )
+        .ok()
+    } else {
+        None
+    };
+    let Some(((gv, rv), (gp, rp), (assume, split))) = cut else {
+        let plain = PairSpec {
+            gold_verilog: gold.verilog.clone(),
+            gold_top: gold.top.clone(),
+            gold_ports: gold.manifest.ports.clone(),
+            gate_verilog: reference.verilog.clone(),
+            gate_top: reference.top.clone(),
+            gate_ports: reference.manifest.ports.clone(),
+            assumptions: mode_assumptions(req),
+            split: default_split(req),
+        };
+        return (plain, Compare::default());
+    };
     let mut assumptions = mode_assumptions(req);
     assumptions.push(assume);
     let spec = PairSpec {
@@ -1622,7 +1637,7 @@ pub(crate) fn alignment_split(
         zero: Vec::new(),
         slang_top: None,
     };
-    Some((spec, cmp))
+    (spec, cmp)
 }
 
 /// Proves the optimized core of `gold` equal to the reference of `req` and, if the
@@ -1644,20 +1659,8 @@ pub fn prove_core_against_reference(
         }
         return Ok(report);
     }
-    let plain = PairSpec {
-        gold_verilog: gold.verilog.clone(),
-        gold_top: gold.top.clone(),
-        gold_ports: gold.manifest.ports.clone(),
-        gate_verilog: reference.verilog.clone(),
-        gate_top: reference.top.clone(),
-        gate_ports: reference.manifest.ports.clone(),
-        assumptions: mode_assumptions(req),
-        split: default_split(req),
-    };
-    let mut report = match alignment_split(req, gold, &reference) {
-        Some((spec, cmp)) => prove_pair_with(&spec, &cmp, opts)?,
-        None => prove_pair(&plain, opts)?,
-    };
+    let (spec, cmp) = reference_pair(req, gold, &reference);
+    let mut report = prove_pair_with(&spec, &cmp, opts)?;
     if opts.replay {
         if let Some(c) = &report.counterexample {
             let mut r = replay(req, &[gold, &reference], &c.inputs, &opts.vcd)?;

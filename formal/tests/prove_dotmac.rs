@@ -135,6 +135,18 @@ fn dot_mutants_are_refuted_in_their_lemma() {
     assert_eq!(reps[2].verdict, Verdict::Refuted, "{:#?}", reps[2]);
 }
 
+/// The core with the sticky bit of the aligned smaller operand dropped (`al_sticky` = 0).
+fn drop_alignment_sticky(core: &mut rtl::GeneratedCore) {
+    let line = core
+        .verilog
+        .lines()
+        .find(|l| l.trim_start().starts_with("wire al_sticky = "))
+        .expect("al_sticky")
+        .trim()
+        .to_string();
+    core.verilog = replace(&core.verilog, &line, "wire al_sticky = 1'b0;");
+}
+
 fn with_addend(mut r: GenRequest) -> GenRequest {
     r.options.dot.addend = true;
     r.formats.r = Format::BINARY32;
@@ -170,14 +182,7 @@ fn dot_with_an_addend_and_a_dropped_sticky_is_refuted_by_lemma_b() {
     let r = with_addend(dot(p("e2m1"), 2, false, Format::BINARY32));
     // The sticky bit of the aligned smaller operand dropped.
     let mut core = rtl::generate(&r).expect("generate");
-    let line = core
-        .verilog
-        .lines()
-        .find(|l| l.trim_start().starts_with("wire al_sticky = "))
-        .expect("al_sticky")
-        .trim()
-        .to_string();
-    core.verilog = replace(&core.verilog, &line, "wire al_sticky = 1'b0;");
+    drop_alignment_sticky(&mut core);
     let reps = formal::compose::prove_dot(&r, &core, &opts("dot2_z_sticky")).expect("prove");
     for rep in &reps {
         eprintln!("{:?} in {:.1} s", rep.verdict, rep.seconds);
@@ -198,14 +203,7 @@ fn dot_e8m0_addend_with_a_dropped_sticky_is_refuted_by_lemma_b2() {
     }
     let r = with_addend(dot(p("e2m1"), 2, true, Format::BINARY32));
     let mut core = rtl::generate(&r).expect("generate");
-    let line = core
-        .verilog
-        .lines()
-        .find(|l| l.trim_start().starts_with("wire al_sticky = "))
-        .expect("al_sticky")
-        .trim()
-        .to_string();
-    core.verilog = replace(&core.verilog, &line, "wire al_sticky = 1'b0;");
+    drop_alignment_sticky(&mut core);
     let reps = formal::compose::prove_dot(&r, &core, &opts("dot2_e8m0_z_sticky")).expect("prove");
     for rep in &reps {
         eprintln!(
